@@ -1,0 +1,108 @@
+//! Decode + layout of a synthetic 1,000,000-node shape-B response (and shape A for contrast),
+//! natively. Prints wall time from criterion and, once, the memory the model keeps and the peak
+//! during decoding (via a counting allocator).
+//!
+//! Run: `cargo bench -p embers-model --bench decode_layout` (EMBERS_BENCH_NODES to resize).
+
+use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::Instant;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use embers_model::layout::{layout, LayoutOptions, Viewport};
+use embers_model::synth::{SynthOptions, SynthProfile};
+use embers_model::wire::decode_response;
+
+struct Counting;
+static CURRENT: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: AllocLayout) -> *mut u8 {
+        let now = CURRENT.fetch_add(l.size(), Relaxed) + l.size();
+        PEAK.fetch_max(now, Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: AllocLayout) {
+        CURRENT.fetch_sub(l.size(), Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn nodes() -> usize {
+    std::env::var("EMBERS_BENCH_NODES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1_000_000)
+}
+
+fn mib(b: usize) -> f64 {
+    b as f64 / (1024.0 * 1024.0)
+}
+
+fn bench(c: &mut Criterion) {
+    let synth = SynthProfile::generate(SynthOptions {
+        nodes: nodes(),
+        ..SynthOptions::default()
+    });
+    let body_b = synth.to_shape_b_json();
+    let body_a = synth.to_shape_a_json();
+    drop(synth);
+
+    let before = CURRENT.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let t = Instant::now();
+    let profile = decode_response(200, &body_b)
+        .expect("synthetic body decodes")
+        .profile;
+    let decode_once = t.elapsed();
+    let peak = PEAK.load(Relaxed) - before;
+    let kept = CURRENT.load(Relaxed) - before;
+    let viewport = Viewport {
+        width_css: 1600.0,
+        height_css: 900.0,
+        scroll_top_css: 0.0,
+    };
+    let opts = LayoutOptions::default();
+    let mut bars = Vec::new();
+    layout(&profile, 0, &viewport, &opts, &mut bars);
+    println!(
+        "shape B: {} nodes, {} functions, depth {}, body {:.1} MiB; first decode {:.0} ms; \
+         model keeps {:.1} MiB, decode peak {:.1} MiB above the body; {} bars in a 1600x900 view",
+        profile.node_count(),
+        profile.function_count(),
+        profile.max_depth(),
+        mib(body_b.len()),
+        decode_once.as_secs_f64() * 1e3,
+        mib(kept),
+        mib(peak),
+        bars.len()
+    );
+
+    let mut g = c.benchmark_group("1M");
+    g.sample_size(10);
+    g.bench_function("decode shape B", |b| {
+        b.iter(|| decode_response(200, &body_b).map(|d| d.profile.node_count()))
+    });
+    g.bench_function("decode shape A", |b| {
+        b.iter(|| decode_response(200, &body_a).map(|d| d.profile.node_count()))
+    });
+    g.bench_function("layout root view", |b| {
+        b.iter(|| layout(&profile, 0, &viewport, &opts, &mut bars))
+    });
+    let deep = profile
+        .nodes()
+        .max_by_key(|&n| profile.depth(n))
+        .unwrap_or(0);
+    let mid = profile.path_to(deep)[profile.depth(deep) as usize / 2];
+    g.bench_function("layout zoomed mid-stack", |b| {
+        b.iter(|| layout(&profile, mid, &viewport, &opts, &mut bars))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,160 @@
+//! Bar colours: a hue family per frame kind, varied within the family by a stable hash of the
+//! name, so a function keeps its colour across profiles, zooms and sessions.
+
+use crate::kind::FrameKind;
+
+/// An sRGB colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rgb(pub u8, pub u8, pub u8);
+
+impl Rgb {
+    /// CSS `#rrggbb` form.
+    pub fn css(self) -> String {
+        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+    }
+
+    /// Linear blend towards `other` by `t` in 0..=1.
+    pub fn mix(self, other: Rgb, t: f64) -> Rgb {
+        let t = t.clamp(0.0, 1.0);
+        let ch = |a: u8, b: u8| (f64::from(a) + (f64::from(b) - f64::from(a)) * t).round() as u8;
+        Rgb(
+            ch(self.0, other.0),
+            ch(self.1, other.1),
+            ch(self.2, other.2),
+        )
+    }
+}
+
+/// Which set of colours to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Palette {
+    /// Warm flame-graph colours, one hue family per kind.
+    #[default]
+    Classic,
+    /// Families picked from the Okabe–Ito set, distinguishable with common colour-vision deficiencies.
+    ColorBlind,
+}
+
+/// Hue (degrees), saturation and lightness ranges of a kind's family.
+struct Family {
+    hue: f64,
+    hue_spread: f64,
+    sat: f64,
+    light: f64,
+}
+
+fn family(kind: FrameKind, palette: Palette) -> Family {
+    let f = |hue, hue_spread, sat, light| Family {
+        hue,
+        hue_spread,
+        sat,
+        light,
+    };
+    match palette {
+        Palette::Classic => match kind {
+            FrameKind::Root => f(30.0, 0.0, 0.10, 0.62),
+            FrameKind::Process => f(265.0, 20.0, 0.45, 0.68),
+            FrameKind::Thread => f(215.0, 20.0, 0.40, 0.68),
+            FrameKind::App => f(16.0, 26.0, 0.78, 0.60),
+            FrameKind::Library => f(45.0, 14.0, 0.80, 0.56),
+            FrameKind::Kernel => f(185.0, 18.0, 0.50, 0.52),
+            FrameKind::Cuda => f(110.0, 20.0, 0.45, 0.52),
+            FrameKind::Unresolved => f(340.0, 10.0, 0.12, 0.66),
+            FrameKind::Object => f(330.0, 16.0, 0.55, 0.66),
+        },
+        Palette::ColorBlind => match kind {
+            FrameKind::Root => f(0.0, 0.0, 0.0, 0.62),
+            FrameKind::Process => f(326.0, 8.0, 0.45, 0.70),
+            FrameKind::Thread => f(202.0, 8.0, 0.60, 0.70),
+            FrameKind::App => f(41.0, 8.0, 0.95, 0.58),
+            FrameKind::Library => f(56.0, 6.0, 0.80, 0.62),
+            FrameKind::Kernel => f(202.0, 8.0, 0.90, 0.42),
+            FrameKind::Cuda => f(164.0, 8.0, 0.90, 0.35),
+            FrameKind::Unresolved => f(0.0, 0.0, 0.0, 0.75),
+            FrameKind::Object => f(24.0, 8.0, 0.90, 0.48),
+        },
+    }
+}
+
+/// The colour of a frame: its kind's family, shifted by a hash of `name`.
+pub fn frame_color(kind: FrameKind, name: &str, palette: Palette) -> Rgb {
+    let fam = family(kind, palette);
+    let h = name_hash(name);
+    // Two independent fractions from the hash: one for hue, one for lightness.
+    let a = (h & 0xffff) as f64 / 65535.0;
+    let b = ((h >> 16) & 0xffff) as f64 / 65535.0;
+    let hue = fam.hue + (a - 0.5) * fam.hue_spread;
+    let light = fam.light + (b - 0.5) * 0.10;
+    hsl(hue, fam.sat, light)
+}
+
+/// The colour of the kind itself, for the legend (the family's centre).
+pub fn kind_color(kind: FrameKind, palette: Palette) -> Rgb {
+    let fam = family(kind, palette);
+    hsl(fam.hue, fam.sat, fam.light)
+}
+
+/// Self-mode shading: pale for frames with little self time, hot for the hottest.
+/// `share` is the frame's self value divided by the largest self value shown.
+pub fn self_heat(share: f64) -> Rgb {
+    const COLD: Rgb = Rgb(0xf1, 0xe9, 0xe0);
+    const HOT: Rgb = Rgb(0xd7, 0x30, 0x1f);
+    // The square root lifts small shares so that moderately hot frames are still visible.
+    COLD.mix(HOT, share.clamp(0.0, 1.0).sqrt())
+}
+
+/// The colour of merged sub-pixel runs.
+pub const MERGED_COLOR: Rgb = Rgb(0xb8, 0xb2, 0xa8);
+
+/// FNV-1a: tiny, stable across platforms and releases (unlike `std`'s hasher).
+fn name_hash(name: &str) -> u32 {
+    let mut h: u32 = 0x811c_9dc5;
+    for b in name.bytes() {
+        h ^= u32::from(b);
+        h = h.wrapping_mul(0x0100_0193);
+    }
+    h
+}
+
+fn hsl(hue: f64, sat: f64, light: f64) -> Rgb {
+    let h = hue.rem_euclid(360.0) / 60.0;
+    let c = (1.0 - (2.0 * light - 1.0).abs()) * sat;
+    let x = c * (1.0 - (h % 2.0 - 1.0).abs());
+    let (r, g, b) = match h as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = light - c / 2.0;
+    let to8 = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    Rgb(to8(r), to8(g), to8(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colours_are_stable_and_differ_by_kind() {
+        let a = frame_color(FrameKind::App, "main", Palette::Classic);
+        assert_eq!(a, frame_color(FrameKind::App, "main", Palette::Classic));
+        assert_ne!(a, frame_color(FrameKind::Kernel, "main", Palette::Classic));
+        assert_eq!(a.css().len(), 7);
+    }
+
+    #[test]
+    fn hsl_primaries() {
+        assert_eq!(hsl(0.0, 1.0, 0.5), Rgb(255, 0, 0));
+        assert_eq!(hsl(120.0, 1.0, 0.5), Rgb(0, 255, 0));
+        assert_eq!(hsl(240.0, 1.0, 0.5), Rgb(0, 0, 255));
+    }
+
+    #[test]
+    fn heat_runs_from_cold_to_hot() {
+        assert_eq!(self_heat(0.0), Rgb(0xf1, 0xe9, 0xe0));
+        assert_eq!(self_heat(1.0), Rgb(0xd7, 0x30, 0x1f));
+    }
+}

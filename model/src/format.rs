@@ -1,0 +1,190 @@
+//! Human formatting of values, percentages and labels.
+
+use std::borrow::Cow;
+
+/// What the numbers of a profile measure, from its `profile_event_type`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ValueUnit {
+    /// Microseconds (every eBPF time event).
+    #[default]
+    Microseconds,
+    /// Bytes (`mem-*`/`hbm-*` events, though the server labels them microseconds).
+    Bytes,
+}
+
+impl ValueUnit {
+    /// The unit that an event type's values really are in.
+    pub fn for_event_type(event_type: &str) -> ValueUnit {
+        if event_type.starts_with("mem-") || event_type.starts_with("hbm-") {
+            ValueUnit::Bytes
+        } else {
+            ValueUnit::Microseconds
+        }
+    }
+}
+
+/// What a profile's values mean, in words, for the status line and tooltips.
+pub fn measure_name(event_type: &str) -> &'static str {
+    match event_type {
+        "on-cpu" => "CPU time",
+        "off-cpu" => "waiting time",
+        "mem-alloc" | "hbm-alloc" => "allocated bytes",
+        "mem-inuse" | "hbm-inuse" => "bytes in use",
+        _ => "value",
+    }
+}
+
+/// Formats a value with a unit picked for its size: `850 µs`, `12.3 ms`, `4.56 s`, `2.1 min`;
+/// `512 B`, `3.4 KiB`, `1.2 MiB`, `2.0 GiB`.
+pub fn format_value(value: u64, unit: ValueUnit) -> String {
+    match unit {
+        ValueUnit::Microseconds => format_micros(value),
+        ValueUnit::Bytes => format_bytes(value),
+    }
+}
+
+fn format_micros(us: u64) -> String {
+    let v = us as f64;
+    if us < 1_000 {
+        format!("{us} µs")
+    } else if us < 1_000_000 {
+        format!("{} ms", three_digits(v / 1e3))
+    } else if us < 120_000_000 {
+        format!("{} s", three_digits(v / 1e6))
+    } else if us < 7_200_000_000 {
+        format!("{} min", three_digits(v / 6e7))
+    } else {
+        format!("{} h", three_digits(v / 3.6e9))
+    }
+}
+
+fn format_bytes(b: u64) -> String {
+    const UNITS: [&str; 5] = ["KiB", "MiB", "GiB", "TiB", "PiB"];
+    if b < 1024 {
+        return format!("{b} B");
+    }
+    let mut v = b as f64 / 1024.0;
+    let mut i = 0;
+    while v >= 1024.0 && i + 1 < UNITS.len() {
+        v /= 1024.0;
+        i += 1;
+    }
+    format!("{} {}", three_digits(v), UNITS[i])
+}
+
+/// Three significant digits, without trailing zeros: 1.23, 12.3, 123.
+fn three_digits(v: f64) -> String {
+    let s = if v >= 100.0 {
+        format!("{v:.0}")
+    } else if v >= 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    };
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// `part` as a percentage of `whole`: `42.1%`, `0.05%`, `<0.01%`, `100%`.
+pub fn format_percent(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "–".to_string();
+    }
+    let p = part as f64 * 100.0 / whole as f64;
+    if part == 0 {
+        "0%".to_string()
+    } else if p < 0.01 {
+        "<0.01%".to_string()
+    } else if p < 10.0 {
+        format!("{}%", three_digits(p))
+    } else {
+        format!("{}%", trim_zero(format!("{p:.1}")))
+    }
+}
+
+fn trim_zero(s: String) -> String {
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// Groups digits for counts: `1234567` → `1,234,567`.
+pub fn format_count(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Shortens `label` to at most `max_chars` characters, ending in `…` when cut. Labels of fewer
+/// than [`MIN_ELIDED_CHARS`] characters after cutting are not worth drawing: returns `None`.
+pub fn elide(label: &str, max_chars: usize) -> Option<Cow<'_, str>> {
+    let len = label.chars().count();
+    if len <= max_chars {
+        return Some(Cow::Borrowed(label));
+    }
+    if max_chars < MIN_ELIDED_CHARS {
+        return None;
+    }
+    let kept: String = label.chars().take(max_chars - 1).collect();
+    Some(Cow::Owned(kept + "…"))
+}
+
+/// The fewest characters an elided label keeps (two characters and the ellipsis).
+pub const MIN_ELIDED_CHARS: usize = 3;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn time_units_scale() {
+        let f = |v| format_value(v, ValueUnit::Microseconds);
+        assert_eq!(f(0), "0 µs");
+        assert_eq!(f(999), "999 µs");
+        assert_eq!(f(10_101), "10.1 ms");
+        assert_eq!(f(1_656_564), "1.66 s");
+        assert_eq!(f(60_000_000), "60 s");
+        assert_eq!(f(600_000_000), "10 min");
+        assert_eq!(f(36_000_000_000), "10 h");
+    }
+
+    #[test]
+    fn byte_units_scale() {
+        let f = |v| format_value(v, ValueUnit::Bytes);
+        assert_eq!(f(512), "512 B");
+        assert_eq!(f(1536), "1.5 KiB");
+        assert_eq!(f(5 * 1024 * 1024), "5 MiB");
+        assert_eq!(ValueUnit::for_event_type("mem-alloc"), ValueUnit::Bytes);
+        assert_eq!(
+            ValueUnit::for_event_type("off-cpu"),
+            ValueUnit::Microseconds
+        );
+    }
+
+    #[test]
+    fn percentages() {
+        assert_eq!(format_percent(1, 3), "33.3%");
+        assert_eq!(format_percent(5, 1000), "0.5%");
+        assert_eq!(format_percent(1, 1_000_000), "<0.01%");
+        assert_eq!(format_percent(7, 7), "100%");
+        assert_eq!(format_percent(0, 7), "0%");
+        assert_eq!(format_percent(1, 0), "–");
+    }
+
+    #[test]
+    fn counts_and_elision() {
+        assert_eq!(format_count(1_234_567), "1,234,567");
+        assert_eq!(format_count(12), "12");
+        assert_eq!(elide("do_syscall_64", 20).unwrap(), "do_syscall_64");
+        assert_eq!(elide("do_syscall_64", 5).unwrap(), "do_s…");
+        assert_eq!(elide("do_syscall_64", 2), None);
+        assert_eq!(elide("ünïcödé", 4).unwrap(), "ünï…");
+    }
+}

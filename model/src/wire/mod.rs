@@ -1,0 +1,289 @@
+//! Wire format: the ProfileTracing response envelope and its two result shapes.
+//!
+//! [`decode_response`] takes the HTTP status and body and returns either a [`Profile`] or a
+//! [`DecodeError`] whose message a user can act on. The envelope is read first with `result`
+//! left raw, then the shape is detected from the first byte of `result` (`[` → shape A,
+//! `{` → shape B, `null` → empty) and handed to one module per shape. Neither shape goes
+//! through `serde_json::Value`: rows are streamed straight into [`crate::table::NodeTable`] columns.
+
+mod num;
+pub mod shape_a;
+pub mod shape_b;
+
+use std::fmt;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use crate::profile::Profile;
+
+/// Which result shape a response used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// An array of node objects with UUID ids (servers up to v6.5).
+    A,
+    /// Function and node tables (servers from v6.6).
+    B,
+}
+
+impl fmt::Display for Shape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Shape::A => "shape A (node array)",
+            Shape::B => "shape B (function/node tables)",
+        })
+    }
+}
+
+/// A successfully decoded response.
+#[derive(Clone, Debug)]
+pub struct Decoded {
+    /// The call tree; empty when the query matched no samples.
+    pub profile: Profile,
+    /// The shape the server used, `None` when `result` was null.
+    pub shape: Option<Shape>,
+}
+
+/// Why a response could not be shown as a profile.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DecodeError {
+    /// The service answered with an error status or a non-SUCCESS `OPT_STATUS`.
+    Server {
+        /// HTTP status code.
+        http_status: u16,
+        /// `OPT_STATUS`, when the body had an envelope.
+        opt_status: Option<String>,
+        /// `DESCRIPTION`, or the start of a non-envelope body.
+        description: String,
+    },
+    /// The body is not JSON at all.
+    NotJson {
+        /// HTTP status code.
+        http_status: u16,
+        /// The parser's message with line and column.
+        detail: String,
+        /// The first characters of the body, to recognise e.g. an HTML error page.
+        snippet: String,
+    },
+    /// JSON, but not a ProfileTracing envelope.
+    NotEnvelope(String),
+    /// `result` is neither an array (shape A), an object (shape B) nor null.
+    UnknownShape(String),
+    /// `result` has a known shape but its content is malformed.
+    BadShape {
+        /// The shape that was being decoded.
+        shape: Shape,
+        /// What was wrong, with position.
+        detail: String,
+    },
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DecodeError::Server {
+                http_status,
+                opt_status,
+                description,
+            } => {
+                write!(f, "The service answered HTTP {http_status}")?;
+                if let Some(s) = opt_status {
+                    write!(f, " {s}")?;
+                }
+                if description.is_empty() {
+                    Ok(())
+                } else {
+                    write!(f, ": {description}")
+                }
+            }
+            DecodeError::NotJson {
+                http_status,
+                detail,
+                snippet,
+            } => write!(
+                f,
+                "The response (HTTP {http_status}) is not JSON ({detail}); it starts with: {snippet:?}"
+            ),
+            DecodeError::NotEnvelope(d) => {
+                write!(f, "The response is JSON but not a ProfileTracing answer: {d}")
+            }
+            DecodeError::UnknownShape(d) => write!(
+                f,
+                "`result` is neither a node array (shape A) nor function/node tables (shape B): {d}"
+            ),
+            DecodeError::BadShape { shape, detail } => {
+                write!(f, "The result looks like {shape} but is malformed: {detail}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(rename = "OPT_STATUS")]
+    opt_status: Option<String>,
+    #[serde(rename = "DESCRIPTION", default)]
+    description: Option<String>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+}
+
+/// How many characters of a non-JSON body to quote back to the user.
+const SNIPPET_CHARS: usize = 120;
+
+/// Decodes a ProfileTracing HTTP response into a profile.
+pub fn decode_response(http_status: u16, body: &str) -> Result<Decoded, DecodeError> {
+    let envelope: Envelope = match serde_json::from_str(body) {
+        Ok(e) => e,
+        Err(e) if e.is_data() => {
+            return Err(if (200..300).contains(&http_status) {
+                DecodeError::NotEnvelope(e.to_string())
+            } else {
+                server_error(http_status, None, snippet(body))
+            })
+        }
+        Err(e) => {
+            return Err(DecodeError::NotJson {
+                http_status,
+                detail: e.to_string(),
+                snippet: snippet(body),
+            })
+        }
+    };
+    let ok_status = (200..300).contains(&http_status);
+    match envelope.opt_status.as_deref() {
+        Some("SUCCESS") if ok_status => {}
+        None if ok_status => {
+            return Err(DecodeError::NotEnvelope(
+                "it has no OPT_STATUS member".to_string(),
+            ))
+        }
+        other => {
+            return Err(server_error(
+                http_status,
+                other.map(str::to_string),
+                envelope.description.unwrap_or_default(),
+            ))
+        }
+    }
+    decode_result(envelope.result)
+}
+
+fn server_error(http_status: u16, opt_status: Option<String>, description: String) -> DecodeError {
+    DecodeError::Server {
+        http_status,
+        opt_status,
+        description,
+    }
+}
+
+fn snippet(body: &str) -> String {
+    body.trim_start().chars().take(SNIPPET_CHARS).collect()
+}
+
+/// Decodes the `result` member alone (also used for saved results and the service's own tests).
+pub fn decode_result(result: Option<&RawValue>) -> Result<Decoded, DecodeError> {
+    let Some(raw) = result else {
+        return Ok(Decoded {
+            profile: Profile::default(),
+            shape: None,
+        });
+    };
+    let text = raw.get();
+    let (shape, table) = match text.as_bytes().first() {
+        Some(b'[') => (Shape::A, shape_a::decode(text)),
+        Some(b'{') => (Shape::B, shape_b::decode(text)),
+        Some(b'n') => {
+            return Ok(Decoded {
+                profile: Profile::default(),
+                shape: None,
+            })
+        }
+        _ => {
+            let start: String = text.chars().take(40).collect();
+            return Err(DecodeError::UnknownShape(format!(
+                "it starts with {start:?}"
+            )));
+        }
+    };
+    let table = table.map_err(|detail| DecodeError::BadShape { shape, detail })?;
+    Ok(Decoded {
+        profile: Profile::from_table(table),
+        shape: Some(shape),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn not_json_quotes_the_body() {
+        let e = decode_response(200, "<html>oops</html>").unwrap_err();
+        assert!(matches!(e, DecodeError::NotJson { .. }));
+        assert!(e.to_string().contains("<html>"), "{e}");
+    }
+
+    #[test]
+    fn non_success_envelope_reports_status_and_description() {
+        let body = r#"{"OPT_STATUS":"INVALID_POST_DATA","DESCRIPTION":"Key: 'Profile.TimeStart' failed","result":null}"#;
+        let e = decode_response(400, body).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "The service answered HTTP 400 INVALID_POST_DATA: Key: 'Profile.TimeStart' failed"
+        );
+    }
+
+    #[test]
+    fn gateway_error_with_plain_text_body_is_a_server_error() {
+        let e = decode_response(502, "Bad Gateway").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DecodeError::NotJson {
+                    http_status: 502,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = decode_response(503, r#"{"error":"down"}"#).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                DecodeError::Server {
+                    http_status: 503,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn json_without_envelope_is_rejected() {
+        let e = decode_response(200, r#"{"hello":1}"#).unwrap_err();
+        assert!(matches!(e, DecodeError::NotEnvelope(_)), "{e:?}");
+        let e = decode_response(200, "[1,2]").unwrap_err();
+        assert!(matches!(e, DecodeError::NotEnvelope(_)), "{e:?}");
+    }
+
+    #[test]
+    fn unknown_result_shape_is_named() {
+        let e = decode_response(200, r#"{"OPT_STATUS":"SUCCESS","result":42}"#).unwrap_err();
+        assert!(matches!(e, DecodeError::UnknownShape(_)), "{e:?}");
+    }
+
+    #[test]
+    fn null_result_is_an_empty_success() {
+        let d = decode_response(
+            200,
+            r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":null}"#,
+        )
+        .unwrap();
+        assert!(d.profile.is_empty());
+        assert_eq!(d.shape, None);
+    }
+}

@@ -1,0 +1,258 @@
+//! Shape B: `functions` + `function_types` + `function_values` + `node_values` tables.
+//!
+//! `node_values.values` is streamed into one flat `Vec<i64>` (no per-row allocation) and its
+//! columns are located by name. Rows may reference parents that come later (stacks are inserted
+//! leaf-first); the tree builder handles that. `function_types` is optional (absent before v6.6.x).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use super::num::deserialize_i64;
+use crate::kind::FrameKind;
+use crate::table::{NodeTable, NO_PARENT};
+
+#[derive(Deserialize)]
+struct Wire<'a> {
+    #[serde(borrow, default)]
+    functions: Option<Vec<Cow<'a, str>>>,
+    #[serde(borrow, default)]
+    function_types: Option<Vec<Cow<'a, str>>>,
+    #[serde(default)]
+    function_values: Option<Columns>,
+    #[serde(default)]
+    node_values: Option<Columns>,
+}
+
+#[derive(Deserialize)]
+struct Columns {
+    #[serde(default)]
+    columns: Option<Vec<String>>,
+    #[serde(default)]
+    values: Option<FlatRows>,
+}
+
+/// A JSON array of equally long integer arrays, stored row-major in one vector.
+#[derive(Debug, Default)]
+struct FlatRows {
+    width: usize,
+    cells: Vec<i64>,
+}
+
+impl FlatRows {
+    fn rows(&self) -> usize {
+        self.cells.len().checked_div(self.width).unwrap_or(0)
+    }
+}
+
+impl Columns {
+    /// Index of a named column, or an error naming the table and the missing column.
+    fn index_of(&self, table: &str, name: &str) -> Result<usize, String> {
+        let cols = self.columns.as_deref().unwrap_or_default();
+        cols.iter()
+            .position(|c| c == name)
+            .ok_or_else(|| format!("`{table}.columns` has no `{name}` column (it has {cols:?})"))
+    }
+}
+
+/// Decodes a shape-B `result` object into a node table.
+pub fn decode(text: &str) -> Result<NodeTable, String> {
+    let wire: Wire = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let functions = wire.functions.unwrap_or_default();
+    let Some(nodes) = wire
+        .node_values
+        .filter(|n| n.values.as_ref().is_some_and(|v| v.rows() > 0))
+    else {
+        return Ok(NodeTable::default());
+    };
+    let col = |name| nodes.index_of("node_values", name);
+    let (c_func, c_parent, c_self, c_total) = (
+        col("function_id")?,
+        col("parent_node_id")?,
+        col("self_value")?,
+        col("total_value")?,
+    );
+    let rows = nodes.values.unwrap_or_default();
+    let width = rows.width;
+    if [c_func, c_parent, c_self, c_total]
+        .iter()
+        .any(|&c| c >= width)
+    {
+        return Err(format!(
+            "`node_values` rows have {width} cells but the columns name more"
+        ));
+    }
+
+    let mut table = NodeTable::default();
+    // Wire function ids may name the same string twice; intern to canonical ids.
+    let ids: Vec<u32> = functions
+        .iter()
+        .map(|f| table.functions.intern(f))
+        .collect();
+    if let Some(types) = &wire.function_types {
+        for (id, letter) in ids.iter().zip(types) {
+            if let Some(kind) = FrameKind::from_type_letter(letter) {
+                table.functions.set_kind(*id, kind);
+            }
+        }
+    }
+    let row_count = rows.rows();
+    for row in rows.cells.chunks_exact(width) {
+        let Some(&func) = usize::try_from(row[c_func]).ok().and_then(|f| ids.get(f)) else {
+            table.issues.bad_function_ids += 1;
+            // Keep the row as an unreachable placeholder so row indices stay valid.
+            table.push(0, u32::MAX - 1, 0, 0);
+            continue;
+        };
+        let parent = match row[c_parent] {
+            -1 => NO_PARENT,
+            p if p >= 0 && (p as usize) < row_count => p as u32,
+            // Unknown parent: an index past the table, found unreachable by the builder.
+            _ => u32::MAX - 1,
+        };
+        table.push(func, parent, row[c_self], row[c_total]);
+    }
+    if ids.is_empty() && !table.is_empty() {
+        return Err("`node_values` has rows but `functions` is empty".to_string());
+    }
+    table.server_function_values = wire
+        .function_values
+        .and_then(|fv| server_function_values(&fv, &ids, table.functions.len()));
+    Ok(table)
+}
+
+/// Reads `function_values` (per wire function) into per-interned-function sums.
+fn server_function_values(fv: &Columns, ids: &[u32], count: usize) -> Option<Vec<(i64, i64)>> {
+    let c_self = fv.index_of("function_values", "self_value").ok()?;
+    let c_total = fv.index_of("function_values", "total_value").ok()?;
+    let rows = fv.values.as_ref()?;
+    if rows.width <= c_self.max(c_total) || rows.rows() != ids.len() {
+        return None;
+    }
+    let mut out = vec![(0i64, 0i64); count];
+    for (row, &id) in rows.cells.chunks_exact(rows.width).zip(ids) {
+        let slot = &mut out[id as usize];
+        slot.0 = slot.0.saturating_add(row[c_self]);
+        slot.1 = slot.1.saturating_add(row[c_total]);
+    }
+    Some(out)
+}
+
+impl<'de> Deserialize<'de> for FlatRows {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_seq(FlatRowsVisitor)
+    }
+}
+
+struct FlatRowsVisitor;
+
+impl<'de> Visitor<'de> for FlatRowsVisitor {
+    type Value = FlatRows;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an array of integer rows")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<FlatRows, A::Error> {
+        let mut out = FlatRows::default();
+        let mut row_index = 0usize;
+        while let Some(len) = seq.next_element_seed(RowSeed(&mut out.cells))? {
+            if row_index == 0 {
+                out.width = len;
+            } else if len != out.width {
+                return Err(de::Error::custom(format!(
+                    "row {row_index} has {len} cells but row 0 has {}",
+                    out.width
+                )));
+            }
+            row_index += 1;
+        }
+        if out.width == 0 && row_index > 0 {
+            return Err(de::Error::custom("rows are empty arrays"));
+        }
+        Ok(out)
+    }
+}
+
+/// Appends one row's cells to the flat buffer and yields the row's length.
+struct RowSeed<'b>(&'b mut Vec<i64>);
+
+impl<'de> DeserializeSeed<'de> for RowSeed<'_> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RowSeed<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a row array of numbers")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<usize, A::Error> {
+        let mut n = 0;
+        while let Some(v) = seq.next_element_seed(CellSeed)? {
+            self.0.push(v);
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+struct CellSeed;
+
+impl<'de> DeserializeSeed<'de> for CellSeed {
+    type Value = i64;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<i64, D::Error> {
+        deserialize_i64(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Profile;
+
+    #[test]
+    fn columns_are_read_by_name_not_position() {
+        let text = r#"{"functions":["root","a"],
+            "node_values":{"columns":["total_value","self_value","parent_node_id","function_id"],
+                           "values":[[5,0,-1,0],[5,5,0,1]]}}"#;
+        let p = Profile::from_table(decode(text).unwrap());
+        assert_eq!(p.node_count(), 2);
+        assert_eq!(p.name(1), "a");
+        assert_eq!(p.self_value(1), 5);
+    }
+
+    #[test]
+    fn ragged_rows_and_missing_columns_are_specific_errors() {
+        let ragged = r#"{"functions":["r"],"node_values":{"columns":["function_id","parent_node_id","self_value","total_value"],"values":[[0,-1,0,0],[0,0]]}}"#;
+        assert!(decode(ragged).unwrap_err().contains("row 1 has 2 cells"));
+        let missing = r#"{"functions":["r"],"node_values":{"columns":["function_id","self_value","total_value"],"values":[[0,0,0]]}}"#;
+        assert!(decode(missing).unwrap_err().contains("parent_node_id"));
+    }
+
+    #[test]
+    fn bad_function_ids_and_unknown_parents_are_counted() {
+        let text = r#"{"functions":["r","a"],"node_values":{"columns":["function_id","parent_node_id","self_value","total_value"],
+            "values":[[0,-1,0,3],[7,0,1,1],[1,0,1,1],[1,42,1,1]]}}"#;
+        let table = decode(text).unwrap();
+        assert_eq!(table.issues.bad_function_ids, 1);
+        let p = Profile::from_table(table);
+        assert_eq!(p.node_count(), 2);
+        assert_eq!(p.warnings().bad_function_ids, 1);
+        assert_eq!(p.warnings().unreachable_rows, 1);
+    }
+
+    #[test]
+    fn all_null_members_are_an_empty_table() {
+        let text = r#"{"functions":null,"function_types":null,"function_values":{"columns":null,"values":null},"node_values":{"columns":null,"values":null}}"#;
+        assert!(decode(text).unwrap().is_empty());
+    }
+}
