@@ -15,6 +15,7 @@ pub mod format;
 pub mod kind;
 pub mod layout;
 pub mod profile;
+pub mod request;
 pub mod stats;
 pub mod synth;
 pub mod table;

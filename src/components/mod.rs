@@ -1,0 +1,6 @@
+//! Leptos components. They own view state; drawing and data work are delegated to
+//! [`crate::render`] and `embers-model`.
+
+pub mod flame_graph;
+pub mod query_form;
+pub mod toolbar;

@@ -1,0 +1,164 @@
+//! The bar above the graph (metric toggle, reset, breadcrumbs, legend, warnings) and the status
+//! line below it.
+
+use std::time::Duration;
+
+use embers_model::color::{kind_color, Palette};
+use embers_model::format::{format_count, format_value, measure_name};
+use embers_model::NodeId;
+use leptos::prelude::*;
+
+use crate::state::{LoadState, Loaded, Metric};
+use crate::time::now_ms;
+
+/// Toolbar above the graph; only shown once a profile is loaded.
+#[component]
+pub fn Toolbar(
+    load: RwSignal<LoadState>,
+    zoom: RwSignal<NodeId>,
+    metric: RwSignal<Metric>,
+) -> impl IntoView {
+    let loaded = move || match load.get() {
+        LoadState::Loaded(l) if !l.profile.is_empty() => Some(l),
+        _ => None,
+    };
+    move || {
+        loaded().map(|l| {
+            let legend = l.clone();
+            let warnings = l.clone();
+            view! {
+                <div class="toolbar">
+                    <button type="button" class="toggle" data-testid="metric-toggle"
+                        attr:data-metric=move || metric.get().as_str()
+                        aria-pressed=move || (metric.get() == Metric::Self_).to_string()
+                        title="Switch between total and self time (labels, tooltip, shading)"
+                        on:click=move |_| metric.update(|m| *m = m.toggled())>
+                        <span class:on=move || metric.get() == Metric::Total>"Total"</span>
+                        <span class:on=move || metric.get() == Metric::Self_>"Self"</span>
+                    </button>
+                    <button type="button" data-testid="reset-zoom" title="Reset zoom (Esc)"
+                        prop:disabled=move || zoom.get() == 0
+                        on:click=move |_| zoom.set(0)>"Reset"</button>
+                    <Breadcrumbs loaded=l zoom=zoom />
+                    <span class="spacer"></span>
+                    <Warnings loaded=warnings />
+                    <Legend loaded=legend />
+                </div>
+            }
+        })
+    }
+}
+
+#[component]
+fn Breadcrumbs(loaded: std::sync::Arc<Loaded>, zoom: RwSignal<NodeId>) -> impl IntoView {
+    view! {
+        <nav class="breadcrumbs" data-testid="breadcrumbs" aria-label="Zoom path">
+            {move || {
+                let p = &loaded.profile;
+                let path = p.path_to(zoom.get().min(p.node_count() as NodeId - 1));
+                let last = path.len() - 1;
+                path.into_iter()
+                    .enumerate()
+                    .map(|(i, node)| {
+                        let name = p.name(node).to_string();
+                        view! {
+                            {(i > 0).then(|| view! { <span class="sep" aria-hidden="true">"›"</span> })}
+                            <button type="button" class="crumb" class:current=i == last title=name.clone()
+                                on:click=move |_| zoom.set(node)>{name.clone()}</button>
+                        }
+                    })
+                    .collect_view()
+            }}
+        </nav>
+    }
+}
+
+#[component]
+fn Legend(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
+    view! {
+        <ul class="legend" aria-label="Frame kinds">
+            {loaded.kinds.iter().map(|k| {
+                let color = kind_color(*k, Palette::Classic).css();
+                view! {
+                    <li><span class="swatch" style:background=color></span>{k.label()}</li>
+                }
+            }).collect_view()}
+        </ul>
+    }
+}
+
+#[component]
+fn Warnings(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
+    let w = loaded.profile.warnings().clone();
+    let total = w.total();
+    (total > 0).then(|| {
+        view! {
+            <details class="warnings" data-testid="warnings">
+                <summary>{format!("{total} data warning{}", if total == 1 { "" } else { "s" })}</summary>
+                <ul>
+                    {w.lines().into_iter().map(|(n, text)| view! { <li>{format!("{n} {text}")}</li> }).collect_view()}
+                </ul>
+            </details>
+        }
+    })
+}
+
+/// One line saying what is shown (node count, root total) or what is happening.
+#[component]
+pub fn StatusLine(load: RwSignal<LoadState>) -> impl IntoView {
+    // Ticks while a query runs so the elapsed time moves.
+    let now = RwSignal::new(now_ms());
+    let ticker = set_interval_with_handle(
+        move || {
+            if matches!(load.get_untracked(), LoadState::Loading { .. }) {
+                now.set(now_ms());
+            }
+        },
+        Duration::from_millis(100),
+    )
+    .ok();
+    on_cleanup(move || {
+        if let Some(t) = ticker {
+            t.clear();
+        }
+    });
+    let text = move || match load.get() {
+        LoadState::Idle => "Ready.".to_string(),
+        LoadState::Loading { started_ms } => {
+            format!(
+                "Querying… {:.1} s",
+                ((now.get() - started_ms) / 1000.0).max(0.0)
+            )
+        }
+        LoadState::Cancelled => "Cancelled.".to_string(),
+        LoadState::Failed(_) => "The last query failed.".to_string(),
+        LoadState::Loaded(l) if l.profile.is_empty() => "No samples in this range.".to_string(),
+        LoadState::Loaded(l) => loaded_status(&l),
+    };
+    let busy = move || matches!(load.get(), LoadState::Loading { .. });
+    view! {
+        <div class="status" data-testid="status" role="status" aria-live="polite" aria-busy=move || busy().to_string()>
+            {move || busy().then(|| view! { <span class="spinner" aria-hidden="true"></span> })}
+            {text}
+        </div>
+    }
+}
+
+fn loaded_status(l: &Loaded) -> String {
+    let p = &l.profile;
+    let root = p.name(0);
+    let shape = l.shape.map(|s| match s {
+        embers_model::wire::Shape::A => " · shape A",
+        embers_model::wire::Shape::B => " · shape B",
+    });
+    format!(
+        "{root}: {} nodes · {} functions · depth {} · {} {}{} · decoded in {:.0} ms",
+        format_count(p.node_count() as u64),
+        format_count(p.function_count() as u64),
+        p.max_depth(),
+        format_value(p.root_total(), l.unit),
+        measure_name(&l.request.profile_event_type),
+        shape.unwrap_or(""),
+        l.decode_ms
+    )
+}

@@ -1,0 +1,198 @@
+//! The canvas renderer: replays laid-out bars onto a 2D context.
+//!
+//! Layout works in `css_px`; here the backing store is sized in `device_px`
+//! (`css_px × devicePixelRatio`) and the context is scaled once, so bars and text stay sharp
+//! on HiDPI screens while every coordinate below stays in CSS pixels.
+
+use embers_model::color::{self_heat, MERGED_COLOR};
+use embers_model::format::{elide, format_percent};
+use embers_model::layout::{Bar, LayoutOptions, Viewport};
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+use crate::state::{Loaded, Metric};
+
+/// Label font; monospace so that elision is arithmetic, not a `measureText` per bar.
+pub const LABEL_FONT: &str = "12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace";
+/// Horizontal padding inside a bar before its label, CSS px.
+const LABEL_PAD_CSS: f64 = 4.0;
+/// Bars at least this wide get a 1 px gap on their right, so neighbours stay distinct.
+const GAP_MIN_WIDTH_CSS: f64 = 3.0;
+/// Opacity of the dimmed ancestors of a zoomed frame.
+const ANCESTOR_ALPHA: f64 = 0.45;
+
+/// Colours that depend on the page theme.
+#[derive(Clone, Debug)]
+pub struct Theme {
+    /// Canvas background.
+    pub background: &'static str,
+    /// Label colour on bars (bars are light in both themes).
+    pub label: &'static str,
+    /// Outline of the hovered bar.
+    pub hover: &'static str,
+}
+
+impl Theme {
+    /// Theme for light or dark pages.
+    pub fn new(dark: bool) -> Theme {
+        if dark {
+            Theme {
+                background: "#17181b",
+                label: "#111111",
+                hover: "#ffffff",
+            }
+        } else {
+            Theme {
+                background: "#ffffff",
+                label: "#1d1d1f",
+                hover: "#111111",
+            }
+        }
+    }
+}
+
+/// Everything one frame of drawing needs besides the bars.
+pub struct Frame<'a> {
+    /// The loaded profile and its colours.
+    pub loaded: &'a Loaded,
+    /// The viewport the bars were laid out for.
+    pub viewport: Viewport,
+    /// Layout settings (row height).
+    pub options: LayoutOptions,
+    /// Which metric leads.
+    pub metric: Metric,
+    /// The bar under the pointer, if any.
+    pub hovered: Option<Bar>,
+    /// Theme colours.
+    pub theme: &'a Theme,
+    /// Width of one label character, CSS px (measured once per font).
+    pub char_width_css: f64,
+}
+
+/// Sizes the backing store for the viewport and returns the context, scaled to CSS px.
+pub fn prepare(
+    canvas: &HtmlCanvasElement,
+    viewport: &Viewport,
+    dpr: f64,
+) -> Option<CanvasRenderingContext2d> {
+    let (w, h) = (
+        (viewport.width_css * dpr).round() as u32,
+        (viewport.height_css * dpr).round() as u32,
+    );
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    let ctx = canvas
+        .get_context("2d")
+        .ok()??
+        .dyn_into::<CanvasRenderingContext2d>()
+        .ok()?;
+    ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0).ok()?;
+    Some(ctx)
+}
+
+/// Measures the label font's character width (call once; the font is monospace).
+pub fn measure_char_width(ctx: &CanvasRenderingContext2d) -> f64 {
+    ctx.set_font(LABEL_FONT);
+    ctx.measure_text("0123456789")
+        .map(|m| m.width() / 10.0)
+        .unwrap_or(7.2)
+}
+
+/// Draws `bars`.
+pub fn draw(ctx: &CanvasRenderingContext2d, bars: &[Bar], frame: &Frame<'_>) {
+    let vp = &frame.viewport;
+    ctx.set_global_alpha(1.0);
+    ctx.set_fill_style_str(frame.theme.background);
+    ctx.fill_rect(0.0, 0.0, vp.width_css, vp.height_css);
+    ctx.set_font(LABEL_FONT);
+    ctx.set_text_baseline("middle");
+    let profile = &frame.loaded.profile;
+    let max_self = bars
+        .iter()
+        .filter(|b| b.is_frame())
+        .map(|b| profile.self_value(b.node))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let row_h = frame.options.row_height_css;
+    for bar in bars {
+        ctx.set_global_alpha(if bar.is_ancestor { ANCESTOR_ALPHA } else { 1.0 });
+        let fill = bar_fill(bar, frame, max_self);
+        ctx.set_fill_style_str(&fill);
+        let w = if bar.width_css >= GAP_MIN_WIDTH_CSS {
+            bar.width_css - 1.0
+        } else {
+            bar.width_css
+        };
+        ctx.fill_rect(bar.x_css, bar.y_css, w, row_h - 1.0);
+        if bar.is_frame() {
+            draw_label(ctx, bar, frame, w);
+        }
+    }
+    ctx.set_global_alpha(1.0);
+    if let Some(h) = frame.hovered {
+        ctx.set_stroke_style_str(frame.theme.hover);
+        ctx.set_line_width(1.5);
+        ctx.stroke_rect(
+            h.x_css + 0.75,
+            h.y_css + 0.75,
+            (h.width_css - 1.5).max(1.0),
+            row_h - 2.5,
+        );
+    }
+}
+
+fn bar_fill(bar: &Bar, frame: &Frame<'_>, max_self: u64) -> String {
+    if !bar.is_frame() {
+        return MERGED_COLOR.css();
+    }
+    match frame.metric {
+        Metric::Total => frame.loaded.color_of(bar.node).to_string(),
+        Metric::Self_ => {
+            let s = frame.loaded.profile.self_value(bar.node) as f64 / max_self as f64;
+            self_heat(s).css()
+        }
+    }
+}
+
+/// The label a bar shows: the name, then the leading metric's share of the root.
+pub fn label_text(loaded: &Loaded, node: u32, metric: Metric) -> String {
+    let p = &loaded.profile;
+    let value = match metric {
+        Metric::Total => p.total(node),
+        Metric::Self_ => p.self_value(node),
+    };
+    let share = format_percent(value, p.root_total());
+    match metric {
+        Metric::Total => format!("{} ({share})", p.name(node)),
+        Metric::Self_ => format!("{} (self {share})", p.name(node)),
+    }
+}
+
+fn draw_label(ctx: &CanvasRenderingContext2d, bar: &Bar, frame: &Frame<'_>, width: f64) {
+    let room = width - 2.0 * LABEL_PAD_CSS;
+    if room < frame.char_width_css * 3.0 {
+        return;
+    }
+    let max_chars = (room / frame.char_width_css).floor() as usize;
+    let p = &frame.loaded.profile;
+    let full = label_text(frame.loaded, bar.node, frame.metric);
+    // Prefer the bare name over a cut-off percentage.
+    let text = if full.chars().count() <= max_chars {
+        Some(full.into())
+    } else {
+        elide(p.name(bar.node), max_chars)
+    };
+    if let Some(text) = text {
+        ctx.set_fill_style_str(frame.theme.label);
+        let _ = ctx.fill_text(
+            &text,
+            bar.x_css + LABEL_PAD_CSS,
+            bar.y_css + frame.options.row_height_css / 2.0,
+        );
+    }
+}

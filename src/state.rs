@@ -1,0 +1,122 @@
+//! View state shared by the components: what is loaded and how it is being looked at.
+
+use std::sync::Arc;
+
+use embers_model::color::{frame_color, Palette};
+use embers_model::format::ValueUnit;
+use embers_model::request::ProfileRequest;
+use embers_model::wire::Shape;
+use embers_model::{FrameKind, NodeId, Profile};
+
+/// Which value labels, tooltips and shading lead with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Metric {
+    /// Time through a frame (its width).
+    #[default]
+    Total,
+    /// Time in the frame itself; bars are shaded by it so hot leaves stand out.
+    Self_,
+}
+
+impl Metric {
+    /// The other metric.
+    pub fn toggled(self) -> Metric {
+        match self {
+            Metric::Total => Metric::Self_,
+            Metric::Self_ => Metric::Total,
+        }
+    }
+
+    /// Lower-case name for attributes and URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Total => "total",
+            Metric::Self_ => "self",
+        }
+    }
+}
+
+/// A decoded profile with everything derived from it once, for drawing.
+pub struct Loaded {
+    /// The call tree.
+    pub profile: Profile,
+    /// The request that produced it.
+    pub request: ProfileRequest,
+    /// The result shape the server used (`None` for an empty result).
+    pub shape: Option<Shape>,
+    /// CSS colour per function id.
+    pub colors: Vec<String>,
+    /// Frame kinds that occur, in legend order.
+    pub kinds: Vec<FrameKind>,
+    /// What the values are in.
+    pub unit: ValueUnit,
+    /// Milliseconds spent decoding and preparing.
+    pub decode_ms: f64,
+}
+
+impl Loaded {
+    /// Prepares a profile for display.
+    pub fn new(
+        profile: Profile,
+        request: ProfileRequest,
+        shape: Option<Shape>,
+        decode_ms: f64,
+    ) -> Loaded {
+        let palette = Palette::Classic;
+        let colors = (0..profile.function_count() as u32)
+            .map(|f| frame_color(profile.function_kind(f), profile.function_name(f), palette).css())
+            .collect();
+        let mut present = [false; FrameKind::ALL.len()];
+        for node in profile.nodes() {
+            present[kind_index(profile.kind(node))] = true;
+        }
+        let kinds = FrameKind::ALL
+            .into_iter()
+            .filter(|k| present[kind_index(*k)])
+            .collect();
+        let unit = ValueUnit::for_event_type(&request.profile_event_type);
+        Loaded {
+            profile,
+            request,
+            shape,
+            colors,
+            kinds,
+            unit,
+            decode_ms,
+        }
+    }
+
+    /// The colour of a node's bar.
+    pub fn color_of(&self, node: NodeId) -> &str {
+        if node == 0 {
+            return ROOT_COLOR;
+        }
+        &self.colors[self.profile.func(node) as usize]
+    }
+}
+
+/// The root bar's colour (neutral: it is the whole).
+pub const ROOT_COLOR: &str = "#b9ada1";
+
+fn kind_index(kind: FrameKind) -> usize {
+    FrameKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
+}
+
+/// Where the query stands.
+#[derive(Clone, Default)]
+pub enum LoadState {
+    /// Nothing asked yet.
+    #[default]
+    Idle,
+    /// A query is running since `started_ms`.
+    Loading {
+        /// `Date.now()` when it started.
+        started_ms: f64,
+    },
+    /// A profile (possibly empty) is shown.
+    Loaded(Arc<Loaded>),
+    /// The last query failed; the message says why.
+    Failed(String),
+    /// The user cancelled the last query.
+    Cancelled,
+}
