@@ -131,13 +131,6 @@ pub fn App() -> impl IntoView {
     let runner = QueryRunner::new(load, zoom);
     let form = FormState::from_page();
 
-    let keys = window_event_listener(ev::keydown, move |e| {
-        if e.key() == "Escape" {
-            zoom.set(0);
-        }
-    });
-    on_cleanup(move || keys.remove());
-
     if form.run_on_load {
         if let Ok(req) = form.to_request() {
             runner.run(form.base_url.get_untracked(), req);
@@ -153,20 +146,40 @@ pub fn App() -> impl IntoView {
                 </div>
                 <QueryForm form=form runner=runner />
             </header>
-            <Toolbar load=load zoom=zoom metric=metric />
-            <ErrorBanner load=load />
-            <main class="graph-area">
-                {move || match load.get() {
-                    LoadState::Loaded(l) if !l.profile.is_empty() => {
-                        view! { <FlameGraph loaded=l zoom=zoom metric=metric /> }.into_any()
-                    }
-                    state => view! { <EmptyState state=state /> }.into_any(),
-                }}
-            </main>
-            <footer class="footer">
-                <StatusLine load=load />
-            </footer>
+            <Viewer load=load zoom=zoom metric=metric />
         </div>
+    }
+}
+
+/// Everything below the form: toolbar, error, graph and status line, driven by `load`.
+/// Embedders and tests can mount it with a profile they decoded themselves.
+#[component]
+pub fn Viewer(
+    load: RwSignal<LoadState>,
+    zoom: RwSignal<NodeId>,
+    metric: RwSignal<Metric>,
+) -> impl IntoView {
+    let keys = window_event_listener(ev::keydown, move |e| {
+        if e.key() == "Escape" {
+            zoom.set(0);
+        }
+    });
+    on_cleanup(move || keys.remove());
+
+    view! {
+        <Toolbar load=load zoom=zoom metric=metric />
+        <ErrorBanner load=load />
+        <main class="graph-area">
+            {move || match load.get() {
+                LoadState::Loaded(l) if !l.profile.is_empty() => {
+                    view! { <FlameGraph loaded=l zoom=zoom metric=metric /> }.into_any()
+                }
+                state => view! { <EmptyState state=state /> }.into_any(),
+            }}
+        </main>
+        <footer class="footer">
+            <StatusLine load=load />
+        </footer>
     }
 }
 

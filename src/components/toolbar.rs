@@ -29,7 +29,7 @@ pub fn Toolbar(
             view! {
                 <div class="toolbar">
                     <button type="button" class="toggle" data-testid="metric-toggle"
-                        attr:data-metric=move || metric.get().as_str()
+                        data-metric=move || metric.get().as_str()
                         aria-pressed=move || (metric.get() == Metric::Self_).to_string()
                         title="Switch between total and self time (labels, tooltip, shading)"
                         on:click=move |_| metric.update(|m| *m = m.toggled())>
