@@ -269,6 +269,13 @@ pub fn QueryForm(form: FormState, runner: QueryRunner) -> impl IntoView {
                     on:input=move |e| form.kernel_depth.set(event_target_value(&e)) />
                 <FieldMessage message=form.error_for("max_kernel_stack_depth") />
             </div>
+            <div class="field base-url">
+                <label for="f-base" title="Where the ProfileTracing service is; empty means this page's origin">"Service URL"</label>
+                <input id="f-base" data-testid="base-url" type="text" placeholder="same origin" spellcheck="false"
+                    autocomplete="url"
+                    prop:value=move || form.base_url.get()
+                    on:input=move |e| form.base_url.set(event_target_value(&e)) />
+            </div>
             <TagFilter form=form />
             <div class="field actions">
                 <button type="submit" class="primary" data-testid="submit">"Query"</button>
