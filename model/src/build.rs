@@ -19,7 +19,10 @@ pub struct TreeBuilder {
 impl TreeBuilder {
     /// Starts a tree whose root is named `root_name` (the app_service, or `Total`).
     pub fn new(root_name: &str) -> TreeBuilder {
-        let mut table = NodeTable::default();
+        let mut table = NodeTable {
+            derive_totals: true,
+            ..NodeTable::default()
+        };
         let root = table.functions.intern(root_name);
         table.push(root, NO_PARENT, 0, 0);
         TreeBuilder {
@@ -36,7 +39,6 @@ impl TreeBuilder {
     {
         let value = i64::try_from(value).unwrap_or(i64::MAX);
         let mut node = 0u32;
-        self.add_value(node, 0, value);
         for frame in frames {
             let func = self.table.functions.intern(frame);
             let next_row = self.table.len() as u32;
@@ -45,20 +47,14 @@ impl TreeBuilder {
                 self.table.push(func, node, 0, 0);
             }
             node = child;
-            self.add_value(node, 0, value);
         }
-        self.add_value(node, value, 0);
+        let slot = &mut self.table.self_value[node as usize];
+        *slot = slot.saturating_add(value);
     }
 
-    fn add_value(&mut self, node: u32, self_value: i64, total: i64) {
-        let i = node as usize;
-        self.table.self_value[i] = self.table.self_value[i].saturating_add(self_value);
-        self.table.total_value[i] = self.table.total_value[i].saturating_add(total);
-    }
-
-    /// Whether no value was added yet.
+    /// Whether no stack was added yet.
     pub fn is_empty(&self) -> bool {
-        self.table.total_value[0] == 0 && self.table.len() == 1
+        self.table.len() == 1 && self.table.self_value[0] == 0
     }
 
     /// Finishes the canonical profile.

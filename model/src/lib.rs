@@ -16,9 +16,11 @@ pub mod kind;
 pub mod layout;
 pub mod profile;
 pub mod request;
+pub mod search;
 pub mod stats;
 pub mod synth;
 pub mod table;
+pub mod transform;
 pub mod wire;
 
 pub use kind::FrameKind;

@@ -323,6 +323,7 @@ struct Builder {
     /// comparing strings in the hot loop.
     name_rank: Vec<u32>,
     warnings: Warnings,
+    derive_totals: bool,
 }
 
 impl Builder {
@@ -332,7 +333,9 @@ impl Builder {
             bad_function_ids: table.issues.bad_function_ids,
             ..Warnings::default()
         };
+        let derive_totals = table.derive_totals;
         let mut b = Builder {
+            derive_totals,
             table,
             child_offsets: Vec::new(),
             child_rows: Vec::new(),
@@ -494,7 +497,9 @@ impl Builder {
         let mut total = given;
         for i in (0..n).rev() {
             let needed = self_value[i].saturating_add(children_sum[i]);
-            if total[i] < needed {
+            if self.derive_totals {
+                total[i] = needed;
+            } else if total[i] < needed {
                 self.warnings.inconsistent_totals += 1;
                 total[i] = needed;
             }

@@ -87,6 +87,9 @@ pub struct NodeTable {
     pub server_function_values: Option<Vec<(i64, i64)>>,
     /// Issues found while decoding.
     pub issues: TableIssues,
+    /// When set, `total_value` is ignored and every total is derived from self values
+    /// (builders and transforms, which only know where samples end).
+    pub derive_totals: bool,
 }
 
 impl NodeTable {

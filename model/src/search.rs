@@ -1,0 +1,126 @@
+//! Search: which frames match, how much time they cover, and the order to step through them.
+//!
+//! Matching is by function name and left to the caller (a substring matcher is provided; the
+//! viewer passes the browser's RegExp for regex searches), so this module stays pure.
+
+use crate::profile::{NodeId, Profile};
+use crate::transform::{func_set, FuncSet};
+
+/// The outcome of a search over one profile.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SearchResult {
+    /// Per function id: whether its name matched.
+    pub funcs: FuncSet,
+    /// Every matching node, in preorder (left to right, top down within a subtree).
+    pub nodes: Vec<NodeId>,
+    /// Time covered by matches, each sample counted once even when matches nest.
+    pub total: u64,
+}
+
+impl SearchResult {
+    /// Whether `node` matched.
+    pub fn is_match(&self, profile: &Profile, node: NodeId) -> bool {
+        self.funcs
+            .get(profile.func(node) as usize)
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// The first match after `node` in preorder, wrapping around.
+    pub fn next_after(&self, node: Option<NodeId>) -> Option<NodeId> {
+        let i = node.map_or(0, |n| self.nodes.partition_point(|&m| m <= n));
+        self.nodes.get(i).or_else(|| self.nodes.first()).copied()
+    }
+
+    /// The last match before `node` in preorder, wrapping around.
+    pub fn previous_before(&self, node: Option<NodeId>) -> Option<NodeId> {
+        let i = node.map_or(self.nodes.len(), |n| self.nodes.partition_point(|&m| m < n));
+        i.checked_sub(1)
+            .and_then(|i| self.nodes.get(i))
+            .or_else(|| self.nodes.last())
+            .copied()
+    }
+}
+
+/// Splits a search box's text into terms: comma-separated, trimmed, empty ones dropped.
+pub fn parse_terms(input: &str) -> Vec<String> {
+    input
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// A case-insensitive substring matcher for any of `terms`.
+pub fn substring_matcher(terms: &[String]) -> impl Fn(&str) -> bool + '_ {
+    let lowered: Vec<String> = terms.iter().map(|t| t.to_lowercase()).collect();
+    move |name: &str| {
+        let name = name.to_lowercase();
+        lowered.iter().any(|t| name.contains(t.as_str()))
+    }
+}
+
+/// Finds the frames whose function name satisfies `matches`.
+pub fn search(profile: &Profile, matches: impl Fn(&str) -> bool) -> SearchResult {
+    let funcs = func_set(profile, matches);
+    let mut nodes = Vec::new();
+    let mut total = 0u64;
+    // Matches inside a counted match's subtree add no time: skip to the subtree's end.
+    let mut counted_until: NodeId = 0;
+    for node in profile.nodes() {
+        if !funcs[profile.func(node) as usize] {
+            continue;
+        }
+        nodes.push(node);
+        if node >= counted_until {
+            total += profile.total(node);
+            counted_until = profile.subtree_end(node);
+        }
+    }
+    SearchResult {
+        funcs,
+        nodes,
+        total,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::folded::parse_folded;
+
+    #[test]
+    fn nested_matches_count_once_and_terms_combine() {
+        let p = parse_folded(
+            "main;fib;fib;fib 4\nmain;fib 1\nmain;Read 2\nmain 3\n",
+            "app",
+        )
+        .unwrap();
+        let terms = parse_terms(" FIB , ,read");
+        assert_eq!(terms, ["FIB", "read"]);
+        let r = search(&p, substring_matcher(&terms));
+        assert_eq!(r.nodes.len(), 4);
+        assert_eq!(r.total, 7);
+        assert!(r.is_match(&p, r.nodes[0]));
+    }
+
+    #[test]
+    fn stepping_wraps_around() {
+        let p = parse_folded("a 1\nb 1\nc 1\n", "app").unwrap();
+        let r = search(&p, |n| n == "a" || n == "c");
+        let (a, c) = (r.nodes[0], r.nodes[1]);
+        assert_eq!(r.next_after(None), Some(a));
+        assert_eq!(r.next_after(Some(a)), Some(c));
+        assert_eq!(r.next_after(Some(c)), Some(a));
+        assert_eq!(r.previous_before(Some(a)), Some(c));
+        assert_eq!(r.previous_before(None), Some(c));
+    }
+
+    #[test]
+    fn no_match_is_empty() {
+        let p = parse_folded("a 1\n", "app").unwrap();
+        let r = search(&p, |_| false);
+        assert_eq!((r.nodes.len(), r.total, r.next_after(None)), (0, 0, None));
+    }
+}

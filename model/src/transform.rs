@@ -1,0 +1,382 @@
+//! Tree transforms: each takes a profile and returns a new one, so every view (folded threads,
+//! hidden frames, focus, inverted, sandwich) is drawn by the same layout and renderer.
+//!
+//! Most transforms are one preorder pass of [`rebuild`], which decides per node whether the
+//! frame is kept, merged into its parent (its self time and children move up), renamed, or made
+//! the new root, and whether its self time counts. Sibling frames that end up with the same name
+//! merge, exactly like duplicate stacks do. No recursion over depth anywhere.
+
+use std::collections::HashMap;
+
+use crate::build::TreeBuilder;
+use crate::kind::FrameKind;
+use crate::profile::{NodeId, Profile};
+use crate::table::{NodeTable, NO_PARENT};
+
+/// A set of functions (by interned id of the profile it was made for).
+pub type FuncSet = Vec<bool>;
+
+/// The functions of `profile` whose name satisfies `matches`.
+pub fn func_set(profile: &Profile, matches: impl Fn(&str) -> bool) -> FuncSet {
+    (0..profile.function_count() as u32)
+        .map(|f| matches(profile.function_name(f)))
+        .collect()
+}
+
+/// What [`rebuild`] does with one frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FrameRule {
+    /// Keep the frame.
+    Keep,
+    /// Drop the frame: its self time and children go to its (new) parent.
+    Merge,
+    /// Keep the frame under another name (frames renamed alike merge).
+    Rename(String),
+    /// Make this frame the new root (for views of one function's subtree).
+    Root,
+    /// Leave this frame and its whole subtree out.
+    Skip,
+}
+
+const UNMAPPED: u32 = u32::MAX;
+
+/// Rebuilds `profile`: `rule` decides each non-root node's fate, `counts` whether its self time
+/// is kept. Nodes left with no counted time are pruned. `root_name` names the new root.
+pub fn rebuild(
+    profile: &Profile,
+    root_name: &str,
+    mut rule: impl FnMut(NodeId) -> FrameRule,
+    mut counts: impl FnMut(NodeId) -> bool,
+) -> Profile {
+    if profile.is_empty() {
+        return Profile::default();
+    }
+    let n = profile.node_count();
+    let mut table = NodeTable {
+        derive_totals: true,
+        ..NodeTable::default()
+    };
+    let root = table.functions.intern(root_name);
+    table.push(root, NO_PARENT, 0, 0);
+    let mut func_map = vec![UNMAPPED; profile.function_count()];
+    let mut children: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut map = vec![UNMAPPED; n];
+    map[0] = 0;
+    for node in 1..n as NodeId {
+        let parent_new = profile.parent(node).map_or(UNMAPPED, |p| map[p as usize]);
+        let decision = rule(node);
+        let target = match decision {
+            FrameRule::Root => 0,
+            FrameRule::Skip => UNMAPPED,
+            _ if parent_new == UNMAPPED => UNMAPPED,
+            FrameRule::Merge => parent_new,
+            FrameRule::Keep => {
+                let old = profile.func(node);
+                if func_map[old as usize] == UNMAPPED {
+                    let f = table.functions.intern(profile.function_name(old));
+                    table.functions.set_kind(f, profile.function_kind(old));
+                    func_map[old as usize] = f;
+                }
+                child(
+                    &mut table,
+                    &mut children,
+                    parent_new,
+                    func_map[old as usize],
+                )
+            }
+            FrameRule::Rename(name) => {
+                let f = table.functions.intern(&name);
+                child(&mut table, &mut children, parent_new, f)
+            }
+        };
+        map[node as usize] = target;
+        if target != UNMAPPED && counts(node) {
+            let slot = &mut table.self_value[target as usize];
+            *slot = slot.saturating_add(profile.self_value(node) as i64);
+        }
+    }
+    if counts(0) {
+        table.self_value[0] = profile.self_value(0) as i64;
+    }
+    prune_empty(Profile::from_table(table))
+}
+
+fn child(
+    table: &mut NodeTable,
+    children: &mut HashMap<(u32, u32), u32>,
+    parent: u32,
+    func: u32,
+) -> u32 {
+    let next = table.len() as u32;
+    let id = *children.entry((parent, func)).or_insert(next);
+    if id == next {
+        table.push(func, parent, 0, 0);
+    }
+    id
+}
+
+/// Drops nodes whose total is zero (what filters leave behind). The root always stays.
+fn prune_empty(profile: Profile) -> Profile {
+    let has_empty = profile.nodes().skip(1).any(|n| profile.total(n) == 0);
+    if !has_empty {
+        return profile;
+    }
+    let root = profile.name(0).to_string();
+    rebuild(
+        &profile,
+        &root,
+        |n| {
+            if profile.total(n) == 0 {
+                FrameRule::Skip
+            } else {
+                FrameRule::Keep
+            }
+        },
+        |_| true,
+    )
+}
+
+/// Merges the `[t]` thread layer: threads of one process become one.
+pub fn fold_threads(profile: &Profile) -> Profile {
+    let root = profile.name(0).to_string();
+    rebuild(
+        profile,
+        &root,
+        |n| merge_if(profile.kind(n) == FrameKind::Thread),
+        |_| true,
+    )
+}
+
+/// Keeps at most `keep` kernel (`[k]`) frames per stack, counted from the user/kernel boundary;
+/// `keep = 0` hides kernel frames entirely (their time goes to the calling user frame).
+pub fn cap_kernel_depth(profile: &Profile, keep: u32) -> Profile {
+    let mut kernel_depth = vec![0u32; profile.node_count()];
+    let root = profile.name(0).to_string();
+    rebuild(
+        profile,
+        &root,
+        |n| {
+            let parent_depth = profile.parent(n).map_or(0, |p| kernel_depth[p as usize]);
+            let is_kernel = profile.kind(n) == FrameKind::Kernel;
+            kernel_depth[n as usize] = parent_depth + u32::from(is_kernel);
+            merge_if(is_kernel && kernel_depth[n as usize] > keep)
+        },
+        |_| true,
+    )
+}
+
+/// Collapses runs of unresolved frames (`[/path]`, `[unknown] 0x...`) into their first frame.
+pub fn collapse_unresolved(profile: &Profile) -> Profile {
+    let unresolved = |n: NodeId| n != 0 && profile.kind(n) == FrameKind::Unresolved;
+    let root = profile.name(0).to_string();
+    rebuild(
+        profile,
+        &root,
+        |n| merge_if(unresolved(n) && profile.parent(n).is_some_and(unresolved)),
+        |_| true,
+    )
+}
+
+/// Hides the frames of the given functions, merging what remains.
+pub fn hide_functions(profile: &Profile, hidden: &FuncSet) -> Profile {
+    let root = profile.name(0).to_string();
+    rebuild(
+        profile,
+        &root,
+        |n| merge_if(hidden[profile.func(n) as usize]),
+        |_| true,
+    )
+}
+
+/// Keeps only the stacks that pass through one of `funcs` (ancestors stay for context).
+pub fn keep_stacks_through(profile: &Profile, funcs: &FuncSet) -> Profile {
+    let through = stacks_through(profile, funcs);
+    let root = profile.name(0).to_string();
+    rebuild(profile, &root, |_| FrameRule::Keep, |n| through[n as usize])
+}
+
+/// Per node: whether it or one of its ancestors is one of `funcs`.
+fn stacks_through(profile: &Profile, funcs: &FuncSet) -> Vec<bool> {
+    let mut through = vec![false; profile.node_count()];
+    for n in profile.nodes() {
+        let inherited = profile.parent(n).is_some_and(|p| through[p as usize]);
+        through[n as usize] = inherited || funcs[profile.func(n) as usize];
+    }
+    through
+}
+
+/// The bottom-up (inverted) tree: leaves become roots' children, callers grow upwards.
+pub fn invert(profile: &Profile) -> Profile {
+    let mut builder = TreeBuilder::new(profile.name(0));
+    let mut frames: Vec<&str> = Vec::new();
+    for n in profile.nodes().skip(1) {
+        let value = profile.self_value(n);
+        if value == 0 {
+            continue;
+        }
+        frames.clear();
+        let mut cur = Some(n);
+        while let Some(c) = cur.filter(|&c| c != 0) {
+            frames.push(profile.name(c));
+            cur = profile.parent(c);
+        }
+        builder.add_stack(frames.iter().copied(), value);
+    }
+    if profile.self_value(0) > 0 {
+        builder.add_stack(std::iter::empty(), profile.self_value(0));
+    }
+    builder.finish()
+}
+
+/// The sandwich view of one function: who calls it and what it calls, merged over every place
+/// it occurs (outermost occurrences only, so recursion counts each sample once).
+pub struct Sandwich {
+    /// Callers, inverted: the function at the root, its callers above it.
+    pub callers: Profile,
+    /// Callees: the function at the root, everything it calls below.
+    pub callees: Profile,
+}
+
+/// Builds the [`Sandwich`] of function `func`.
+pub fn sandwich(profile: &Profile, func: u32) -> Sandwich {
+    let name = profile.function_name(func).to_string();
+    let is_f = |n: NodeId| profile.func(n) == func;
+    // Outermost occurrences: a node of `func` with no `func` ancestor.
+    let mut inside = vec![false; profile.node_count()];
+    let mut outermost = Vec::new();
+    for n in profile.nodes() {
+        let parent_inside = profile.parent(n).is_some_and(|p| inside[p as usize]);
+        if is_f(n) && !parent_inside {
+            outermost.push(n);
+        }
+        inside[n as usize] = parent_inside || is_f(n);
+    }
+    let mut callers = TreeBuilder::new(&name);
+    let mut frames: Vec<&str> = Vec::new();
+    for &n in &outermost {
+        frames.clear();
+        let mut cur = profile.parent(n);
+        while let Some(c) = cur.filter(|&c| c != 0) {
+            frames.push(profile.name(c));
+            cur = profile.parent(c);
+        }
+        callers.add_stack(frames.iter().copied(), profile.total(n));
+    }
+    let outer: std::collections::HashSet<NodeId> = outermost.iter().copied().collect();
+    let callees = rebuild(
+        profile,
+        &name,
+        |n| {
+            if outer.contains(&n) {
+                FrameRule::Root
+            } else {
+                FrameRule::Keep
+            }
+        },
+        |n| inside[n as usize],
+    );
+    Sandwich {
+        callers: callers.finish(),
+        callees,
+    }
+}
+
+fn merge_if(cond: bool) -> FrameRule {
+    if cond {
+        FrameRule::Merge
+    } else {
+        FrameRule::Keep
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::folded::{parse_folded, to_folded};
+
+    fn p(text: &str) -> Profile {
+        parse_folded(text, "app").unwrap()
+    }
+
+    #[test]
+    fn folding_threads_merges_their_stacks() {
+        let prof = p("[t] w1;main;work 3\n[t] w2;main;work 2\n[t] w2;main 1\n");
+        assert_eq!(
+            to_folded(&fold_threads(&prof)),
+            "app;main 1\napp;main;work 5\n"
+        );
+    }
+
+    #[test]
+    fn kernel_depth_caps_and_hides() {
+        let prof = p("main;read;[k] sys;[k] vfs;[k] disk 4\nmain 1\n");
+        assert_eq!(
+            to_folded(&cap_kernel_depth(&prof, 1)),
+            "app;main 1\napp;main;read;[k] sys 4\n"
+        );
+        assert_eq!(
+            to_folded(&cap_kernel_depth(&prof, 0)),
+            "app;main 1\napp;main;read 4\n"
+        );
+    }
+
+    #[test]
+    fn unresolved_runs_collapse_to_their_first_frame() {
+        let prof = p("main;[/lib/a.so];[unknown] 0x1;f 2\nmain;[/lib/a.so];[unknown] 0x2 1\n");
+        assert_eq!(
+            to_folded(&collapse_unresolved(&prof)),
+            "app;main;[/lib/a.so] 1\napp;main;[/lib/a.so];f 2\n"
+        );
+    }
+
+    #[test]
+    fn hidden_frames_merge_what_remains() {
+        let prof = p("main;wrapper;a 2\nmain;b 1\nmain;wrapper 1\n");
+        let hidden = func_set(&prof, |n| n == "wrapper");
+        assert_eq!(
+            to_folded(&hide_functions(&prof, &hidden)),
+            "app;main 1\napp;main;a 2\napp;main;b 1\n"
+        );
+    }
+
+    #[test]
+    fn keep_stacks_through_a_function_prunes_the_rest() {
+        let prof = p("main;a;x 2\nmain;b 5\nmain 1\n");
+        let set = func_set(&prof, |n| n == "a");
+        let kept = keep_stacks_through(&prof, &set);
+        assert_eq!(to_folded(&kept), "app;main;a;x 2\n");
+        assert_eq!(kept.node_count(), 4);
+        assert_eq!(kept.root_total(), 2);
+    }
+
+    #[test]
+    fn inverted_tree_puts_leaves_first() {
+        let prof = p("main;a;leaf 2\nmain;b;leaf 3\nmain;a 1\n");
+        assert_eq!(
+            to_folded(&invert(&prof)),
+            "app;a;main 1\napp;leaf;a;main 2\napp;leaf;b;main 3\n"
+        );
+    }
+
+    #[test]
+    fn sandwich_merges_callers_and_callees_without_double_counting() {
+        let prof = p("main;a;f;g 2\nmain;b;f;f;h 3\nmain;f 1\n");
+        let f = (0..prof.function_count() as u32)
+            .find(|&i| prof.function_name(i) == "f")
+            .unwrap();
+        let s = sandwich(&prof, f);
+        assert_eq!(to_folded(&s.callers), "f;a;main 2\nf;b;main 3\nf;main 1\n");
+        assert_eq!(s.callers.root_total(), 6);
+        assert_eq!(to_folded(&s.callees), "f 1\nf;f;h 3\nf;g 2\n");
+        assert_eq!(s.callees.root_total(), 6);
+    }
+
+    #[test]
+    fn transforms_keep_explicit_kinds() {
+        let text = r#"{"OPT_STATUS":"SUCCESS","result":{"functions":["app","[l] malloc"],"function_types":["P","O"],
+            "node_values":{"columns":["function_id","parent_node_id","self_value","total_value"],"values":[[0,-1,0,5],[1,0,5,5]]}}}"#;
+        let prof = crate::decode_response(200, text).unwrap().profile;
+        let folded = fold_threads(&prof);
+        assert_eq!(folded.kind(1), FrameKind::Object);
+    }
+}
