@@ -1,0 +1,351 @@
+//! Command line: `serve` (the default) and `import`.
+//!
+//! ```text
+//! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
+//!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
+//!               [--max-ingest-bytes N] [--max-query-bytes N]
+//! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
+//!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
+//! ```
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use embers_model::encode::ResultShape;
+
+use crate::http::upstream::Upstream;
+use crate::input::{self, BatchInput};
+use crate::store::Store;
+use crate::{app, demo, AppState, Limits};
+
+/// The line the run scripts grep for; keep this prefix.
+pub const RUNNING_PREFIX: &str = "Embers is running at ";
+
+/// Embers service: stores eBPF profiles and answers ProfileTracing.
+#[derive(Debug, Parser)]
+#[command(
+    name = "embers-server",
+    version,
+    about,
+    args_conflicts_with_subcommands = true
+)]
+pub struct Cli {
+    /// What to do (default: serve).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    /// Options of `serve` when no subcommand is given.
+    #[command(flatten)]
+    pub serve: ServeArgs,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the API and the viewer (the default).
+    Serve(ServeArgs),
+    /// Import folded-stack files into the database (one transaction per file).
+    Import(ImportArgs),
+}
+
+/// The `result` shape flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ShapeArg {
+    /// Node array with string ids (DeepFlow up to v6.5).
+    A,
+    /// Function and node tables (DeepFlow v6.6+).
+    B,
+}
+
+impl From<ShapeArg> for ResultShape {
+    fn from(s: ShapeArg) -> Self {
+        match s {
+            ShapeArg::A => ResultShape::A,
+            ShapeArg::B => ResultShape::B,
+        }
+    }
+}
+
+/// Options of `serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 picks a free port (the chosen one is printed).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// SQLite database file [default: $XDG_DATA_HOME/embers/embers.db or
+    /// ~/.local/share/embers/embers.db].
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Directory of the built viewer, served at `/`.
+    #[arg(long, default_value = "dist")]
+    pub static_dir: PathBuf,
+    /// Forward ProfileTracing requests to this querier (e.g. http://deepflow-server:20416).
+    #[arg(long)]
+    pub upstream: Option<String>,
+    /// Shape of `result` unless the request asks otherwise with "result_shape".
+    #[arg(long, value_enum, default_value = "b", ignore_case = true)]
+    pub result_shape: ShapeArg,
+    /// Fill an empty database with an hour of deterministic demo profiles.
+    #[arg(long)]
+    pub demo: bool,
+    /// Body size limit of ingest requests, bytes.
+    #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
+    pub max_ingest_bytes: usize,
+    /// Body size limit of query requests, bytes.
+    #[arg(long, default_value_t = crate::DEFAULT_QUERY_LIMIT)]
+    pub max_query_bytes: usize,
+}
+
+/// Options of `import`.
+#[derive(Debug, Clone, Args)]
+pub struct ImportArgs {
+    /// SQLite database file [default: as for serve].
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// Process name the stacks belong to (`Total` for per-host `[p] proc;[t] thread` stacks).
+    #[arg(long)]
+    pub app_service: String,
+    /// profile_language_type.
+    #[arg(long, default_value = input::DEFAULT_LANGUAGE)]
+    pub language: String,
+    /// profile_event_type.
+    #[arg(long, default_value = input::DEFAULT_EVENT_TYPE)]
+    pub event_type: String,
+    /// profile_value_unit.
+    #[arg(long, default_value = input::DEFAULT_UNIT)]
+    pub unit: String,
+    /// Unix seconds of every sample [default: now].
+    #[arg(long)]
+    pub time: Option<i64>,
+    /// A tag, NAME=VALUE (repeatable), e.g. --tag host=node-a --tag k8s.label.app=web.
+    #[arg(long = "tag", value_name = "NAME=VALUE")]
+    pub tags: Vec<String>,
+    /// Folded-stack files (`frame;frame value` per line); `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+}
+
+/// The default database file: `$XDG_DATA_HOME/embers/embers.db`, else
+/// `~/.local/share/embers/embers.db`, else `./embers.db`.
+pub fn default_db_path() -> PathBuf {
+    let from_env = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    if let Some(data) = from_env("XDG_DATA_HOME") {
+        return data.join("embers").join("embers.db");
+    }
+    if let Some(home) = from_env("HOME") {
+        return home
+            .join(".local")
+            .join("share")
+            .join("embers")
+            .join("embers.db");
+    }
+    PathBuf::from("embers.db")
+}
+
+fn open_store(db: Option<&Path>) -> Result<Arc<Store>, String> {
+    let path = db.map_or_else(default_db_path, Path::to_path_buf);
+    let store = Store::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    tracing::info!(db = %path.display(), "opened profile store");
+    Ok(Arc::new(store))
+}
+
+/// Run `serve` until Ctrl-C or SIGTERM.
+pub async fn serve(args: ServeArgs) -> Result<(), String> {
+    let store = open_store(args.db.as_deref())?;
+    if args.demo {
+        let s = store.clone();
+        tokio::task::spawn_blocking(move || fill_demo(&s))
+            .await
+            .map_err(|e| format!("demo task failed: {e}"))??;
+    }
+    let upstream = match &args.upstream {
+        Some(url) => Some(Arc::new(Upstream::new(url)?)),
+        None => None,
+    };
+    if let Some(up) = &upstream {
+        tracing::info!(url = %up.url(), "forwarding ProfileTracing upstream");
+    }
+    let state = AppState {
+        store,
+        default_shape: args.result_shape.into(),
+        upstream,
+        static_dir: args.static_dir.clone(),
+        limits: Limits {
+            ingest: args.max_ingest_bytes,
+            query: args.max_query_bytes,
+        },
+    };
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.listen))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| format!("no local address: {e}"))?;
+    if !args.static_dir.join("index.html").is_file() {
+        tracing::warn!(dir = %args.static_dir.display(), "viewer not built; / shows a note");
+    }
+    let shutdown = shutdown_signal()?;
+    println!("{RUNNING_PREFIX}http://{addr}/");
+    axum::serve(listener, app(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(|e| format!("server error: {e}"))?;
+    tracing::info!("shut down");
+    Ok(())
+}
+
+/// Fill an empty store with the demo data; leave a non-empty one alone.
+fn fill_demo(store: &Store) -> Result<(), String> {
+    if !store.is_empty().map_err(|e| e.to_string())? {
+        tracing::warn!("--demo: the database already holds samples; not adding demo data");
+        return Ok(());
+    }
+    let now = crate::store::ingest::now_micros() / 1_000_000;
+    let batches = demo::generate(now);
+    let stats = store
+        .insert(&batches)
+        .map_err(|e| format!("demo data: {e}"))?;
+    tracing::info!(
+        samples = stats.samples,
+        stacks = stats.new_stacks,
+        "demo data loaded"
+    );
+    Ok(())
+}
+
+/// A future resolving on Ctrl-C or SIGTERM. The handlers are installed *now*, before the URL is
+/// printed, so a signal sent right after start-up is not missed.
+fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut interrupt =
+            signal(SignalKind::interrupt()).map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
+        let mut terminate =
+            signal(SignalKind::terminate()).map_err(|e| format!("cannot handle SIGTERM: {e}"))?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {},
+                _ = terminate.recv() => {},
+            }
+            tracing::info!("shutdown signal received");
+        })
+    }
+    #[cfg(not(unix))]
+    {
+        Ok(async {
+            if tokio::signal::ctrl_c().await.is_err() {
+                std::future::pending::<()>().await;
+            }
+            tracing::info!("shutdown signal received");
+        })
+    }
+}
+
+/// Run `import`: each file is parsed completely, then written in one transaction. Stops at the
+/// first bad file (earlier files stay imported) with `file: line N: message`.
+pub fn import(args: &ImportArgs) -> Result<(), String> {
+    let store = open_store(args.db.as_deref())?;
+    let mut tags = Vec::new();
+    for tag in &args.tags {
+        let (name, value) = tag
+            .split_once('=')
+            .ok_or_else(|| format!("--tag {tag}: expected NAME=VALUE"))?;
+        tags.push((
+            name.trim().to_owned(),
+            serde_json::Value::String(value.to_owned()),
+        ));
+    }
+    let now = crate::store::ingest::now_micros() / 1_000_000;
+    for file in &args.files {
+        let label = file.display().to_string();
+        let text = read_input(file).map_err(|e| format!("{label}: {e}"))?;
+        let batch_input = BatchInput {
+            app_service: args.app_service.clone(),
+            profile_language_type: args.language.clone(),
+            profile_event_type: args.event_type.clone(),
+            profile_value_unit: args.unit.clone(),
+            time: args.time,
+            tags: tags.iter().cloned().collect(),
+            folded: text,
+        };
+        let batch = input::to_batch(&batch_input, now).map_err(|e| format!("{label}: {e}"))?;
+        let stats = store
+            .insert(&[batch])
+            .map_err(|e| format!("{label}: {e}"))?;
+        println!(
+            "{label}: imported {} samples ({} new stacks)",
+            stats.samples, stats.new_stacks
+        );
+    }
+    Ok(())
+}
+
+fn read_input(path: &Path) -> std::io::Result<String> {
+    if path.as_os_str() == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text)?;
+        Ok(text)
+    } else {
+        std::fs::read_to_string(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_serve_flags_with_and_without_subcommand() {
+        let cli = Cli::parse_from([
+            "embers-server",
+            "--demo",
+            "--listen",
+            "127.0.0.1:0",
+            "--result-shape",
+            "A",
+        ]);
+        assert!(cli.command.is_none());
+        assert!(cli.serve.demo);
+        assert_eq!(cli.serve.result_shape, ShapeArg::A);
+        let cli = Cli::parse_from(["embers-server", "serve", "--db", "/tmp/x.db"]);
+        match cli.command {
+            Some(Command::Serve(args)) => {
+                assert_eq!(args.db.as_deref(), Some(Path::new("/tmp/x.db")));
+                assert_eq!(args.listen, "127.0.0.1:8080");
+                assert_eq!(args.static_dir, PathBuf::from("dist"));
+                assert_eq!(args.result_shape, ShapeArg::B);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn parses_import() {
+        let cli = Cli::parse_from([
+            "embers-server",
+            "import",
+            "--app-service",
+            "web",
+            "--tag",
+            "host=a",
+            "--tag",
+            "k8s.label.app=web",
+            "a.folded",
+            "-",
+        ]);
+        match cli.command {
+            Some(Command::Import(args)) => {
+                assert_eq!(args.tags, vec!["host=a", "k8s.label.app=web"]);
+                assert_eq!(args.files.len(), 2);
+                assert_eq!(args.event_type, "on-cpu");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,236 @@
+//! The service's one error type, answered as the ProfileTracing envelope
+//! `{"OPT_STATUS", "DESCRIPTION", "result", "debug"}`.
+//!
+//! | case | HTTP | OPT_STATUS | result |
+//! |---|---|---|---|
+//! | bad request | 400 | `INVALID_POST_DATA` | null |
+//! | body too large | 413 | `FAIL` | null |
+//! | unknown API path | 404 | `FAIL` | null |
+//! | upstream unreachable | 502 | `FAIL` | empty tree |
+//! | server failure | 500 | `FAIL` | empty tree in the requested shape |
+//!
+//! Server failures never expose internals in `DESCRIPTION`; the detail goes to the log and, only
+//! when the request asked for `"debug": true`, to the `debug` member.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use embers_model::encode::ResultShape;
+use serde_json::Value;
+
+/// `OPT_STATUS` of a successful answer.
+pub const SUCCESS: &str = "SUCCESS";
+/// `OPT_STATUS` of a rejected request.
+pub const INVALID_POST_DATA: &str = "INVALID_POST_DATA";
+/// `OPT_STATUS` of any other failure.
+pub const FAIL: &str = "FAIL";
+
+/// An error answered with the envelope.
+#[derive(Debug)]
+pub struct Error {
+    status: StatusCode,
+    opt_status: &'static str,
+    description: String,
+    /// Internal detail: logged, and shown in `debug` only when the request asked for it.
+    detail: Option<String>,
+    /// When set, `result` is the empty tree of this shape instead of null.
+    empty_shape: Option<ResultShape>,
+    /// The request's `debug` flag, and diagnostics to show when it is set.
+    debug: Option<Value>,
+}
+
+impl Error {
+    fn new(status: StatusCode, opt_status: &'static str, description: impl Into<String>) -> Error {
+        Error {
+            status,
+            opt_status,
+            description: description.into(),
+            detail: None,
+            empty_shape: None,
+            debug: None,
+        }
+    }
+
+    /// 400 `INVALID_POST_DATA`: the request is wrong; `description` says how.
+    pub fn invalid(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::BAD_REQUEST, INVALID_POST_DATA, description)
+    }
+
+    /// 413 `FAIL`: the body exceeds `limit` bytes.
+    pub fn too_large(limit: usize) -> Error {
+        Error::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            FAIL,
+            format!("request body too large: the limit for this endpoint is {limit} bytes"),
+        )
+    }
+
+    /// 404 `FAIL`: no API at this path.
+    pub fn not_found(path: &str) -> Error {
+        Error::new(
+            StatusCode::NOT_FOUND,
+            FAIL,
+            format!("no API endpoint at {path}"),
+        )
+    }
+
+    /// 502 `FAIL`: the upstream querier could not be reached.
+    pub fn upstream(url: &str, detail: impl std::fmt::Display) -> Error {
+        Error::new(
+            StatusCode::BAD_GATEWAY,
+            FAIL,
+            format!("upstream querier {url} is unreachable: {detail}"),
+        )
+        .with_shape(ResultShape::B)
+    }
+
+    /// 500 `FAIL`: a server-side failure; `detail` is kept out of `DESCRIPTION`.
+    pub fn internal(detail: impl std::fmt::Display) -> Error {
+        let mut e = Error::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            FAIL,
+            "internal error while answering the request; see the server log, or repeat the \
+             request with \"debug\": true",
+        );
+        e.detail = Some(detail.to_string());
+        e
+    }
+
+    /// Answer `result` with the empty tree of `shape` (as a shape-B querier does on failure).
+    pub fn with_shape(mut self, shape: ResultShape) -> Error {
+        self.empty_shape = Some(shape);
+        self
+    }
+
+    /// Show `diagnostics` (plus the internal detail) in `debug`; call only when the request
+    /// asked for debug output.
+    pub fn with_debug(mut self, diagnostics: Value) -> Error {
+        self.debug = Some(diagnostics);
+        self
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The `DESCRIPTION` text.
+    pub fn description(&self) -> &str {
+        &self.description
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} {}: {}",
+            self.status.as_u16(),
+            self.opt_status,
+            self.description
+        )?;
+        if let Some(detail) = &self.detail {
+            write!(f, " ({detail})")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl IntoResponse for Error {
+    fn into_response(self) -> Response {
+        if self.status.is_server_error() {
+            tracing::error!(status = self.status.as_u16(), detail = ?self.detail, "{}", self.description);
+        } else {
+            tracing::info!(status = self.status.as_u16(), "{}", self.description);
+        }
+        let result = self
+            .empty_shape
+            .map_or(Value::Null, |shape| crate::tree::encode(None, shape, ""));
+        let debug = match (self.debug, self.detail) {
+            (Some(mut diagnostics), Some(detail)) => {
+                if let Some(obj) = diagnostics.as_object_mut() {
+                    obj.insert("error".to_owned(), Value::String(detail));
+                }
+                diagnostics
+            }
+            (Some(diagnostics), None) => diagnostics,
+            (None, _) => Value::Null,
+        };
+        envelope(
+            self.status,
+            self.opt_status,
+            &self.description,
+            result,
+            debug,
+        )
+    }
+}
+
+/// The envelope response: `{"OPT_STATUS","DESCRIPTION","result","debug"}` as JSON.
+pub fn envelope(
+    status: StatusCode,
+    opt_status: &str,
+    description: &str,
+    result: Value,
+    debug: Value,
+) -> Response {
+    // Written by hand to keep the querier's member order (serde_json sorts object keys).
+    let body = format!(
+        "{{\"OPT_STATUS\":{},\"DESCRIPTION\":{},\"result\":{},\"debug\":{}}}",
+        Value::from(opt_status),
+        Value::from(description),
+        result,
+        debug
+    );
+    json_response(status, body)
+}
+
+/// A JSON body with `Content-Type: application/json; charset=utf-8`, as the querier sends.
+pub fn json_response(status: StatusCode, body: String) -> Response {
+    let mut response = (status, body).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn envelope_members_keep_the_querier_order() {
+        let response = envelope(
+            StatusCode::OK,
+            SUCCESS,
+            "a \"quoted\" text",
+            Value::Null,
+            Value::Null,
+        );
+        let (_, body) = response.into_parts();
+        let bytes = body_text(body);
+        assert_eq!(
+            bytes,
+            r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"a \"quoted\" text","result":null,"debug":null}"#
+        );
+    }
+
+    fn body_text(body: axum::body::Body) -> String {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let bytes = runtime
+            .block_on(axum::body::to_bytes(body, usize::MAX))
+            .expect("body");
+        String::from_utf8(bytes.to_vec()).expect("utf-8")
+    }
+
+    #[test]
+    fn internal_errors_hide_detail_unless_debug() {
+        let e = Error::internal("disk I/O error at /secret/path");
+        assert!(!e.description().contains("secret"));
+        assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+}

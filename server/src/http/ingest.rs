@@ -1,0 +1,130 @@
+//! `POST /v1/profile/ingest`: store folded stacks.
+//!
+//! Two body forms:
+//! - `Content-Type: application/json`: one batch or `{"batches": [...]}` (see [`crate::input`]);
+//! - anything else: the body is folded text and the metadata comes from the query string:
+//!   `?app_service=redis&profile_event_type=on-cpu&time=1700000000&host=node-a&k8s.label.app=redis`
+//!   (`profile_language_type`, `profile_value_unit` too; every other parameter is a tag).
+//!
+//! The whole request is one transaction: a bad line (reported with its number) writes nothing.
+
+use axum::body::Bytes;
+use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::{Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde_json::{json, Value};
+
+use crate::error::{envelope, SUCCESS};
+use crate::input::{self, BatchInput};
+use crate::store::{Batch, StoreError};
+use crate::{AppState, Error};
+
+/// Query-string fields that are batch metadata rather than tags.
+const META_PARAMS: [&str; 5] = [
+    "app_service",
+    "profile_language_type",
+    "profile_event_type",
+    "profile_value_unit",
+    "time",
+];
+
+/// The handler.
+pub async fn handle(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    match ingest(&state, &headers, query, body).await {
+        Ok(response) => response,
+        Err(e) => e.into_response(),
+    }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| ct.to_ascii_lowercase().contains("json"))
+}
+
+/// Build one batch from query-string metadata and a folded-text body.
+fn text_batch(params: &[(String, String)], body: &[u8], now: i64) -> Result<Batch, Error> {
+    let text = std::str::from_utf8(body)
+        .map_err(|e| Error::invalid(format!("the folded body is not UTF-8: {e}")))?;
+    let get = |key: &str| {
+        params
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    let app_service = get("app_service").ok_or_else(|| {
+        Error::invalid(
+            "app_service is required (query parameter ?app_service=... for a folded-text body, \
+             or send Content-Type: application/json)",
+        )
+    })?;
+    let time = match get("time") {
+        None => None,
+        Some(t) => Some(
+            t.parse::<i64>()
+                .map_err(|_| Error::invalid(format!("time must be Unix seconds, got '{t}'")))?,
+        ),
+    };
+    let tags = params
+        .iter()
+        .filter(|(k, _)| !META_PARAMS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    let batch_input = BatchInput {
+        app_service,
+        profile_language_type: get("profile_language_type")
+            .unwrap_or_else(|| input::DEFAULT_LANGUAGE.to_owned()),
+        profile_event_type: get("profile_event_type")
+            .unwrap_or_else(|| input::DEFAULT_EVENT_TYPE.to_owned()),
+        profile_value_unit: get("profile_value_unit")
+            .unwrap_or_else(|| input::DEFAULT_UNIT.to_owned()),
+        time,
+        tags,
+        folded: text.to_owned(),
+    };
+    input::to_batch(&batch_input, now).map_err(|e| Error::invalid(e.to_string()))
+}
+
+async fn ingest(
+    state: &AppState,
+    headers: &HeaderMap,
+    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Error> {
+    let body = super::read_body(body, state.limits.ingest)?;
+    let now = crate::store::ingest::now_micros() / 1_000_000;
+    let batches = if is_json(headers) {
+        input::parse_json_body(&body, now).map_err(|e| Error::invalid(e.to_string()))?
+    } else {
+        let Query(params) =
+            query.map_err(|e| Error::invalid(format!("bad query string: {}", e.body_text())))?;
+        vec![text_batch(&params, &body, now)?]
+    };
+    let store = state.store.clone();
+    let batch_count = batches.len();
+    let stats = tokio::task::spawn_blocking(move || store.insert(&batches))
+        .await
+        .map_err(|e| Error::internal(format!("ingest task failed: {e}")))?
+        .map_err(|e| match e {
+            StoreError::Invalid(msg) => Error::invalid(msg),
+            other => Error::internal(other),
+        })?;
+    tracing::info!(
+        samples = stats.samples,
+        new_stacks = stats.new_stacks,
+        "ingested"
+    );
+    let result = json!({
+        "batches": batch_count,
+        "samples": stats.samples,
+        "new_stacks": stats.new_stacks,
+    });
+    Ok(envelope(StatusCode::OK, SUCCESS, "", result, Value::Null))
+}

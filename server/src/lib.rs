@@ -1,0 +1,103 @@
+//! Embers service: stores eBPF profiles in `profile.in_process` (SQLite) and answers DeepFlow's
+//! ProfileTracing interface, serving the viewer on the same origin.
+//!
+//! [`app`] builds the axum router from an [`AppState`]; `main.rs` only parses arguments, sets up
+//! logging and serves it.
+
+pub mod cli;
+pub mod demo;
+pub mod error;
+pub mod fields;
+pub mod http;
+pub mod input;
+pub mod kernel_depth;
+pub mod store;
+pub mod tag_filter;
+pub mod tree;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::extract::DefaultBodyLimit;
+use axum::routing::{get, post};
+use axum::Router;
+use embers_model::encode::ResultShape;
+use tower_http::trace::TraceLayer;
+
+pub use error::Error;
+use http::upstream::Upstream;
+use store::Store;
+
+/// Default body limit of `POST /v1/profile/ingest` (64 MiB).
+pub const DEFAULT_INGEST_LIMIT: usize = 64 * 1024 * 1024;
+/// Default body limit of `POST /v1/profile/ProfileTracing` (256 KiB).
+pub const DEFAULT_QUERY_LIMIT: usize = 256 * 1024;
+
+/// Request body size limits, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// For ingest requests.
+    pub ingest: usize,
+    /// For query requests.
+    pub query: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            ingest: DEFAULT_INGEST_LIMIT,
+            query: DEFAULT_QUERY_LIMIT,
+        }
+    }
+}
+
+/// Everything a request handler needs; cheap to clone.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// The local profile store.
+    pub store: Arc<Store>,
+    /// Shape of `result` when the request does not ask for one (`--result-shape`).
+    pub default_shape: ResultShape,
+    /// When set, ProfileTracing requests go to this querier instead of the local store.
+    pub upstream: Option<Arc<Upstream>>,
+    /// Directory of the built viewer.
+    pub static_dir: PathBuf,
+    /// Body size limits.
+    pub limits: Limits,
+}
+
+impl AppState {
+    /// A state serving `store` locally with shape B, the `dist` viewer directory and default
+    /// limits.
+    pub fn new(store: Arc<Store>) -> AppState {
+        AppState {
+            store,
+            default_shape: ResultShape::B,
+            upstream: None,
+            static_dir: PathBuf::from("dist"),
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// The service's router: the API under `/v1/profile/`, `/healthz`, and the viewer at `/`.
+pub fn app(state: AppState) -> Router {
+    let limits = state.limits;
+    Router::new()
+        .route(
+            "/v1/profile/ProfileTracing",
+            post(http::profile_tracing::handle)
+                .fallback(http::method_not_allowed)
+                .layer(DefaultBodyLimit::max(limits.query)),
+        )
+        .route(
+            "/v1/profile/ingest",
+            post(http::ingest::handle)
+                .fallback(http::method_not_allowed)
+                .layer(DefaultBodyLimit::max(limits.ingest)),
+        )
+        .route("/healthz", get(http::health::handle))
+        .fallback(http::static_files::handle)
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}

@@ -1,0 +1,38 @@
+//! `embers-server`: parse arguments, set up logging (`RUST_LOG`), run `serve` or `import`.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use embers_server::cli::{self, Cli, Command};
+use tracing_subscriber::EnvFilter;
+
+fn main() -> ExitCode {
+    let args = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+    let outcome = match args.command {
+        Some(Command::Import(import)) => cli::import(&import),
+        Some(Command::Serve(serve)) => run_serve(serve),
+        None => run_serve(args.serve),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("embers-server: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_serve(args: cli::ServeArgs) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(cli::serve(args))
+}

@@ -1,0 +1,378 @@
+//! Writing samples: batches of stacks with shared metadata, in one transaction per call.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use super::StoreError;
+use crate::fields::{self, FieldKind, FieldRef, Home, ResolveError};
+
+/// Tags shared by every sample of a batch: fixed columns (`host`, `pod`, ...) and open-family
+/// tags (`k8s.label.app`, ...).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tags {
+    columns: BTreeMap<&'static str, String>,
+    open: BTreeMap<String, String>,
+}
+
+impl Tags {
+    /// An empty tag set.
+    pub fn new() -> Tags {
+        Tags::default()
+    }
+
+    /// Set tag `name` (a settable field of the seed's table, `vtap`, or an open-family tag).
+    ///
+    /// Errors name the problem: unknown tags, fields that are batch fields rather than tags
+    /// (`app_service`, `time`, ...), non-integer values for integer fields.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match fields::resolve(name) {
+            Ok(FieldRef::Column(def)) if def.home == Home::TagSet => {
+                if def.kind == FieldKind::Int && value.trim().parse::<i64>().is_err() {
+                    return Err(format!(
+                        "tag '{name}' takes an integer value, got '{value}'"
+                    ));
+                }
+                if def.name == "profile_value_unit" {
+                    return Err("set the unit with profile_value_unit, not as a tag".to_owned());
+                }
+                self.columns.insert(def.column, value.to_owned());
+                Ok(())
+            }
+            Ok(FieldRef::Column(def)) => Err(format!(
+                "'{}' is a per-sample field, not a tag; set it as a field of the batch",
+                def.name
+            )),
+            Ok(FieldRef::Open { name, .. }) => {
+                self.open.insert(name, value.to_owned());
+                Ok(())
+            }
+            Err(ResolveError::MissingKey(family)) => Err(format!(
+                "tag family '{}' needs a key, e.g. {}.app",
+                family.base(),
+                family.base()
+            )),
+            Err(ResolveError::Unknown) => Err(format!("unknown tag '{name}'")),
+        }
+    }
+
+    /// Builder form of [`Tags::set`].
+    pub fn with(mut self, name: &str, value: &str) -> Result<Tags, String> {
+        self.set(name, value)?;
+        Ok(self)
+    }
+
+    /// The value of a fixed tag column, if set.
+    pub fn column(&self, column: &str) -> Option<&str> {
+        self.columns.get(column).map(String::as_str)
+    }
+}
+
+/// Metadata shared by every sample of a batch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BatchMeta {
+    /// Process name (or `Total` for per-host stacks `[p] proc;[t] thread`).
+    pub app_service: String,
+    /// `profile_language_type`, e.g. `eBPF`.
+    pub language: String,
+    /// `profile_event_type`, e.g. `on-cpu`.
+    pub event_type: String,
+    /// `profile_value_unit`, e.g. `microseconds`.
+    pub unit: String,
+    /// Resource tags.
+    pub tags: Tags,
+}
+
+/// One stored sample: a `;`-joined stack (root→leaf, without the app_service root) and its value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sample {
+    /// Unix seconds.
+    pub time: i64,
+    /// Frames joined by `;`.
+    pub stack: String,
+    /// The value (µs for eBPF events; bytes for memory events).
+    pub value: u64,
+}
+
+/// Samples sharing metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// Shared metadata.
+    pub meta: BatchMeta,
+    /// The samples.
+    pub samples: Vec<Sample>,
+}
+
+/// What an insert wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InsertStats {
+    /// Samples written.
+    pub samples: u64,
+    /// Stacks not stored before.
+    pub new_stacks: u64,
+}
+
+/// Check what SQL constraints would not catch, with messages a caller can act on.
+fn validate(batches: &[Batch]) -> Result<(), StoreError> {
+    for (i, batch) in batches.iter().enumerate() {
+        let which = || {
+            if batches.len() > 1 {
+                format!(" (batch {})", i + 1)
+            } else {
+                String::new()
+            }
+        };
+        let m = &batch.meta;
+        for (field, value) in [
+            ("app_service", &m.app_service),
+            ("profile_language_type", &m.language),
+            ("profile_event_type", &m.event_type),
+        ] {
+            if value.trim().is_empty() {
+                return Err(StoreError::Invalid(format!(
+                    "{field} is required{}",
+                    which()
+                )));
+            }
+        }
+        for (j, s) in batch.samples.iter().enumerate() {
+            if s.stack.is_empty() || s.stack.split(';').any(str::is_empty) {
+                return Err(StoreError::Invalid(format!(
+                    "sample {} has an empty frame{}",
+                    j + 1,
+                    which()
+                )));
+            }
+            if i64::try_from(s.value).is_err() {
+                return Err(StoreError::Invalid(format!(
+                    "sample {} value {} exceeds {}{}",
+                    j + 1,
+                    s.value,
+                    i64::MAX,
+                    which()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Microseconds since the Unix epoch, now.
+pub fn now_micros() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX))
+}
+
+/// Most stack ids [`StackIds`] remembers (about 250 bytes each); past that it starts over.
+pub const MAX_CACHED_STACKS: usize = 200_000;
+
+/// Ids of stacks known to be committed, so repeated stacks skip the text-index lookup. Stacks are
+/// never deleted or renumbered, so an entry stays valid; only committed ids are added.
+#[derive(Debug, Default)]
+pub struct StackIds {
+    ids: HashMap<String, i64>,
+}
+
+impl StackIds {
+    fn get(&self, stack: &str) -> Option<i64> {
+        self.ids.get(stack).copied()
+    }
+
+    fn remember<'a>(&mut self, committed: impl ExactSizeIterator<Item = (&'a str, i64)>) {
+        if self.ids.len() + committed.len() > MAX_CACHED_STACKS {
+            self.ids.clear();
+        }
+        for (stack, id) in committed.take(MAX_CACHED_STACKS) {
+            self.ids.insert(stack.to_owned(), id);
+        }
+    }
+}
+
+/// Insert every batch in one transaction (all or nothing).
+pub fn insert(
+    conn: &mut Connection,
+    known: &mut StackIds,
+    batches: &[Batch],
+) -> Result<InsertStats, StoreError> {
+    validate(batches)?;
+    let in_ts = now_micros();
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let mut stats = InsertStats::default();
+    // Stacks this transaction looked up or added: remembered in `known` only after the commit.
+    let mut stack_ids: HashMap<&str, i64> = HashMap::new();
+    {
+        let mut tagset_ids: HashMap<String, i64> = HashMap::new();
+        let mut find_stack =
+            tx.prepare_cached("SELECT id FROM profile.stacks WHERE location_str = ?1")?;
+        let mut add_stack =
+            tx.prepare_cached("INSERT INTO profile.stacks (location_str) VALUES (?1)")?;
+        let mut add_sample = tx.prepare_cached(
+            "INSERT INTO profile.samples (time, app_service, profile_language_type, \
+             profile_event_type, stack_id, profile_value, tagset_id, profile_create_timestamp, \
+             profile_in_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        for batch in batches {
+            let m = &batch.meta;
+            let tagset = tagset_id(&tx, &mut tagset_ids, m)?;
+            for s in &batch.samples {
+                let cached = known
+                    .get(&s.stack)
+                    .or_else(|| stack_ids.get(s.stack.as_str()).copied());
+                let stack = match cached {
+                    Some(id) => id,
+                    None => {
+                        let id = match find_stack
+                            .query_row([&s.stack], |r| r.get::<_, i64>(0))
+                            .optional()?
+                        {
+                            Some(id) => id,
+                            None => {
+                                add_stack.execute([&s.stack])?;
+                                stats.new_stacks += 1;
+                                tx.last_insert_rowid()
+                            }
+                        };
+                        stack_ids.insert(s.stack.as_str(), id);
+                        id
+                    }
+                };
+                // validate() checked that the value fits.
+                let value = i64::try_from(s.value).unwrap_or(i64::MAX);
+                add_sample.execute(params![
+                    s.time,
+                    m.app_service,
+                    m.language,
+                    m.event_type,
+                    stack,
+                    value,
+                    tagset,
+                    s.time.saturating_mul(1_000_000),
+                    in_ts
+                ])?;
+                stats.samples += 1;
+            }
+        }
+    }
+    tx.commit()?;
+    known.remember(stack_ids.into_iter());
+    Ok(stats)
+}
+
+/// The canonical text identifying a tag set (unit, columns and open tags), as unambiguous JSON.
+fn fingerprint(meta: &BatchMeta) -> String {
+    serde_json::json!([meta.unit, meta.tags.columns, meta.tags.open]).to_string()
+}
+
+/// Find or create the tag set of `meta`.
+fn tagset_id(
+    tx: &rusqlite::Transaction<'_>,
+    cache: &mut HashMap<String, i64>,
+    meta: &BatchMeta,
+) -> Result<i64, StoreError> {
+    let key = fingerprint(meta);
+    if let Some(&id) = cache.get(&key) {
+        return Ok(id);
+    }
+    let existing: Option<i64> = tx
+        .prepare_cached("SELECT id FROM profile.tagsets WHERE fingerprint = ?1")?
+        .query_row([&key], |r| r.get(0))
+        .optional()?;
+    let id = match existing {
+        Some(id) => id,
+        None => {
+            let columns: Vec<_> = fields::settable_columns().collect();
+            let names: Vec<&str> = columns.iter().map(|d| d.column).collect();
+            let placeholders: Vec<String> =
+                (0..=columns.len()).map(|i| format!("?{}", i + 1)).collect();
+            let sql = format!(
+                "INSERT INTO profile.tagsets (fingerprint, {}) VALUES ({})",
+                names.join(", "),
+                placeholders.join(", ")
+            );
+            let mut values: Vec<rusqlite::types::Value> = vec![key.clone().into()];
+            for def in &columns {
+                values.push(column_value(meta, def));
+            }
+            tx.prepare_cached(&sql)?
+                .execute(rusqlite::params_from_iter(values))?;
+            let id = tx.last_insert_rowid();
+            let mut add_tag = tx.prepare_cached(
+                "INSERT INTO profile.tagset_tags (tagset_id, name, value) VALUES (?1, ?2, ?3)",
+            )?;
+            for (name, value) in &meta.tags.open {
+                add_tag.execute(params![id, name, value])?;
+            }
+            id
+        }
+    };
+    cache.insert(key, id);
+    Ok(id)
+}
+
+/// The stored value of one tag column for `meta` (`''`/0 when absent).
+fn column_value(meta: &BatchMeta, def: &fields::FieldDef) -> rusqlite::types::Value {
+    use rusqlite::types::Value;
+    if def.column == "profile_value_unit" {
+        return Value::Text(meta.unit.clone());
+    }
+    let given = meta.tags.columns.get(def.column);
+    match def.kind {
+        FieldKind::Text => Value::Text(given.cloned().unwrap_or_default()),
+        FieldKind::Int => {
+            let parsed = given.and_then(|v| v.trim().parse::<i64>().ok());
+            let default = if def.column == "is_ipv4" {
+                // Infer from the sample IP when not given: IPv6 addresses contain ':'.
+                i64::from(
+                    !meta
+                        .tags
+                        .columns
+                        .get("ip")
+                        .is_some_and(|ip| ip.contains(':')),
+                )
+            } else {
+                0
+            };
+            Value::Integer(parsed.unwrap_or(default))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tags_accept_known_names_and_reject_others() {
+        let mut t = Tags::new();
+        assert!(t.set("host", "node-a").is_ok());
+        assert!(t.set("vtap", "agent-1").is_ok());
+        assert_eq!(t.column("agent"), Some("agent-1"));
+        assert!(t.set("k8s.label.app", "web").is_ok());
+        assert!(t.set("is_ipv4", "1").is_ok());
+        assert!(t.set("is_ipv4", "yes").unwrap_err().contains("integer"));
+        assert!(t.set("colour", "red").unwrap_err().contains("unknown tag"));
+        assert!(t.set("time", "1").unwrap_err().contains("per-sample"));
+        assert!(t.set("k8s.env", "x").unwrap_err().contains("needs a key"));
+    }
+
+    #[test]
+    fn fingerprints_differ_by_any_tag() {
+        let meta = |tags: Tags| BatchMeta {
+            app_service: "a".into(),
+            language: "eBPF".into(),
+            event_type: "on-cpu".into(),
+            unit: "microseconds".into(),
+            tags,
+        };
+        let a = fingerprint(&meta(Tags::new().with("host", "x").expect("tag")));
+        let b = fingerprint(&meta(Tags::new().with("pod", "x").expect("tag")));
+        let c = fingerprint(&meta(Tags::new().with("k8s.label.host", "x").expect("tag")));
+        assert_ne!(a, b);
+        assert_ne!(a, c);
+        assert_eq!(
+            a,
+            fingerprint(&meta(Tags::new().with("host", "x").expect("tag")))
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! The embedded profile store: a SQLite file attached as schema `profile`, holding
+//! `profile.in_process` (see [`schema`] for the layout).
+//!
+//! One writer connection (SQLite allows one writer at a time) and a small pool of reader
+//! connections; the file is in WAL mode so queries run while a batch is being written. All calls
+//! block: async callers use `tokio::task::spawn_blocking`.
+
+pub mod ingest;
+pub mod query;
+pub mod schema;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+use rusqlite::Connection;
+
+pub use ingest::{Batch, BatchMeta, InsertStats, Sample, Tags};
+pub use query::{ProfileQuery, QueryError, QueryOutput};
+
+/// Most idle reader connections kept for reuse.
+const MAX_IDLE_READERS: usize = 4;
+
+/// A store failure.
+#[derive(Debug)]
+pub enum StoreError {
+    /// SQLite reported an error.
+    Sqlite(rusqlite::Error),
+    /// The database file's schema is not one this build can use.
+    Schema(String),
+    /// The data handed to the store is not valid (a caller's mistake, not the server's).
+    Invalid(String),
+    /// The database path is not usable.
+    Path(String),
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StoreError::Sqlite(e) => write!(f, "sqlite: {e}"),
+            StoreError::Schema(msg) => write!(f, "schema: {msg}"),
+            StoreError::Invalid(msg) => f.write_str(msg),
+            StoreError::Path(msg) => write!(f, "database path: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        StoreError::Sqlite(e)
+    }
+}
+
+/// The writer connection and what it remembers between transactions.
+#[derive(Debug)]
+struct Writer {
+    conn: Connection,
+    stacks: ingest::StackIds,
+}
+
+/// The profile store. Cheap to share behind an `Arc`.
+#[derive(Debug)]
+pub struct Store {
+    path: PathBuf,
+    writer: Mutex<Writer>,
+    readers: Mutex<Vec<Connection>>,
+}
+
+impl Store {
+    /// Open (creating if needed) the database file at `path` and migrate its schema.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| StoreError::Path(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let mut writer = connect(path)?;
+        schema::migrate(&mut writer)?;
+        Ok(Store {
+            path: path.to_owned(),
+            writer: Mutex::new(Writer {
+                conn: writer,
+                stacks: ingest::StackIds::default(),
+            }),
+            readers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Lock the writer connection (a poisoned lock is still usable: SQLite rolled back).
+    fn writer(&self) -> MutexGuard<'_, Writer> {
+        self.writer
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Run `f` on a reader connection from the pool.
+    fn with_reader<T, E: From<StoreError>>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let pooled = self.readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let conn = match pooled {
+            Some(conn) => conn,
+            None => connect(&self.path)?,
+        };
+        let out = f(&conn);
+        let mut idle = self.readers.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < MAX_IDLE_READERS {
+            idle.push(conn);
+        }
+        out
+    }
+
+    /// Number of stored samples.
+    pub fn sample_count(&self) -> Result<u64, StoreError> {
+        self.with_reader(|conn| {
+            let n: i64 = conn
+                .query_row("SELECT COUNT(*) FROM profile.samples", [], |r| r.get(0))
+                .map_err(StoreError::from)?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        })
+    }
+
+    /// Number of distinct stored stacks.
+    pub fn stack_count(&self) -> Result<u64, StoreError> {
+        self.with_reader(|conn| {
+            let n: i64 = conn
+                .query_row("SELECT COUNT(*) FROM profile.stacks", [], |r| r.get(0))
+                .map_err(StoreError::from)?;
+            Ok(u64::try_from(n).unwrap_or(0))
+        })
+    }
+
+    /// Whether the store holds no samples.
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        self.with_reader(|conn| {
+            match conn.query_row("SELECT 1 FROM profile.samples LIMIT 1", [], |_| Ok(())) {
+                Ok(()) => Ok(false),
+                Err(rusqlite::Error::QueryReturnedNoRows) => Ok(true),
+                Err(other) => Err(StoreError::from(other)),
+            }
+        })
+    }
+
+    /// Write `batches` in one transaction: all of them or, on any error, none.
+    pub fn insert(&self, batches: &[Batch]) -> Result<InsertStats, StoreError> {
+        let mut writer = self.writer();
+        let Writer { conn, stacks } = &mut *writer;
+        ingest::insert(conn, stacks, batches)
+    }
+
+    /// Answer a ProfileTracing query with the matching stacks, summed per distinct stack.
+    pub fn query(&self, q: &ProfileQuery) -> Result<QueryOutput, QueryError> {
+        self.with_reader(|conn| query::run(conn, q))
+    }
+}
+
+/// Open a connection: an in-memory main schema with the database file attached as `profile`.
+pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
+    let path_str = path
+        .to_str()
+        .ok_or_else(|| StoreError::Path(format!("{} is not valid UTF-8", path.display())))?;
+    let conn = Connection::open_in_memory()?;
+    conn.execute("ATTACH DATABASE ?1 AS profile", [path_str])?;
+    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    // journal_mode returns a row, so read it rather than execute it.
+    let mode: String = conn.query_row("PRAGMA profile.journal_mode = WAL", [], |row| row.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
+        tracing::warn!(mode, "could not switch the database to WAL mode");
+    }
+    conn.execute_batch(
+        "PRAGMA profile.synchronous = NORMAL;
+         PRAGMA profile.cache_size = -32768;
+         PRAGMA temp_store = MEMORY;",
+    )?;
+    Ok(conn)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn batch(stacks: &[&str]) -> Batch {
+        Batch {
+            meta: BatchMeta {
+                app_service: "app".into(),
+                language: "eBPF".into(),
+                event_type: "on-cpu".into(),
+                unit: "microseconds".into(),
+                tags: Tags::new(),
+            },
+            samples: stacks
+                .iter()
+                .map(|s| Sample {
+                    time: 1,
+                    stack: (*s).to_owned(),
+                    value: 1,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn stacks_are_stored_once_across_transactions_and_reopens() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("s.db");
+        let store = Store::open(&path).expect("open");
+        let first = store
+            .insert(&[batch(&["a;b", "a;c", "a;b"])])
+            .expect("insert");
+        assert_eq!(
+            first,
+            InsertStats {
+                samples: 3,
+                new_stacks: 2
+            }
+        );
+        let again = store.insert(&[batch(&["a;b", "a;d"])]).expect("insert");
+        assert_eq!(
+            again,
+            InsertStats {
+                samples: 2,
+                new_stacks: 1
+            }
+        );
+        // A rejected batch (empty frame) writes nothing and remembers nothing.
+        assert!(store.insert(&[batch(&["a;e"]), batch(&["a;;f"])]).is_err());
+        drop(store);
+        let store = Store::open(&path).expect("reopen");
+        let third = store.insert(&[batch(&["a;c", "a;e"])]).expect("insert");
+        assert_eq!(
+            third,
+            InsertStats {
+                samples: 2,
+                new_stacks: 1
+            }
+        );
+        assert_eq!(store.stack_count().expect("count"), 4);
+        assert_eq!(store.sample_count().expect("count"), 7);
+        assert!(!store.is_empty().expect("empty"));
+    }
+}

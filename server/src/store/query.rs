@@ -1,0 +1,339 @@
+//! Reading stacks for a ProfileTracing query from `profile.in_process`.
+//!
+//! The SQL text is assembled only from fixed fragments and field-table column names; every value
+//! from the request (app_service, language, event type, times, tag values, open-tag names) is a
+//! bound parameter.
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use rusqlite::types::Value as SqlValue;
+use rusqlite::Connection;
+
+use super::StoreError;
+use crate::fields::{FieldRef, Home};
+use crate::tag_filter::{Condition, Op, TagFilter, Value};
+
+/// The per-host pseudo app_service.
+pub const TOTAL: &str = "Total";
+/// Most app_services an unnamed query may match (and name its root after).
+pub const MAX_AUTO_APP_SERVICES: usize = 10;
+
+/// A ProfileTracing query, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProfileQuery {
+    /// The process, `Total`, or `None` to find the matching app_services.
+    pub app_service: Option<String>,
+    /// `profile_language_type`.
+    pub language: String,
+    /// `profile_event_type`.
+    pub event_type: String,
+    /// Unix seconds, inclusive.
+    pub time_start: i64,
+    /// Unix seconds, inclusive.
+    pub time_end: i64,
+    /// Extra conditions.
+    pub filter: TagFilter,
+}
+
+/// The matching stacks, summed per distinct stack.
+#[derive(Debug, Clone, Default)]
+pub struct QueryOutput {
+    /// Name of the root: the app_service, or the matched ones joined by `", "`.
+    pub root: String,
+    /// `(profile_location_str, summed value)` per distinct stack.
+    pub stacks: Vec<(String, u64)>,
+    /// The SQL statements run (placeholders, not values), for `debug`.
+    pub statements: Vec<String>,
+    /// Time spent in SQLite.
+    pub elapsed: Duration,
+}
+
+/// Why a query could not be answered.
+#[derive(Debug)]
+pub enum QueryError {
+    /// `app_service` was omitted and nothing matched the other conditions.
+    NoAppService,
+    /// `app_service` was omitted and more than [`MAX_AUTO_APP_SERVICES`] matched (first 11 given).
+    TooManyAppServices(Vec<String>),
+    /// The store failed.
+    Store(StoreError),
+}
+
+impl fmt::Display for QueryError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            QueryError::NoAppService => f.write_str(
+                "app_service was not given and no app_service matches the other conditions; \
+                 set app_service",
+            ),
+            QueryError::TooManyAppServices(names) => write!(
+                f,
+                "app_service was not given and more than {MAX_AUTO_APP_SERVICES} app_services \
+                 match ({}, ...); set app_service or narrow tag_filter",
+                names
+                    .iter()
+                    .take(MAX_AUTO_APP_SERVICES)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            QueryError::Store(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for QueryError {}
+
+impl From<StoreError> for QueryError {
+    fn from(e: StoreError) -> Self {
+        QueryError::Store(e)
+    }
+}
+
+impl From<rusqlite::Error> for QueryError {
+    fn from(e: rusqlite::Error) -> Self {
+        QueryError::Store(StoreError::Sqlite(e))
+    }
+}
+
+/// SQL text with its bound parameters, built together so they cannot drift apart.
+#[derive(Debug, Default)]
+struct Sql {
+    text: String,
+    params: Vec<SqlValue>,
+}
+
+impl Sql {
+    fn new(text: &str) -> Sql {
+        Sql {
+            text: text.to_owned(),
+            params: Vec::new(),
+        }
+    }
+
+    /// Append fixed SQL text (never request data).
+    fn push(&mut self, fixed: &str) -> &mut Sql {
+        self.text.push_str(fixed);
+        self
+    }
+
+    /// Append a `?` placeholder bound to `value`.
+    fn bind(&mut self, value: impl Into<SqlValue>) -> &mut Sql {
+        self.text.push('?');
+        self.params.push(value.into());
+        self
+    }
+
+    /// Append `op` and its bound operand(s).
+    fn op(&mut self, op: Op, values: &[Value]) -> &mut Sql {
+        let list = |sql: &mut Sql, prefix: &str| {
+            sql.push(prefix);
+            for (i, v) in values.iter().enumerate() {
+                if i > 0 {
+                    sql.push(", ");
+                }
+                sql.bind(sql_value(v));
+            }
+            sql.push(")");
+        };
+        match op {
+            Op::Eq => {
+                self.push(" = ");
+                values.first().map(|v| self.bind(sql_value(v)));
+            }
+            Op::Ne => {
+                self.push(" != ");
+                values.first().map(|v| self.bind(sql_value(v)));
+            }
+            Op::In => list(self, " IN ("),
+            Op::NotIn => list(self, " NOT IN ("),
+        }
+        self
+    }
+}
+
+fn sql_value(v: &Value) -> SqlValue {
+    match v {
+        Value::Text(s) => SqlValue::Text(s.clone()),
+        Value::Int(i) => SqlValue::Integer(*i),
+    }
+}
+
+/// Append the conditions every statement shares: language, event type, time range, tag filter.
+fn common_where(sql: &mut Sql, q: &ProfileQuery) {
+    sql.push("profile_language_type = ")
+        .bind(q.language.clone());
+    sql.push(" AND profile_event_type = ")
+        .bind(q.event_type.clone());
+    sql.push(" AND time >= ").bind(q.time_start);
+    sql.push(" AND time <= ").bind(q.time_end);
+    let (per_sample, per_tagset): (Vec<&Condition>, Vec<&Condition>) = q
+        .filter
+        .conditions
+        .iter()
+        .partition(|c| matches!(&c.field, FieldRef::Column(d) if d.home == Home::Sample));
+    for c in per_sample {
+        if let FieldRef::Column(def) = &c.field {
+            // `def.name` is a fixed identifier from the field table, a column of the view.
+            sql.push(" AND ").push(def.name).op(c.op, &c.values);
+        }
+    }
+    if per_tagset.is_empty() {
+        return;
+    }
+    sql.push(" AND tagset_id IN (SELECT ts.id FROM profile.tagsets AS ts WHERE ");
+    for (i, c) in per_tagset.iter().enumerate() {
+        if i > 0 {
+            sql.push(" AND ");
+        }
+        match &c.field {
+            FieldRef::Column(def) => {
+                sql.push("ts.").push(def.column).op(c.op, &c.values);
+            }
+            FieldRef::Open { name, .. } => {
+                sql.push(
+                    "COALESCE((SELECT tt.value FROM profile.tagset_tags AS tt \
+                     WHERE tt.tagset_id = ts.id AND tt.name = ",
+                )
+                .bind(name.clone())
+                .push("), '')")
+                .op(c.op, &c.values);
+            }
+        }
+    }
+    sql.push(")");
+}
+
+/// Run the query: resolve the app_service(s), then sum values per distinct stack.
+pub fn run(conn: &Connection, q: &ProfileQuery) -> Result<QueryOutput, QueryError> {
+    let started = Instant::now();
+    let mut statements = Vec::new();
+    let services = match &q.app_service {
+        Some(name) => vec![name.clone()],
+        None => discover(conn, q, &mut statements)?,
+    };
+
+    let sql = main_statement(q, &services);
+    let mut stmt = conn.prepare_cached(&sql.text)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(sql.params.iter()))?;
+    let mut stacks = Vec::new();
+    while let Some(row) = rows.next()? {
+        let stack: String = row.get(0)?;
+        let total: i64 = row.get(1)?;
+        let total = u64::try_from(total).map_err(|_| {
+            StoreError::Invalid(format!("negative total {total} for a stored stack"))
+        })?;
+        stacks.push((stack, total));
+    }
+    statements.push(sql.text);
+    Ok(QueryOutput {
+        root: services.join(", "),
+        stacks,
+        statements,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The main statement: per distinct stack of the matching samples, its text and summed value.
+/// SQLite sums over the covering index, then looks each distinct stack up once.
+fn main_statement(q: &ProfileQuery, services: &[String]) -> Sql {
+    let mut sql = Sql::new(
+        "SELECT st.location_str, agg.total FROM (\
+         SELECT stack_id, SUM(profile_value) AS total FROM profile.in_process WHERE ",
+    );
+    common_where(&mut sql, q);
+    sql.push(" AND app_service IN (");
+    for (i, name) in services.iter().enumerate() {
+        if i > 0 {
+            sql.push(", ");
+        }
+        sql.bind(name.clone());
+    }
+    sql.push(") GROUP BY stack_id) AS agg JOIN profile.stacks AS st ON st.id = agg.stack_id");
+    sql
+}
+
+/// Find the app_services (other than `Total`) matching a query without one: 1 to 10, sorted.
+fn discover(
+    conn: &Connection,
+    q: &ProfileQuery,
+    statements: &mut Vec<String>,
+) -> Result<Vec<String>, QueryError> {
+    let mut sql = Sql::new("SELECT DISTINCT app_service FROM profile.in_process WHERE ");
+    common_where(&mut sql, q);
+    sql.push(" AND app_service != ").bind(TOTAL.to_owned());
+    sql.push(" ORDER BY app_service LIMIT ")
+        .bind(i64::try_from(MAX_AUTO_APP_SERVICES + 1).unwrap_or(11));
+    let mut stmt = conn.prepare_cached(&sql.text)?;
+    let names: Vec<String> = stmt
+        .query_map(rusqlite::params_from_iter(sql.params.iter()), |row| {
+            row.get(0)
+        })?
+        .collect::<Result<_, _>>()?;
+    statements.push(sql.text);
+    match names.len() {
+        0 => Err(QueryError::NoAppService),
+        n if n > MAX_AUTO_APP_SERVICES => Err(QueryError::TooManyAppServices(names)),
+        _ => Ok(names),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tag_filter;
+
+    fn query(filter: &str) -> ProfileQuery {
+        ProfileQuery {
+            app_service: Some("app".into()),
+            language: "eBPF".into(),
+            event_type: "on-cpu".into(),
+            time_start: 1,
+            time_end: 2,
+            filter: tag_filter::parse(filter).expect("filter"),
+        }
+    }
+
+    /// The main statement must read only the covering index of `samples` (no per-row lookups of
+    /// stacks or tag sets) and look each distinct stack up once.
+    #[test]
+    fn main_query_uses_the_covering_index() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("p.db");
+        drop(crate::store::Store::open(&path).expect("open"));
+        let conn = crate::store::connect(&path).expect("conn");
+        let mut sql = Sql::new("EXPLAIN QUERY PLAN ");
+        sql.push(&main_statement(&query(""), &["app".to_owned()]).text);
+        let q = main_statement(&query(""), &["app".to_owned()]);
+        let mut stmt = conn.prepare(&sql.text).expect("prepare");
+        let plan: Vec<String> = stmt
+            .query_map(rusqlite::params_from_iter(q.params.iter()), |r| {
+                r.get::<_, String>(3)
+            })
+            .expect("plan")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        let plan = plan.join("\n");
+        assert!(
+            plan.contains("USING COVERING INDEX samples_by_query"),
+            "{plan}"
+        );
+        assert_eq!(plan.matches("SEARCH st").count(), 1, "{plan}");
+        assert!(!plan.contains("tagsets"), "{plan}");
+    }
+
+    #[test]
+    fn values_are_bound_never_inlined() {
+        let q = query("pod='x'' OR 1=1 --' AND k8s.label.app IN ('a','b') AND time != '5'");
+        let mut sql = Sql::default();
+        common_where(&mut sql, &q);
+        assert!(!sql.text.contains("OR 1=1"), "{}", sql.text);
+        assert!(!sql.text.contains("k8s.label.app"), "{}", sql.text);
+        assert_eq!(sql.text.matches('?').count(), sql.params.len());
+        assert!(sql.params.contains(&SqlValue::Text("x' OR 1=1 --".into())));
+        assert!(sql.params.contains(&SqlValue::Integer(5)));
+        assert!(sql.text.contains("AND time != ?"), "{}", sql.text);
+        assert!(sql.text.contains("ts.pod = ?"), "{}", sql.text);
+    }
+}
