@@ -6,19 +6,29 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use embers_model::decode_response;
+use embers_model::format::{format_percent, format_value};
+use embers_model::layout::Orientation;
 use embers_model::request::ProfileRequest;
 use embers_model::NodeId;
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
 use web_sys::AbortController;
 
 use crate::api::{post_profile_tracing, ApiError, QUERY_TIMEOUT_MS};
+use crate::components::analysis::AnalysisBar;
+use crate::components::export::{DropZone, ExportMenu};
 use crate::components::flame_graph::FlameGraph;
 use crate::components::query_form::{FormState, QueryForm};
+use crate::components::table::FunctionTable;
+use crate::components::theme::{theme_state, ThemeSwitch};
 use crate::components::toolbar::{StatusLine, Toolbar};
-use crate::state::{LoadState, Loaded, Metric};
+use crate::render::Overlay;
+use crate::state::{LoadState, Loaded};
 use crate::time::now_ms;
+use crate::view::ViewSpec;
+use crate::view_state::ViewState;
 
 /// Runs queries: one at a time, cancellable, the newest winning.
 #[derive(Clone, Copy)]
@@ -122,14 +132,23 @@ pub fn decode_to_state(status: u16, body: &str, request: ProfileRequest) -> Load
     }
 }
 
+/// Windows at least this wide (CSS px) open the function table by default.
+const TABLE_DEFAULT_MIN_WIDTH_CSS: f64 = 1500.0;
+
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
+    // Owned by the app root, so every component shares one theme for the page's life.
+    theme_state();
     let load = RwSignal::new(LoadState::Idle);
-    let zoom = RwSignal::new(0 as NodeId);
-    let metric = RwSignal::new(Metric::Total);
-    let runner = QueryRunner::new(load, zoom);
+    let page = crate::url::page_params();
+    let spec = ViewSpec::from_params(page.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let embed = page.iter().any(|(k, v)| k == "embed" && v != "0");
+    let view = ViewState::new(load, spec);
+    let runner = QueryRunner::new(load, view.zoom);
     let form = FormState::from_page();
+    crate::embed::listen(view, runner, form);
+    crate::url::sync_view_to_url(view, form, embed);
 
     if form.run_on_load {
         if let Ok(req) = form.to_request() {
@@ -138,48 +157,205 @@ pub fn App() -> impl IntoView {
     }
 
     view! {
-        <div class="app">
-            <header class="topbar">
-                <div class="brand" aria-label="Embers">
-                    <span class="brand-mark" aria-hidden="true"></span>
-                    "Embers"
-                </div>
-                <QueryForm form=form runner=runner />
-            </header>
-            <Viewer load=load zoom=zoom metric=metric />
+        <div class="app" class:embedded=embed>
+            {(!embed).then(|| view! {
+                <header class="topbar">
+                    <div class="brand" aria-label="Embers">
+                        <span class="brand-mark" aria-hidden="true"></span>
+                        "Embers"
+                    </div>
+                    <QueryForm form=form runner=runner />
+                </header>
+            })}
+            <Viewer view=view />
         </div>
     }
 }
 
-/// Everything below the form: toolbar, error, graph and status line, driven by `load`.
-/// Embedders and tests can mount it with a profile they decoded themselves.
+/// Everything below the form: toolbars, error, graph (or sandwich), table and status line,
+/// driven by `view.load`. Embedders and tests can mount it with a profile they decoded themselves.
 #[component]
-pub fn Viewer(
-    load: RwSignal<LoadState>,
-    zoom: RwSignal<NodeId>,
-    metric: RwSignal<Metric>,
-) -> impl IntoView {
-    let keys = window_event_listener(ev::keydown, move |e| {
-        if e.key() == "Escape" {
-            zoom.set(0);
-        }
-    });
+pub fn Viewer(view: ViewState) -> impl IntoView {
+    theme_state();
+    let help = RwSignal::new(false);
+    // The table shares the width with the graph: open it by default only on wide windows.
+    let wide = web_sys::window()
+        .and_then(|w| w.inner_width().ok())
+        .and_then(|w| w.as_f64())
+        .is_some_and(|w| w >= TABLE_DEFAULT_MIN_WIDTH_CSS);
+    let table_open = RwSignal::new(wide);
+    let keys = window_event_listener(ev::keydown, move |e| global_key(view, help, &e));
     on_cleanup(move || keys.remove());
-
+    let graph = move || match view.shown.get() {
+        Some(l) if !l.profile.is_empty() => match view.sandwich() {
+            Some((callers, callees)) => {
+                view! { <SandwichView view=view callers=callers callees=callees /> }.into_any()
+            }
+            None => view! { <MainGraph view=view loaded=l /> }.into_any(),
+        },
+        _ => view! { <EmptyState state=view.load.get() /> }.into_any(),
+    };
+    let table_toggle: ChildrenFn = Arc::new(move || {
+        view! {
+            <ExportMenu view=view />
+            <button type="button" data-testid="table-toggle" aria-pressed=move || table_open.get().to_string()
+                class:active=move || table_open.get() title="Show or hide the function table"
+                on:click=move |_| table_open.update(|o| *o = !*o)>"Table"</button>
+            <ThemeSwitch />
+            <button type="button" class="icon" data-testid="help-toggle" title="Keyboard shortcuts (?)"
+                on:click=move |_| help.update(|h| *h = !*h)>"?"</button>
+        }
+        .into_any()
+    });
     view! {
-        <Toolbar load=load zoom=zoom metric=metric />
-        <ErrorBanner load=load />
-        <main class="graph-area">
-            {move || match load.get() {
-                LoadState::Loaded(l) if !l.profile.is_empty() => {
-                    view! { <FlameGraph loaded=l zoom=zoom metric=metric /> }.into_any()
-                }
-                state => view! { <EmptyState state=state /> }.into_any(),
-            }}
-        </main>
+        <Toolbar view=view extra=table_toggle />
+        {move || view.shown.get().filter(|l| !l.profile.is_empty()).map(|_| view! { <AnalysisBar view=view /> })}
+        <ErrorBanner load=view.load />
+        <div class="workspace">
+            <main class="graph-area">{graph}</main>
+            {move || (table_open.get() && view.shown.get().is_some_and(|l| !l.profile.is_empty()))
+                .then(|| view! { <FunctionTable view=view /> })}
+        </div>
+        <Announcer view=view />
+        {move || help.get().then(|| view! { <Shortcuts close=move || help.set(false) /> })}
         <footer class="footer">
-            <StatusLine load=load />
+            <StatusLine load=view.load />
         </footer>
+        <DropZone view=view />
+    }
+}
+
+/// Page-wide keys: Esc resets (or closes help), `/` focuses the search, `?` toggles help.
+fn global_key(view: ViewState, help: RwSignal<bool>, e: &web_sys::KeyboardEvent) {
+    let typing = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+    match e.key().as_str() {
+        "Escape" if help.get_untracked() => help.set(false),
+        "Escape" => {
+            view.zoom.set(0);
+            view.focused.set(None);
+            // The selection feeds the sandwich; while that is open, keep it.
+            if !view.sandwich_open.get_untracked() {
+                view.selected.set(None);
+            }
+        }
+        "/" if !typing => {
+            e.prevent_default();
+            focus_testid("search");
+        }
+        "?" if !typing => help.update(|h| *h = !*h),
+        _ => {}
+    }
+}
+
+fn focus_testid(id: &str) {
+    let el = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector(&format!("[data-testid='{id}']"))
+                .ok()
+                .flatten()
+        })
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(el) = el {
+        let _ = el.focus();
+    }
+}
+
+/// The main graph with search/selection overlay, keyboard focus, and click-to-select.
+#[component]
+fn MainGraph(view: ViewState, loaded: Arc<Loaded>) -> impl IntoView {
+    let for_overlay = loaded.clone();
+    let overlay = Signal::derive(move || Overlay {
+        search: view.found.get(),
+        selected: view
+            .selected
+            .get()
+            .and_then(|n| for_overlay.profile.function_id(&n)),
+        highlighted: view
+            .highlighted
+            .get()
+            .and_then(|n| for_overlay.profile.function_id(&n)),
+        focused: view.focused.get(),
+    });
+    let for_pick = loaded.clone();
+    let pick = Callback::new(move |node: NodeId| {
+        view.selected
+            .set(Some(for_pick.profile.name(node).to_string()));
+        crate::embed::announce_selection(&for_pick.profile, node);
+    });
+    view! {
+        <FlameGraph loaded=loaded zoom=view.zoom metric=view.metric orientation=view.orientation
+            overlay=overlay focused=view.focused on_pick=pick />
+    }
+}
+
+/// Callers above (root at the bottom), callees below, of the selected function.
+#[component]
+fn SandwichView(view: ViewState, callers: Arc<Loaded>, callees: Arc<Loaded>) -> impl IntoView {
+    let (zoom_up, zoom_down) = (RwSignal::new(0), RwSignal::new(0));
+    let name = view.selected.get_untracked().unwrap_or_default();
+    view! {
+        <div class="sandwich" data-testid="sandwich">
+            <div class="sandwich-label">{format!("Callers of {name}")}</div>
+            <div class="sandwich-half">
+                <FlameGraph loaded=callers zoom=zoom_up metric=view.metric orientation=Orientation::Flame
+                    testid="sandwich-callers" label="Callers of the selected function" />
+            </div>
+            <div class="sandwich-label">{format!("Callees of {name}")}</div>
+            <div class="sandwich-half">
+                <FlameGraph loaded=callees zoom=zoom_down metric=view.metric
+                    testid="sandwich-callees" label="Callees of the selected function" />
+            </div>
+        </div>
+    }
+}
+
+/// A live region that reads out the frame with keyboard focus.
+#[component]
+fn Announcer(view: ViewState) -> impl IntoView {
+    let text = move || {
+        let node = view.focused.get()?;
+        let shown = view.shown.get()?;
+        let p = &shown.profile;
+        (node < p.node_count() as NodeId).then(|| {
+            format!(
+                "{}, {} frame, total {} ({}), self {} ({}), depth {}",
+                p.name(node),
+                p.kind(node).label(),
+                format_value(p.total(node), shown.unit),
+                format_percent(p.total(node), p.root_total()),
+                format_value(p.self_value(node), shown.unit),
+                format_percent(p.self_value(node), p.root_total()),
+                p.depth(node)
+            )
+        })
+    };
+    view! { <div class="sr-only" aria-live="polite" data-testid="announcer">{text}</div> }
+}
+
+/// The keyboard shortcut sheet.
+#[component]
+fn Shortcuts(close: impl Fn() + Send + Sync + 'static) -> impl IntoView {
+    const KEYS: [(&str, &str); 9] = [
+        ("← →", "previous / next frame in the row"),
+        ("↑ ↓", "parent / widest child"),
+        ("Enter", "zoom into the focused frame"),
+        ("Esc", "reset zoom and selection"),
+        ("Home", "focus the zoomed frame"),
+        ("/", "search"),
+        ("Enter / Shift+Enter in search", "next / previous match"),
+        ("Tab", "move between the form, toolbar, graph and table"),
+        ("?", "show or hide this sheet"),
+    ];
+    view! {
+        <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts" data-testid="shortcuts">
+            <h2>"Keyboard"</h2>
+            <dl>{KEYS.iter().map(|(k, v)| view! { <dt><kbd>{*k}</kbd></dt><dd>{*v}</dd> }).collect_view()}</dl>
+            <button type="button" on:click=move |_| close()>"Close"</button>
+        </div>
     }
 }
 

@@ -7,9 +7,12 @@
 pub mod api;
 pub mod app;
 pub mod components;
+pub mod embed;
 pub mod render;
 pub mod state;
 pub mod time;
 pub mod url;
+pub mod view;
+pub mod view_state;
 
 pub use app::App;

@@ -1,5 +1,9 @@
-//! Entry point: mount the app. Everything else lives in the library crate.
+//! Entry point: report panics on the console, then mount the app.
 
 fn main() {
+    // A panic in wasm otherwise surfaces only as "unreachable"; say where it happened.
+    std::panic::set_hook(Box::new(|info| {
+        web_sys::console::error_1(&format!("Embers panicked: {info}").into())
+    }));
     leptos::mount::mount_to_body(embers::App);
 }

@@ -6,11 +6,15 @@
 
 use embers_model::color::{self_heat, MERGED_COLOR};
 use embers_model::format::{elide, format_percent};
+use std::sync::Arc;
+
 use embers_model::layout::{Bar, LayoutOptions, Viewport};
+use embers_model::search::SearchResult;
+use embers_model::NodeId;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use crate::state::{Loaded, Metric};
+use crate::state::{Loaded, Metric, ROOT_COLOR};
 
 /// Label font; monospace so that elision is arithmetic, not a `measureText` per bar.
 pub const LABEL_FONT: &str = "12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace";
@@ -20,6 +24,21 @@ const LABEL_PAD_CSS: f64 = 4.0;
 const GAP_MIN_WIDTH_CSS: f64 = 3.0;
 /// Opacity of the dimmed ancestors of a zoomed frame.
 const ANCESTOR_ALPHA: f64 = 0.45;
+/// Opacity of frames that do not match an active search.
+const NON_MATCH_ALPHA: f64 = 0.22;
+
+/// What is drawn on top of the bars: search matches, selection, table hover, keyboard focus.
+#[derive(Clone, Debug, Default)]
+pub struct Overlay {
+    /// Active search over this profile (non-matching frames are dimmed).
+    pub search: Option<Arc<SearchResult>>,
+    /// Selected function id (all its frames outlined).
+    pub selected: Option<u32>,
+    /// Function id hovered in the table (all its frames outlined).
+    pub highlighted: Option<u32>,
+    /// Frame with keyboard focus.
+    pub focused: Option<NodeId>,
+}
 
 /// Colours that depend on the page theme.
 #[derive(Clone, Debug)]
@@ -30,6 +49,8 @@ pub struct Theme {
     pub label: &'static str,
     /// Outline of the hovered bar.
     pub hover: &'static str,
+    /// Outline of the selected function's frames and the keyboard focus.
+    pub accent: &'static str,
 }
 
 impl Theme {
@@ -40,12 +61,14 @@ impl Theme {
                 background: "#17181b",
                 label: "#111111",
                 hover: "#ffffff",
+                accent: "#60a5fa",
             }
         } else {
             Theme {
                 background: "#ffffff",
                 label: "#1d1d1f",
                 hover: "#111111",
+                accent: "#2563eb",
             }
         }
     }
@@ -63,10 +86,14 @@ pub struct Frame<'a> {
     pub metric: Metric,
     /// The bar under the pointer, if any.
     pub hovered: Option<Bar>,
+    /// Search, selection and focus marks.
+    pub overlay: &'a Overlay,
     /// Theme colours.
     pub theme: &'a Theme,
     /// Width of one label character, CSS px (measured once per font).
     pub char_width_css: f64,
+    /// CSS colour per function id.
+    pub colors: &'a [String],
 }
 
 /// Sizes the backing store for the viewport and returns the context, scaled to CSS px.
@@ -119,8 +146,13 @@ pub fn draw(ctx: &CanvasRenderingContext2d, bars: &[Bar], frame: &Frame<'_>) {
         .unwrap_or(0)
         .max(1);
     let row_h = frame.options.row_height_css;
+    let search = frame.overlay.search.as_deref();
     for bar in bars {
-        ctx.set_global_alpha(if bar.is_ancestor { ANCESTOR_ALPHA } else { 1.0 });
+        let mut alpha = if bar.is_ancestor { ANCESTOR_ALPHA } else { 1.0 };
+        if search.is_some_and(|s| !bar.is_frame() || !s.is_match(profile, bar.node)) {
+            alpha *= NON_MATCH_ALPHA;
+        }
+        ctx.set_global_alpha(alpha);
         let fill = bar_fill(bar, frame, max_self);
         ctx.set_fill_style_str(&fill);
         let w = if bar.width_css >= GAP_MIN_WIDTH_CSS {
@@ -134,15 +166,40 @@ pub fn draw(ctx: &CanvasRenderingContext2d, bars: &[Bar], frame: &Frame<'_>) {
         }
     }
     ctx.set_global_alpha(1.0);
-    if let Some(h) = frame.hovered {
-        ctx.set_stroke_style_str(frame.theme.hover);
-        ctx.set_line_width(1.5);
+    draw_marks(ctx, bars, frame);
+}
+
+/// Outlines: selected/highlighted function frames, keyboard focus, pointer hover.
+fn draw_marks(ctx: &CanvasRenderingContext2d, bars: &[Bar], frame: &Frame<'_>) {
+    let profile = &frame.loaded.profile;
+    let row_h = frame.options.row_height_css;
+    let outline = |bar: &Bar, color: &str, width: f64| {
+        ctx.set_stroke_style_str(color);
+        ctx.set_line_width(width);
+        let inset = width / 2.0;
         ctx.stroke_rect(
-            h.x_css + 0.75,
-            h.y_css + 0.75,
-            (h.width_css - 1.5).max(1.0),
-            row_h - 2.5,
+            bar.x_css + inset,
+            bar.y_css + inset,
+            (bar.width_css - width).max(1.0),
+            row_h - 1.0 - width,
         );
+    };
+    let marked = |f: Option<u32>, bar: &Bar| {
+        bar.is_frame() && f.is_some_and(|f| profile.func(bar.node) == f)
+    };
+    for bar in bars {
+        if marked(frame.overlay.selected, bar) || marked(frame.overlay.highlighted, bar) {
+            outline(bar, frame.theme.accent, 2.0);
+        }
+        if bar.is_frame() && frame.overlay.focused == Some(bar.node) {
+            ctx.set_line_dash(&js_sys::Array::of2(&3.0.into(), &2.0.into()))
+                .ok();
+            outline(bar, frame.theme.hover, 2.0);
+            ctx.set_line_dash(&js_sys::Array::new()).ok();
+        }
+    }
+    if let Some(h) = frame.hovered {
+        outline(&h, frame.theme.hover, 1.5);
     }
 }
 
@@ -151,7 +208,8 @@ fn bar_fill(bar: &Bar, frame: &Frame<'_>, max_self: u64) -> String {
         return MERGED_COLOR.css();
     }
     match frame.metric {
-        Metric::Total => frame.loaded.color_of(bar.node).to_string(),
+        Metric::Total if bar.node == 0 => ROOT_COLOR.to_string(),
+        Metric::Total => frame.colors[frame.loaded.profile.func(bar.node) as usize].clone(),
         Metric::Self_ => {
             let s = frame.loaded.profile.self_value(bar.node) as f64 / max_self as f64;
             self_heat(s).css()

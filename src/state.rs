@@ -6,7 +6,7 @@ use embers_model::color::{frame_color, Palette};
 use embers_model::format::ValueUnit;
 use embers_model::request::ProfileRequest;
 use embers_model::wire::Shape;
-use embers_model::{FrameKind, NodeId, Profile};
+use embers_model::{FrameKind, Profile};
 
 /// Which value labels, tooltips and shading lead with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,8 +44,6 @@ pub struct Loaded {
     pub request: ProfileRequest,
     /// The result shape the server used (`None` for an empty result).
     pub shape: Option<Shape>,
-    /// CSS colour per function id.
-    pub colors: Vec<String>,
     /// Frame kinds that occur, in legend order.
     pub kinds: Vec<FrameKind>,
     /// What the values are in.
@@ -62,10 +60,6 @@ impl Loaded {
         shape: Option<Shape>,
         decode_ms: f64,
     ) -> Loaded {
-        let palette = Palette::Classic;
-        let colors = (0..profile.function_count() as u32)
-            .map(|f| frame_color(profile.function_kind(f), profile.function_name(f), palette).css())
-            .collect();
         let mut present = [false; FrameKind::ALL.len()];
         for node in profile.nodes() {
             present[kind_index(profile.kind(node))] = true;
@@ -79,19 +73,18 @@ impl Loaded {
             profile,
             request,
             shape,
-            colors,
             kinds,
             unit,
             decode_ms,
         }
     }
 
-    /// The colour of a node's bar.
-    pub fn color_of(&self, node: NodeId) -> &str {
-        if node == 0 {
-            return ROOT_COLOR;
-        }
-        &self.colors[self.profile.func(node) as usize]
+    /// CSS colour per function id in `palette` (the renderer caches it per palette).
+    pub fn colors(&self, palette: Palette) -> Vec<String> {
+        let p = &self.profile;
+        (0..p.function_count() as u32)
+            .map(|f| frame_color(p.function_kind(f), p.function_name(f), palette).css())
+            .collect()
     }
 }
 

@@ -4,7 +4,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use embers::app::{decode_to_state, Viewer};
-use embers::state::{LoadState, Metric};
+use embers::state::LoadState;
+use embers::view::ViewSpec;
+use embers::view_state::ViewState;
 use embers_model::request::ProfileRequest;
 use embers_model::NodeId;
 use leptos::prelude::*;
@@ -53,19 +55,28 @@ struct Mounted {
     root: HtmlElement,
     load: RwSignal<LoadState>,
     zoom: RwSignal<NodeId>,
+    view: ViewState,
 }
 
 fn mount_viewer(state: LoadState) -> Mounted {
     let root = host();
     let load = RwSignal::new(state);
-    let zoom = RwSignal::new(0);
-    let metric = RwSignal::new(Metric::Total);
-    let handle = leptos::mount::mount_to(
-        root.clone(),
-        move || view! { <Viewer load=load zoom=zoom metric=metric /> },
-    );
+    let slot = std::rc::Rc::new(std::cell::Cell::new(None));
+    let out = slot.clone();
+    let handle = leptos::mount::mount_to(root.clone(), move || {
+        // The view state's effects need the mount's reactive owner.
+        let view = ViewState::new(load, ViewSpec::default());
+        out.set(Some(view));
+        view! { <Viewer view=view /> }
+    });
     handle.forget();
-    Mounted { root, load, zoom }
+    let view = slot.take().expect("mounted");
+    Mounted {
+        root,
+        load,
+        zoom: view.zoom,
+        view,
+    }
 }
 
 fn request() -> ProfileRequest {
@@ -278,5 +289,30 @@ async fn a_submitted_query_that_fails_shows_an_error_and_keeps_the_form() {
     assert!(
         by_testid(&root, "submit").is_some(),
         "the form stays usable"
+    );
+}
+
+#[wasm_bindgen_test]
+async fn an_empty_result_after_a_graph_clears_it_without_panicking() {
+    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
+    sleep(50).await;
+    m.zoom.set(3);
+    sleep(20).await;
+    let empty = r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":null}"#;
+    m.load.set(decode_to_state(200, empty, request()));
+    sleep(50).await;
+    assert!(by_testid(&m.root, "flame-canvas").is_none());
+    let status = by_testid(&m.root, "status")
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(status.contains("No samples"), "{status}");
+    // And back to a graph.
+    m.load.set(decode_to_state(200, ONCPU_B, request()));
+    sleep(80).await;
+    assert!(by_testid(&m.root, "flame-canvas").is_some());
+    assert_eq!(
+        m.view.shown.get_untracked().map(|l| l.profile.node_count()),
+        Some(99)
     );
 }

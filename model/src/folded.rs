@@ -92,6 +92,16 @@ pub fn parse_folded(text: &str, root_name: &str) -> Result<Profile, FoldedLineEr
 /// canonical form). Names containing `;` would be ambiguous, so they are written with `:`, as
 /// DeepFlow stores them.
 pub fn to_folded(profile: &Profile) -> String {
+    folded_lines(profile, true)
+}
+
+/// Like [`to_folded`] but without the root frame: what `perf` collapsers write, and what
+/// [`parse_folded`] reads back under a root of the caller's choosing.
+pub fn to_folded_stacks(profile: &Profile) -> String {
+    folded_lines(profile, false)
+}
+
+fn folded_lines(profile: &Profile, with_root: bool) -> String {
     let mut lines = Vec::new();
     let mut path: Vec<String> = Vec::new();
     for node in profile.nodes() {
@@ -99,7 +109,11 @@ pub fn to_folded(profile: &Profile) -> String {
         path.truncate(depth);
         path.push(profile.name(node).replace(';', ":"));
         if profile.self_value(node) > 0 {
-            lines.push(format!("{} {}", path.join(";"), profile.self_value(node)));
+            let frames = if with_root { &path[..] } else { &path[1..] };
+            if frames.is_empty() {
+                continue;
+            }
+            lines.push(format!("{} {}", frames.join(";"), profile.self_value(node)));
         }
     }
     lines.sort();
@@ -157,6 +171,9 @@ mod tests {
         let p = parse_folded(text, "app").unwrap();
         assert_eq!(to_folded(&p), "app;main 1\napp;main;a 2\napp;main;b;c 5\n");
         assert_eq!(stack_of(&p, p.node_count() as u32 - 1), "app;main;b;c");
+        assert_eq!(to_folded_stacks(&p), "main 1\nmain;a 2\nmain;b;c 5\n");
+        let again = parse_folded(&to_folded_stacks(&p), "app").unwrap();
+        assert_eq!(to_folded(&again), to_folded(&p));
     }
 
     #[test]

@@ -129,7 +129,8 @@ pub fn elide(label: &str, max_chars: usize) -> Option<Cow<'_, str>> {
     if len <= max_chars {
         return Some(Cow::Borrowed(label));
     }
-    if max_chars < MIN_ELIDED_CHARS {
+    // A kind prefix (`[k] `) alone says nothing: require real name characters after it.
+    if max_chars < MIN_ELIDED_CHARS + kind_prefix_len(label) {
         return None;
     }
     let kept: String = label.chars().take(max_chars - 1).collect();
@@ -138,6 +139,16 @@ pub fn elide(label: &str, max_chars: usize) -> Option<Cow<'_, str>> {
 
 /// The fewest characters an elided label keeps (two characters and the ellipsis).
 pub const MIN_ELIDED_CHARS: usize = 3;
+
+/// Length of a `[x] ` kind prefix at the start of a frame name, else 0.
+fn kind_prefix_len(name: &str) -> usize {
+    let b = name.as_bytes();
+    if b.len() > 4 && b[0] == b'[' && b[2] == b']' && b[3] == b' ' {
+        4
+    } else {
+        0
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -186,5 +197,7 @@ mod tests {
         assert_eq!(elide("do_syscall_64", 5).unwrap(), "do_s…");
         assert_eq!(elide("do_syscall_64", 2), None);
         assert_eq!(elide("ünïcödé", 4).unwrap(), "ünï…");
+        assert_eq!(elide("[k] do_syscall_64", 6), None);
+        assert_eq!(elide("[k] do_syscall_64", 7).unwrap(), "[k] do…");
     }
 }

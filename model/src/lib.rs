@@ -18,6 +18,7 @@ pub mod profile;
 pub mod request;
 pub mod search;
 pub mod stats;
+pub mod svg;
 pub mod synth;
 pub mod table;
 pub mod transform;

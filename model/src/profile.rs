@@ -208,8 +208,11 @@ impl Profile {
         }
     }
 
-    /// The path from the root to `node`, both included.
+    /// The path from the root to `node`, both included (empty for a node the profile lacks).
     pub fn path_to(&self, node: NodeId) -> Vec<NodeId> {
+        if node as usize >= self.node_count() {
+            return Vec::new();
+        }
         let mut path = vec![node];
         let mut cur = node;
         while let Some(p) = self.parent(cur) {
@@ -218,6 +221,39 @@ impl Profile {
         }
         path.reverse();
         path
+    }
+
+    /// Follows `names` from the root's children down and returns the deepest node reached
+    /// (the root when the first name is not found), so a zoom survives transforms and reloads.
+    pub fn find_path<S: AsRef<str>>(&self, names: &[S]) -> NodeId {
+        let mut cur = 0;
+        if self.is_empty() {
+            return cur;
+        }
+        for name in names {
+            match self.children(cur).find(|&c| self.name(c) == name.as_ref()) {
+                Some(c) => cur = c,
+                None => break,
+            }
+        }
+        cur
+    }
+
+    /// The names on the path to `node`, without the root (the inverse of [`Profile::find_path`]).
+    pub fn name_path(&self, node: NodeId) -> Vec<String> {
+        self.path_to(node)
+            .into_iter()
+            .skip(1)
+            .map(|n| self.name(n).to_string())
+            .collect()
+    }
+
+    /// The id of the function with this exact name, if the profile has it.
+    pub fn function_id(&self, name: &str) -> Option<u32> {
+        self.names
+            .iter()
+            .position(|n| &**n == name)
+            .map(|i| i as u32)
     }
 
     /// The nodes at `depth`, in left-to-right order (empty past the deepest row).
@@ -553,6 +589,12 @@ mod tests {
         assert_eq!(p.max_depth(), 2);
         assert_eq!(p.warnings().total(), 0);
         assert_eq!(p.path_to(3), [0, 2, 3]);
+        assert_eq!(p.name_path(3), ["b", "b-leaf"]);
+        assert_eq!(p.find_path(&["b", "b-leaf"]), 3);
+        assert_eq!(p.find_path(&["b", "nope"]), 2);
+        assert_eq!(p.find_path(&["nope"]), 0);
+        assert_eq!(p.function_id("a"), Some(2));
+        assert_eq!(p.function_id("zz"), None);
     }
 
     #[test]
@@ -603,6 +645,9 @@ mod tests {
     fn no_root_means_empty_profile_with_a_warning() {
         let p = Profile::from_table(table(&[("a", 1, 0, 1), ("b", 0, 0, 1)]));
         assert!(p.is_empty());
+        assert!(p.path_to(0).is_empty());
+        assert!(p.name_path(0).is_empty());
+        assert_eq!(p.find_path(&["a"]), 0);
         assert_eq!(p.warnings().unreachable_rows, 2);
         assert_eq!(p.max_depth(), 0);
         assert!(p.row(0).is_empty());

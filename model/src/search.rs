@@ -63,7 +63,11 @@ pub fn substring_matcher(terms: &[String]) -> impl Fn(&str) -> bool + '_ {
 
 /// Finds the frames whose function name satisfies `matches`.
 pub fn search(profile: &Profile, matches: impl Fn(&str) -> bool) -> SearchResult {
-    let funcs = func_set(profile, matches);
+    search_funcs(profile, func_set(profile, matches))
+}
+
+/// Finds the frames of the functions in `funcs` (a [`FuncSet`] of this profile).
+pub fn search_funcs(profile: &Profile, funcs: FuncSet) -> SearchResult {
     let mut nodes = Vec::new();
     let mut total = 0u64;
     // Matches inside a counted match's subtree add no time: skip to the subtree's end.

@@ -3,29 +3,29 @@
 
 use std::time::Duration;
 
-use embers_model::color::{kind_color, Palette};
+use embers_model::color::kind_color;
 use embers_model::format::{format_count, format_value, measure_name};
 use embers_model::NodeId;
 use leptos::prelude::*;
 
 use crate::state::{LoadState, Loaded, Metric};
 use crate::time::now_ms;
+use crate::view_state::ViewState;
 
 /// Toolbar above the graph; only shown once a profile is loaded.
 #[component]
-pub fn Toolbar(
-    load: RwSignal<LoadState>,
-    zoom: RwSignal<NodeId>,
-    metric: RwSignal<Metric>,
-) -> impl IntoView {
-    let loaded = move || match load.get() {
-        LoadState::Loaded(l) if !l.profile.is_empty() => Some(l),
-        _ => None,
-    };
+pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> impl IntoView {
+    let (zoom, metric) = (view.zoom, view.metric);
+    let loaded = move || view.shown.get().filter(|l| !l.profile.is_empty());
     move || {
+        let extra = extra.clone();
         loaded().map(|l| {
             let legend = l.clone();
-            let warnings = l.clone();
+            // Data warnings belong to the response, not to a transformed view of it.
+            let warnings = match view.load.get_untracked() {
+                LoadState::Loaded(base) => base,
+                _ => l.clone(),
+            };
             view! {
                 <div class="toolbar">
                     <button type="button" class="toggle" data-testid="metric-toggle"
@@ -43,6 +43,7 @@ pub fn Toolbar(
                     <span class="spacer"></span>
                     <Warnings loaded=warnings />
                     <Legend loaded=legend />
+                    {extra.map(|e| e())}
                 </div>
             }
         })
@@ -78,9 +79,9 @@ fn Legend(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
     view! {
         <ul class="legend" aria-label="Frame kinds">
             {loaded.kinds.iter().map(|k| {
-                let color = kind_color(*k, Palette::Classic).css();
+                let (k, theme) = (*k, crate::components::theme::theme_state());
                 view! {
-                    <li><span class="swatch" style:background=color></span>{k.label()}</li>
+                    <li><span class="swatch" style:background=move || kind_color(k, theme.palette.get()).css()></span>{k.label()}</li>
                 }
             }).collect_view()}
         </ul>

@@ -1,0 +1,395 @@
+// Browser launch and a page object for the Embers viewer.
+
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+import { E2E_DIR } from './server.mjs';
+
+export const SCREENSHOT_DIR = path.join(E2E_DIR, 'screenshots');
+/** Row height of the icicle graph, CSS px (root at y 0..18, depth d at 18*d). */
+export const ROW_H = 18;
+/** Canvas background in the light theme. */
+const BACKGROUND = [255, 255, 255];
+const PROFILE_PATH = '/v1/profile/ProfileTracing';
+
+/** Chromium warns that preload ignores `integrity`; that is trunk's output, not a page error. */
+const ALWAYS_IGNORED = [/integrity/i];
+
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+    ],
+  });
+}
+
+/** Parses the footer line of a drawn graph. */
+export function parseStatus(text) {
+  const m = /^(.*): ([\d,]+) nodes · ([\d,]+) functions · depth (\d+) · ([\d.]+) (µs|ms|s|min|h|B|KiB|MiB|GiB|TiB|PiB) (.+?)(?: · shape ([AB]))? · decoded in (\d+) ms$/u
+    .exec(text.trim());
+  if (!m) return null;
+  const scale = { µs: 1, ms: 1e3, s: 1e6, min: 6e7, h: 3.6e9, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, PiB: 1024 ** 5 };
+  return {
+    root: m[1],
+    nodes: Number(m[2].replaceAll(',', '')),
+    functions: Number(m[3].replaceAll(',', '')),
+    depth: Number(m[4]),
+    value: Number(m[5]) * scale[m[6]],
+    valueText: `${m[5]} ${m[6]}`,
+    measure: m[7],
+    shape: m[8] ?? null,
+    decodeMs: Number(m[9]),
+  };
+}
+
+/**
+ * Whether a bar label shows function `name`: the name itself, the name with its share
+ * ("name (12.3%)", "name (self 1%)"), or the name elided ("nam…").
+ */
+export function labelShows(label, name) {
+  if (label == null || !name) return false;
+  if (label === name || label.startsWith(`${name} (`)) return true;
+  return label.endsWith('…') && name.startsWith(label.slice(0, -1));
+}
+
+/** The page object: one browser context + page on the viewer, with error collection. */
+export class Viewer {
+  /** Opens a fresh context on `server` (an object with `url`), at `/` or `/?params`. */
+  static async open(browser, server, { params, viewport = { width: 1280, height: 800 }, baseUrl, timezoneId } = {}) {
+    const context = await browser.newContext({
+      viewport,
+      timezoneId,
+      deviceScaleFactor: 1,
+      colorScheme: 'light',
+      reducedMotion: 'reduce',
+    });
+    // Record what the renderer draws on the flame canvas (bars, labels, hover outline), so
+    // tests can aim at a bar and read its label. Drawing itself is untouched.
+    await context.addInitScript(() => {
+      const proto = CanvasRenderingContext2D.prototype;
+      const { fillRect, fillText, strokeRect } = proto;
+      const isFlame = (ctx) => ctx.canvas?.dataset?.testid === 'flame-canvas';
+      window.__embersDraws = 0;
+      window.__embersDraw = null;
+      proto.fillRect = function (x, y, w, h) {
+        if (isFlame(this)) {
+          const c = this.canvas;
+          if (x === 0 && y === 0 && w >= c.clientWidth - 0.5 && h >= c.clientHeight - 0.5) {
+            // The background fill starts a new frame.
+            window.__embersDraws++;
+            window.__embersDraw = { bars: [], hover: null, width: w, height: h };
+          } else if (window.__embersDraw) {
+            window.__embersDraw.bars.push({
+              x, y, w, h, fill: String(this.fillStyle), alpha: this.globalAlpha, label: null,
+            });
+          }
+        }
+        return fillRect.call(this, x, y, w, h);
+      };
+      proto.fillText = function (text, x, y, ...rest) {
+        const bars = isFlame(this) && window.__embersDraw?.bars;
+        if (bars && bars.length) bars[bars.length - 1].label = String(text);
+        return fillText.call(this, text, x, y, ...rest);
+      };
+      proto.strokeRect = function (x, y, w, h) {
+        if (isFlame(this) && window.__embersDraw) window.__embersDraw.hover = { x, y, w, h };
+        return strokeRect.call(this, x, y, w, h);
+      };
+    });
+    const page = await context.newPage();
+    const v = new Viewer(context, page, baseUrl ?? server.url);
+    if (params !== null) await v.goto(params);
+    return v;
+  }
+
+  constructor(context, page, url) {
+    this.context = context;
+    this.page = page;
+    this.url = url;
+    /** Console errors and uncaught page errors, as text. */
+    this.errors = [];
+    /** Every ProfileTracing request the page sent: { url, body }. */
+    this.requests = [];
+    /** How many ProfileTracing requests have finished or failed. */
+    this.completed = 0;
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') this.errors.push(`console.error: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => this.errors.push(`pageerror: ${err.message}`));
+    page.on('crash', () => this.errors.push('page crashed'));
+    page.on('request', (req) => {
+      if (req.url().includes(PROFILE_PATH)) {
+        let body = null;
+        try { body = req.postDataJSON(); } catch { body = req.postData(); }
+        this.requests.push({ url: req.url(), body });
+      }
+    });
+    const done = (req) => { if (req.url().includes(PROFILE_PATH)) this.completed++; };
+    page.on('requestfinished', done);
+    page.on('requestfailed', done);
+  }
+
+  /** Navigates to the viewer, with optional query parameters (object or string). */
+  async goto(params) {
+    const qs = params == null ? '' : typeof params === 'string' ? params : new URLSearchParams(params).toString();
+    await this.page.goto(`${this.url}/${qs ? `?${qs}` : ''}`);
+    await this.el('query-form').waitFor({ state: 'visible' });
+  }
+
+  el(testid) {
+    return this.page.getByTestId(testid);
+  }
+
+  /**
+   * Fills the form and submits it (Enter in the process field unless `submit: 'click'`).
+   * Fields left undefined keep their value. Does not wait for the answer.
+   */
+  async fillForm({ app, wholeHost, language, event, tagFilter, preset, start, end, kernelDepth, baseUrl } = {}) {
+    if (event !== undefined) await this.el('event-type').selectOption(event);
+    if (language !== undefined) await this.el('language-type').selectOption(language);
+    // The process field is disabled while whole host is checked.
+    if (wholeHost === false) await this.el('whole-host').setChecked(false);
+    if (app !== undefined) await this.el('app-service').fill(app);
+    if (wholeHost === true) await this.el('whole-host').setChecked(true);
+    if (tagFilter !== undefined) await this.el('tag-filter').fill(tagFilter);
+    if (preset !== undefined) await this.el('time-preset').selectOption(preset);
+    if (start !== undefined) await this.el('time-start').fill(start);
+    if (end !== undefined) await this.el('time-end').fill(end);
+    if (kernelDepth !== undefined) await this.el('kernel-depth').fill(String(kernelDepth));
+    if (baseUrl !== undefined) await this.el('base-url').fill(baseUrl);
+  }
+
+  async submit(how = 'click') {
+    if (how === 'enter') await this.el('tag-filter').press('Enter');
+    else await this.el('submit').click();
+  }
+
+  /**
+   * Fills, submits, waits for the request to complete and the page to settle; returns the
+   * status text.
+   */
+  async query(fields = {}, { submit = 'click', timeout = 20_000 } = {}) {
+    await this.fillForm(fields);
+    const done = this.completed;
+    await this.submit(submit);
+    await this.waitForRequestsCompleted(done + 1, { timeout });
+    return this.waitForSettled({ timeout });
+  }
+
+  /** Waits until `n` ProfileTracing requests in all have finished or failed. */
+  async waitForRequestsCompleted(n, { timeout = 20_000 } = {}) {
+    const deadline = Date.now() + timeout;
+    while (this.completed < n) {
+      if (Date.now() > deadline) {
+        throw new Error(`only ${this.completed} of ${n} ProfileTracing requests completed within ${timeout} ms`);
+      }
+      await this.page.waitForTimeout(25);
+    }
+  }
+
+  async status() {
+    return (await this.el('status').textContent()).trim();
+  }
+
+  /** Waits until the status line matches `pattern` (RegExp or string); returns its text. */
+  async waitForStatus(pattern, { timeout = 20_000 } = {}) {
+    const re = pattern instanceof RegExp ? pattern : new RegExp(pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    const deadline = Date.now() + timeout;
+    let last = '';
+    while (Date.now() < deadline) {
+      last = await this.status();
+      if (re.test(last)) return last;
+      await this.page.waitForTimeout(50);
+    }
+    throw new Error(`status did not match ${re} within ${timeout} ms; it reads: ${JSON.stringify(last)}`);
+  }
+
+  /** Waits until no query runs (status neither "Ready." nor "Querying…"); returns the status. */
+  waitForSettled(opts) {
+    return this.waitForStatus(/^(?!Ready\.$)(?!Querying)/u, opts);
+  }
+
+  /** Waits for a drawn graph: status with a node count and a painted, stable canvas. */
+  async waitForGraph({ timeout = 20_000 } = {}) {
+    const text = await this.waitForStatus(/ nodes · /, { timeout });
+    await this.waitForCanvasStable({ timeout });
+    return parseStatus(text) ?? assert.fail(`unparsable status: ${text}`);
+  }
+
+  /** Waits until the canvas has paint and two consecutive reads agree. */
+  async waitForCanvasStable({ timeout = 10_000 } = {}) {
+    const deadline = Date.now() + timeout;
+    let prev = null;
+    while (Date.now() < deadline) {
+      const snap = await this.canvasSnapshot().catch(() => null);
+      if (snap && snap.painted > 0 && prev && prev.hash === snap.hash) return snap;
+      prev = snap;
+      await this.page.waitForTimeout(60);
+    }
+    throw new Error('the flame canvas did not settle to a painted picture');
+  }
+
+  /**
+   * Reads the canvas backing store: size, count of non-background pixels and a hash.
+   * With `keep`, the pixels are kept in the page under that name for canvasDiff.
+   */
+  canvasSnapshot(keep) {
+    return this.el('flame-canvas').evaluate((canvas, { keep, bg }) => {
+      const ctx = canvas.getContext('2d');
+      const { width, height } = canvas;
+      const data = ctx.getImageData(0, 0, width, height).data;
+      let painted = 0;
+      let hash = 0x811c9dc5;
+      const words = new Uint32Array(data.buffer, data.byteOffset, data.length / 4);
+      for (let i = 0; i < words.length; i++) {
+        const o = i * 4;
+        if (data[o] !== bg[0] || data[o + 1] !== bg[1] || data[o + 2] !== bg[2]) painted++;
+        hash = Math.imul(hash ^ words[i], 0x01000193) >>> 0;
+      }
+      if (keep) {
+        window.__embersSnaps ??= {};
+        window.__embersSnaps[keep] = { width, height, data: new Uint8ClampedArray(data) };
+      }
+      return { width, height, painted, hash: hash.toString(16), total: width * height };
+    }, { keep: keep ?? null, bg: BACKGROUND });
+  }
+
+  /**
+   * Number of pixels that differ between two kept snapshots (Infinity if sizes differ),
+   * ignoring pixels inside the `exclude` rectangles ({ x, y, w, h } in CSS px, widened by one
+   * pixel for anti-aliasing).
+   */
+  canvasDiff(a, b, { exclude = [] } = {}) {
+    return this.page.evaluate(([a, b, exclude]) => {
+      const x = window.__embersSnaps[a];
+      const y = window.__embersSnaps[b];
+      if (x.width !== y.width || x.height !== y.height) return Infinity;
+      const skip = (px, py) => exclude.some((r) => px >= r.x - 1 && px <= r.x + r.w + 1 && py >= r.y - 1 && py <= r.y + r.h + 1);
+      let n = 0;
+      for (let i = 0; i < x.data.length; i += 4) {
+        if (x.data[i] !== y.data[i] || x.data[i + 1] !== y.data[i + 1] || x.data[i + 2] !== y.data[i + 2]) {
+          const p = i / 4;
+          if (!skip(p % x.width, Math.floor(p / x.width))) n++;
+        }
+      }
+      return n;
+    }, [a, b, exclude]);
+  }
+
+  /**
+   * The bars of the last drawn frame: [{ x, y, w, h, depth, fill, alpha, label, cx, cy }]
+   * (CSS px; `label` is the text drawn on the bar, null when it was too narrow for one).
+   */
+  async bars() {
+    const draw = await this.page.evaluate(() => window.__embersDraw);
+    assert.ok(draw, 'the flame canvas has not been drawn');
+    return draw.bars.map((b) => ({
+      ...b,
+      depth: Math.round(b.y / ROW_H),
+      cx: Math.floor(b.x + b.w / 2),
+      cy: Math.floor(b.y + ROW_H / 2),
+    }));
+  }
+
+  /** The hover outline of the last drawn frame, or null. */
+  hoverOutline() {
+    return this.page.evaluate(() => window.__embersDraw?.hover ?? null);
+  }
+
+  /** How many frames the flame canvas has drawn so far. */
+  drawCount() {
+    return this.page.evaluate(() => window.__embersDraws);
+  }
+
+  /**
+   * The widest bar at `depth` whose label matches `label` (RegExp, optional); fails if none.
+   * Only opaque bars count (a zoom dims ancestors) unless `dimmed` is true.
+   */
+  async findBar(depth, { label, dimmed = false } = {}) {
+    const candidates = (await this.bars()).filter((b) => b.depth === depth
+      && (dimmed || b.alpha === 1)
+      && (!label || (b.label !== null && label.test(b.label))));
+    assert.ok(candidates.length > 0, `no bar at depth ${depth}${label ? ` labelled ${label}` : ''}`);
+    return candidates.reduce((a, b) => (b.w > a.w ? b : a));
+  }
+
+  /** Moves the pointer to the middle of `bar`; returns the tooltip's content. */
+  async hoverBar(bar) {
+    await this.el('flame-canvas').hover({ position: { x: bar.cx, y: bar.cy } });
+    await this.el('tooltip').waitFor({ state: 'visible' });
+    return this.tooltip();
+  }
+
+  /** Hovers the widest bar at `depth` (see findBar); returns { bar, tip }. */
+  async hoverRow(depth, opts) {
+    const bar = await this.findBar(depth, opts);
+    return { bar, tip: await this.hoverBar(bar) };
+  }
+
+  /** Clicks the middle of `bar` (zooms into it). */
+  async clickBar(bar) {
+    await this.el('flame-canvas').click({ position: { x: bar.cx, y: bar.cy } });
+  }
+
+  /** The tooltip as { name, kind, rows: [[label, value], ...], lead } (null when hidden). */
+  async tooltip() {
+    const tip = this.el('tooltip');
+    if (!(await tip.isVisible())) return null;
+    return tip.evaluate((el) => {
+      const text = (sel) => el.querySelector(sel)?.textContent.trim() ?? null;
+      const dts = [...el.querySelectorAll('dt')].map((d) => d.textContent.trim());
+      const dds = [...el.querySelectorAll('dd')].map((d) => d.textContent.trim());
+      return {
+        name: text('.tip-name'),
+        kind: text('.tip-kind'),
+        rows: dts.map((d, i) => [d, dds[i]]),
+        lead: el.querySelector('dt.lead')?.textContent.trim() ?? null,
+        text: el.textContent,
+      };
+    });
+  }
+
+  /** The labels drawn on bars in the last frame, in drawing order. */
+  async labels() {
+    return (await this.bars()).map((b) => b.label).filter((l) => l !== null);
+  }
+
+  /** Moves the pointer off the graph (top-left corner of the page), clearing the hover. */
+  async pointerAway() {
+    await this.page.mouse.move(1, 1);
+    await this.el('tooltip').waitFor({ state: 'hidden' });
+  }
+
+  /** The breadcrumb labels, root first. */
+  async breadcrumbs() {
+    return this.el('breadcrumbs').locator('button').allTextContents();
+  }
+
+  async errorText() {
+    const e = this.el('error');
+    return (await e.isVisible()) ? (await e.textContent()).trim() : null;
+  }
+
+  async screenshot(name) {
+    mkdirSync(SCREENSHOT_DIR, { recursive: true });
+    await this.page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`) });
+  }
+
+  /**
+   * Asserts that no console error or page error happened, apart from those matching `allow`
+   * (each allowance a RegExp for an error the test provoked on purpose).
+   */
+  assertNoErrors({ allow = [] } = {}) {
+    if (process.env.E2E_DEBUG) console.log('console/page errors seen:', JSON.stringify(this.errors));
+    const unexpected = this.errors.filter((e) => ![...ALWAYS_IGNORED, ...allow].some((re) => re.test(e)));
+    assert.deepEqual(unexpected, [], `console/page errors:\n${unexpected.join('\n')}`);
+  }
+
+  async close() {
+    await this.context.close();
+  }
+}

@@ -1,0 +1,270 @@
+//! Export (PNG, interactive SVG, folded stacks, ProfileTracing JSON) and import (file picker or
+//! drag-and-drop of a saved response in either shape, or folded stacks), for offline viewing.
+
+use std::sync::Arc;
+
+use embers_model::encode::{encode_result, ResultShape};
+use embers_model::folded::{parse_folded, to_folded_stacks};
+use embers_model::request::ProfileRequest;
+use embers_model::svg::{render_svg, SvgOptions};
+use embers_model::wire::{decode_result, Shape};
+use embers_model::{decode_response, Profile};
+use leptos::ev;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use wasm_bindgen::JsCast;
+
+use crate::state::{LoadState, Loaded};
+use crate::time::now_ms;
+use crate::view_state::ViewState;
+
+/// Turns a saved file's text into something to show: a ProfileTracing response (either shape,
+/// with or without the envelope) or folded stacks (rooted at `root_name`).
+pub fn import_text(file_name: &str, text: &str) -> LoadState {
+    let started = now_ms();
+    let trimmed = text.trim_start();
+    let root_name = root_name_from_file(file_name);
+    let result = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        decode_response(200, text)
+            .map(|d| (d.profile, d.shape))
+            .or_else(|envelope_err| {
+                // Not an envelope: maybe a bare `result` value.
+                serde_json::from_str::<&serde_json::value::RawValue>(text)
+                    .ok()
+                    .and_then(|raw| decode_result(Some(raw)).ok())
+                    .map(|d| (d.profile, d.shape))
+                    .ok_or_else(|| envelope_err.to_string())
+            })
+    } else {
+        parse_folded(text, &root_name)
+            .map(|p| (p, None))
+            .map_err(|e| format!("Not folded stacks: {e}"))
+    };
+    match result {
+        Ok((profile, shape)) => {
+            let request = ProfileRequest {
+                app_service: Some(if profile.is_empty() {
+                    root_name
+                } else {
+                    profile.name(0).to_string()
+                }),
+                profile_language_type: "eBPF".into(),
+                profile_event_type: "on-cpu".into(),
+                ..ProfileRequest::default()
+            };
+            LoadState::Loaded(Arc::new(Loaded::new(
+                profile,
+                request,
+                shape,
+                now_ms() - started,
+            )))
+        }
+        Err(e) => LoadState::Failed(format!("Could not import {file_name}: {e}")),
+    }
+}
+
+/// `embers-redis-server.folded` → `redis-server`.
+fn root_name_from_file(name: &str) -> String {
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    let stem = stem.strip_prefix("embers-").unwrap_or(stem);
+    if stem.is_empty() {
+        "imported".into()
+    } else {
+        stem.to_string()
+    }
+}
+
+async fn read_file(view: ViewState, file: web_sys::File) {
+    let name = file.name();
+    let state = match wasm_bindgen_futures::JsFuture::from(file.text()).await {
+        Ok(text) => import_text(&name, &text.as_string().unwrap_or_default()),
+        Err(_) => LoadState::Failed(format!("Could not read {name}.")),
+    };
+    view.zoom.set(0);
+    view.load.set(state);
+}
+
+/// Offers `content` as a file download.
+fn download(file_name: &str, mime: &str, content: &str) {
+    let parts = js_sys::Array::of1(&content.into());
+    let bag = web_sys::BlobPropertyBag::new();
+    bag.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    download_url(file_name, &url);
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+fn download_url(file_name: &str, url: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(a) = doc.create_element("a") else {
+        return;
+    };
+    let a: web_sys::HtmlAnchorElement = a.unchecked_into();
+    a.set_href(url);
+    a.set_download(file_name);
+    a.click();
+}
+
+fn file_stem(l: &Loaded) -> String {
+    let name: String = l
+        .profile
+        .name(0)
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    format!("embers-{name}")
+}
+
+/// The saved-response JSON of a profile (ProfileTracing envelope, the response's own shape).
+pub fn response_json(profile: &Profile, shape: Option<Shape>) -> String {
+    let shape = if shape == Some(Shape::A) {
+        ResultShape::A
+    } else {
+        ResultShape::B
+    };
+    let result = encode_result(Some(profile), shape);
+    format!(r#"{{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":{result},"debug":null}}"#)
+}
+
+/// The Export menu.
+#[component]
+pub fn ExportMenu(view: ViewState) -> impl IntoView {
+    let shown = move || view.shown.get_untracked();
+    let png = move |_| {
+        let Some(l) = shown() else { return };
+        let canvas = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| {
+                d.query_selector("[data-testid='flame-canvas']")
+                    .ok()
+                    .flatten()
+            })
+            .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok());
+        if let Some(url) = canvas.and_then(|c| c.to_data_url().ok()) {
+            download_url(&format!("{}.png", file_stem(&l)), &url);
+        }
+    };
+    let svg = move |_| {
+        let Some(l) = shown() else { return };
+        let opts = SvgOptions {
+            title: format!("{} — {}", l.profile.name(0), l.request.profile_event_type),
+            unit: l.unit,
+            ..SvgOptions::default()
+        };
+        download(
+            &format!("{}.svg", file_stem(&l)),
+            "image/svg+xml",
+            &render_svg(&l.profile, view.zoom.get_untracked(), &opts),
+        );
+    };
+    let folded = move |_| {
+        let Some(l) = shown() else { return };
+        download(
+            &format!("{}.folded", file_stem(&l)),
+            "text/plain",
+            &to_folded_stacks(&l.profile),
+        );
+    };
+    let json = move |_| {
+        // The response as received (before transforms), in the shape it came in.
+        let LoadState::Loaded(l) = view.load.get_untracked() else {
+            return;
+        };
+        download(
+            &format!("{}.json", file_stem(&l)),
+            "application/json",
+            &response_json(&l.profile, l.shape),
+        );
+    };
+    let pick = move |e: ev::Event| {
+        let input: Option<web_sys::HtmlInputElement> = e.target().and_then(|t| t.dyn_into().ok());
+        if let Some(file) = input
+            .as_ref()
+            .and_then(|i| i.files())
+            .and_then(|f| f.get(0))
+        {
+            spawn_local(read_file(view, file));
+        }
+        if let Some(i) = input {
+            i.set_value("");
+        }
+    };
+    view! {
+        <details class="menu" data-testid="export-menu">
+            <summary>"Export"</summary>
+            <div class="menu-items">
+                <button type="button" data-testid="export-png" on:click=png>"PNG (visible graph)"</button>
+                <button type="button" data-testid="export-svg" on:click=svg>"SVG (interactive, zoomed frame)"</button>
+                <button type="button" data-testid="export-folded" on:click=folded>"Folded stacks"</button>
+                <button type="button" data-testid="export-json" on:click=json>"ProfileTracing JSON"</button>
+                <label class="file">
+                    "Import file…"
+                    <input type="file" data-testid="import-file" accept=".json,.folded,.txt,.collapsed" on:change=pick />
+                </label>
+            </div>
+        </details>
+    }
+}
+
+/// Accepts a file dropped anywhere on the page.
+#[component]
+pub fn DropZone(view: ViewState) -> impl IntoView {
+    let dragging = RwSignal::new(false);
+    let over = window_event_listener(ev::dragover, move |e| {
+        e.prevent_default();
+        dragging.set(true);
+    });
+    let leave = window_event_listener(ev::dragleave, move |e| {
+        // Leaving to outside the window reports no related target.
+        if e.related_target().is_none() {
+            dragging.set(false);
+        }
+    });
+    let drop = window_event_listener(ev::drop, move |e| {
+        e.prevent_default();
+        dragging.set(false);
+        if let Some(file) = e
+            .data_transfer()
+            .and_then(|d| d.files())
+            .and_then(|f| f.get(0))
+        {
+            spawn_local(read_file(view, file));
+        }
+    });
+    on_cleanup(move || {
+        over.remove();
+        leave.remove();
+        drop.remove();
+    });
+    move || {
+        dragging.get().then(|| view! { <div class="drop-overlay" data-testid="drop-overlay">"Drop a saved ProfileTracing response or folded stacks"</div> })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_give_root_names() {
+        assert_eq!(
+            root_name_from_file("embers-redis-server.folded"),
+            "redis-server"
+        );
+        assert_eq!(root_name_from_file("perf.txt"), "perf");
+        assert_eq!(root_name_from_file(".folded"), "imported");
+    }
+}

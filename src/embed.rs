@@ -1,0 +1,148 @@
+//! The embedding API: a host page (the iframe's parent) drives the viewer with `postMessage`
+//! and hears about what happens.
+//!
+//! In (from `window.parent` only):
+//! - `{type: "embers:query", request: {...ProfileTracing body...}, base_url?: "..."}` runs a query;
+//! - `{type: "embers:load", body: "<response JSON or folded text>", name?: "file.json"}` shows a result.
+//!
+//! Out (to `window.parent`, when embedded):
+//! - `{type: "embers:ready"}` once listening;
+//! - `{type: "embers:loaded", app_service, nodes, root_total}` / `{type: "embers:error", message}`;
+//! - `{type: "embers:select", name, path, total, self, depth}` when a frame is clicked.
+
+use embers_model::request::ProfileRequest;
+use embers_model::{NodeId, Profile};
+use leptos::ev;
+use leptos::prelude::*;
+use serde::Deserialize;
+use serde_json::json;
+use wasm_bindgen::JsValue;
+
+use crate::app::QueryRunner;
+use crate::components::export::import_text;
+use crate::components::query_form::FormState;
+use crate::state::LoadState;
+use crate::view_state::ViewState;
+
+/// A message from the host page.
+#[derive(Debug, Deserialize, PartialEq)]
+#[serde(tag = "type")]
+pub enum Command {
+    /// Run a query.
+    #[serde(rename = "embers:query")]
+    Query {
+        /// The ProfileTracing body.
+        request: ProfileRequest,
+        /// Service location; default the form's (the page's origin).
+        #[serde(default)]
+        base_url: Option<String>,
+    },
+    /// Show a result the host already has.
+    #[serde(rename = "embers:load")]
+    Load {
+        /// Response JSON (either shape) or folded stacks.
+        body: String,
+        /// A name for the root of folded stacks.
+        #[serde(default)]
+        name: Option<String>,
+    },
+}
+
+/// Sends a message to the host page, if there is one.
+pub fn post(message: &serde_json::Value) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let Ok(Some(parent)) = window.parent() else {
+        return;
+    };
+    if JsValue::from(&parent) == JsValue::from(&window) {
+        return;
+    }
+    if let Ok(value) = js_sys::JSON::parse(&message.to_string()) {
+        let _ = parent.post_message(&value, "*");
+    }
+}
+
+/// Tells the host which frame was picked.
+pub fn announce_selection(profile: &Profile, node: NodeId) {
+    post(&json!({
+        "type": "embers:select",
+        "name": profile.name(node),
+        "path": profile.name_path(node),
+        "total": profile.total(node),
+        "self": profile.self_value(node),
+        "depth": profile.depth(node),
+    }));
+}
+
+/// Starts listening for host commands and reporting loads.
+pub fn listen(view: ViewState, runner: QueryRunner, form: FormState) {
+    let handle = window_event_listener(ev::message, move |e: web_sys::MessageEvent| {
+        if !from_parent(&e) {
+            return;
+        }
+        let text = js_sys::JSON::stringify(&e.data())
+            .ok()
+            .and_then(|s| s.as_string())
+            .unwrap_or_default();
+        match serde_json::from_str::<Command>(&text) {
+            Ok(Command::Query { request, base_url }) => runner.run(
+                base_url.unwrap_or_else(|| form.base_url.get_untracked()),
+                request,
+            ),
+            Ok(Command::Load { body, name }) => {
+                view.zoom.set(0);
+                view.load.set(import_text(
+                    name.as_deref().unwrap_or("embedded.json"),
+                    &body,
+                ));
+            }
+            // Other messages on the channel are not for us.
+            Err(_) => {}
+        }
+    });
+    on_cleanup(move || handle.remove());
+    Effect::new(move |_| match view.load.get() {
+        LoadState::Loaded(l) => post(&json!({
+            "type": "embers:loaded",
+            "app_service": if l.profile.is_empty() { String::new() } else { l.profile.name(0).to_string() },
+            "nodes": l.profile.node_count(),
+            "root_total": l.profile.root_total(),
+        })),
+        LoadState::Failed(message) => post(&json!({"type": "embers:error", "message": message})),
+        _ => {}
+    });
+    post(&json!({"type": "embers:ready"}));
+}
+
+fn from_parent(e: &web_sys::MessageEvent) -> bool {
+    let parent = web_sys::window().and_then(|w| w.parent().ok().flatten());
+    match (e.source(), parent) {
+        (Some(source), Some(parent)) => JsValue::from(source) == JsValue::from(parent),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse_from_json() {
+        let q: Command = serde_json::from_str(
+            r#"{"type":"embers:query","request":{"app_service":"x","profile_language_type":"eBPF","profile_event_type":"on-cpu","time_start":1,"time_end":2}}"#,
+        )
+        .unwrap();
+        assert!(matches!(q, Command::Query { base_url: None, .. }));
+        let l: Command = serde_json::from_str(r#"{"type":"embers:load","body":"a;b 1"}"#).unwrap();
+        assert_eq!(
+            l,
+            Command::Load {
+                body: "a;b 1".into(),
+                name: None
+            }
+        );
+        assert!(serde_json::from_str::<Command>(r#"{"type":"other"}"#).is_err());
+    }
+}
