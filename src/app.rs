@@ -26,7 +26,7 @@ use crate::components::theme::{theme_state, ThemeSwitch};
 use crate::components::toolbar::{StatusLine, Toolbar};
 use crate::render::Overlay;
 use crate::state::{LoadState, Loaded};
-use crate::time::now_ms;
+use crate::time::{now_ms, yield_to_paint};
 use crate::view::ViewSpec;
 use crate::view_state::ViewState;
 
@@ -75,8 +75,10 @@ impl QueryRunner {
             .ok()
         };
         self.inflight.set_value(Some(controller));
+        let started_ms = now_ms();
         self.load.set(LoadState::Loading {
-            started_ms: now_ms(),
+            started_ms,
+            phase: None,
         });
         spawn_local(async move {
             let result = post_profile_tracing(&base_url, &request, &signal).await;
@@ -89,7 +91,20 @@ impl QueryRunner {
             }
             self.inflight.set_value(None);
             let state = match result {
-                Ok(raw) => decode_to_state(raw.status, &raw.body, request),
+                Ok(raw) => {
+                    // Decoding a big answer blocks the page for a moment: say so first, and
+                    // let the browser paint that before starting.
+                    let phase = format!("Decoding {}", format_bytes_len(raw.body.len()));
+                    self.load.set(LoadState::Loading {
+                        started_ms,
+                        phase: Some(phase),
+                    });
+                    yield_to_paint().await;
+                    if self.generation.get_value() != generation {
+                        return;
+                    }
+                    decode_to_state(raw.status, &raw.body, request)
+                }
                 Err(_) if timed_out.get() => LoadState::Failed(ApiError::TimedOut.to_string()),
                 Err(e) => LoadState::Failed(e.to_string()),
             };
@@ -115,6 +130,15 @@ impl QueryRunner {
             }
         });
         aborted
+    }
+}
+
+/// `26.1 MB`-style size of a body.
+fn format_bytes_len(n: usize) -> String {
+    if n < 1_000_000 {
+        format!("{:.0} kB", n as f64 / 1e3)
+    } else {
+        format!("{:.1} MB", n as f64 / 1e6)
     }
 }
 

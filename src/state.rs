@@ -105,6 +105,8 @@ pub enum LoadState {
     Loading {
         /// `Date.now()` when it started.
         started_ms: f64,
+        /// What is happening now, when past waiting for the answer (e.g. "Decoding 26.1 MB").
+        phase: Option<String>,
     },
     /// A profile (possibly empty) is shown.
     Loaded(Arc<Loaded>),

@@ -127,3 +127,53 @@ fn encode_params(pairs: &[(&'static str, String)]) -> String {
         format!("?{s}")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::view::SearchSpec;
+
+    #[test]
+    fn page_pairs_carry_query_and_view_but_not_imports() {
+        let request = ProfileRequest {
+            app_service: Some("redis".into()),
+            profile_language_type: "eBPF".into(),
+            profile_event_type: "on-cpu".into(),
+            time_start: 10,
+            time_end: 20,
+            ..ProfileRequest::default()
+        };
+        let spec = ViewSpec {
+            search: SearchSpec {
+                text: "fib".into(),
+                ..SearchSpec::default()
+            },
+            ..ViewSpec::default()
+        };
+        let pairs = page_pairs(&request, &spec, " http://q:20416 ", true);
+        let keys: Vec<_> = pairs.iter().map(|(k, _)| *k).collect();
+        assert_eq!(
+            keys,
+            [
+                "app_service",
+                "profile_language_type",
+                "profile_event_type",
+                "time_start",
+                "time_end",
+                "base_url",
+                "embed",
+                "search"
+            ]
+        );
+        assert_eq!(pairs[5].1, "http://q:20416");
+        let imported = ProfileRequest {
+            time_start: 0,
+            ..request
+        };
+        let keys: Vec<_> = page_pairs(&imported, &spec, "", false)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(keys, ["search"]);
+    }
+}

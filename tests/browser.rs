@@ -33,8 +33,17 @@ async fn sleep(ms: i32) {
     wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
 }
 
-/// A fresh, sized host element for one test.
+const STYLE: &str = include_str!("../style/main.css");
+
+/// A fresh, sized host element for one test, with the app's stylesheet on the page.
 fn host() -> HtmlElement {
+    let doc = document();
+    if doc.query_selector("style[data-embers]").unwrap().is_none() {
+        let style = doc.create_element("style").unwrap();
+        style.set_attribute("data-embers", "").unwrap();
+        style.set_text_content(Some(STYLE));
+        doc.head().unwrap().append_child(&style).unwrap();
+    }
     let el: HtmlElement = document().create_element("div").unwrap().unchecked_into();
     el.set_attribute(
         "style",
@@ -314,5 +323,212 @@ async fn an_empty_result_after_a_graph_clears_it_without_panicking() {
     assert_eq!(
         m.view.shown.get_untracked().map(|l| l.profile.node_count()),
         Some(99)
+    );
+}
+
+#[wasm_bindgen_test]
+async fn search_dims_non_matches_and_reports_the_share() {
+    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
+    sleep(100).await;
+    let canvas: HtmlCanvasElement = by_testid(&m.root, "flame-canvas").unwrap().unchecked_into();
+    let (_, before) = painted_pixels(&canvas);
+    m.view.search.update(|s| s.text = "ep_poll, tcp_".into());
+    sleep(60).await;
+    let found = m.view.found.get_untracked().expect("search ran");
+    assert!(found.nodes.len() >= 3, "{} matches", found.nodes.len());
+    let summary = by_testid(&m.root, "search-summary")
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(
+        summary.contains("matches") && summary.contains('%'),
+        "{summary}"
+    );
+    let (_, after) = painted_pixels(&canvas);
+    assert_ne!(before, after, "non-matching frames are dimmed");
+    // An invalid regex is reported, not thrown.
+    m.view.search.update(|s| {
+        s.text = "([".into();
+        s.regex = true;
+    });
+    sleep(40).await;
+    let summary = by_testid(&m.root, "search-summary")
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(summary.starts_with("Invalid regex"), "{summary}");
+}
+
+#[wasm_bindgen_test]
+async fn transforms_show_as_chips_and_are_reversible() {
+    use embers::view::Transform;
+    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
+    sleep(60).await;
+    m.view
+        .transforms
+        .set(vec![Transform::FoldThreads, Transform::KernelDepth(0)]);
+    sleep(60).await;
+    let shown = m.view.shown.get_untracked().unwrap();
+    assert!(
+        shown.profile.node_count() < 99,
+        "{}",
+        shown.profile.node_count()
+    );
+    assert!((0..shown.profile.node_count() as u32).all(|n| !shown
+        .profile
+        .name(n)
+        .starts_with("[k]")
+        && !shown.profile.name(n).starts_with("[t]")));
+    assert_eq!(
+        shown.profile.root_total(),
+        1_656_564,
+        "folding keeps the total"
+    );
+    let chips = by_testid(&m.root, "chips").expect("chips");
+    assert_eq!(
+        chips
+            .query_selector_all("[data-testid='chip']")
+            .unwrap()
+            .length(),
+        2
+    );
+    let remove: HtmlElement = chips
+        .query_selector("[data-testid='chip'] button")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    remove.click();
+    sleep(60).await;
+    assert_eq!(
+        m.view.transforms.get_untracked(),
+        vec![Transform::KernelDepth(0)]
+    );
+    m.view.transforms.set(Vec::new());
+    sleep(60).await;
+    assert_eq!(
+        m.view.shown.get_untracked().unwrap().profile.node_count(),
+        99
+    );
+}
+
+#[wasm_bindgen_test]
+async fn the_table_selects_functions_and_opens_their_sandwich() {
+    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
+    sleep(60).await;
+    if by_testid(&m.root, "function-table").is_none() {
+        by_testid(&m.root, "table-toggle").unwrap().click();
+        sleep(40).await;
+    }
+    let table = by_testid(&m.root, "function-table").expect("table");
+    let rows = table
+        .query_selector_all("[data-testid='table-row']")
+        .unwrap();
+    assert!(rows.length() > 20, "{} rows", rows.length());
+    let first: HtmlElement = rows.get(0).unwrap().unchecked_into();
+    assert!(
+        first.text_content().unwrap().contains("ep_poll"),
+        "highest self first: {:?}",
+        first.text_content()
+    );
+    first.click();
+    sleep(40).await;
+    assert_eq!(
+        m.view.selected.get_untracked().as_deref(),
+        Some("[k] ep_poll")
+    );
+    by_testid(&m.root, "sandwich-toggle").unwrap().click();
+    sleep(120).await;
+    for id in ["sandwich-callers", "sandwich-callees"] {
+        let c: HtmlCanvasElement = by_testid(&m.root, id)
+            .unwrap_or_else(|| panic!("{id}"))
+            .unchecked_into();
+        let (painted, _) = painted_pixels(&c);
+        assert!(painted > 1000, "{id} painted {painted} px");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn arrow_keys_move_focus_enter_zooms_and_the_focus_is_announced() {
+    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
+    sleep(80).await;
+    let canvas: HtmlCanvasElement = by_testid(&m.root, "flame-canvas").unwrap().unchecked_into();
+    let key = |k: &str| {
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key(k);
+        init.set_bubbles(true);
+        canvas
+            .dispatch_event(
+                &web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init)
+                    .unwrap(),
+            )
+            .unwrap();
+    };
+    key("ArrowDown");
+    key("ArrowDown");
+    sleep(30).await;
+    let focused = m.view.focused.get_untracked().expect("focus moved");
+    let shown = m.view.shown.get_untracked().unwrap();
+    assert_eq!(shown.profile.depth(focused), 2);
+    assert_eq!(
+        shown.profile.name(focused),
+        "[l] __libc_start_main",
+        "down follows the widest child"
+    );
+    let announced = by_testid(&m.root, "announcer")
+        .unwrap()
+        .text_content()
+        .unwrap();
+    assert!(
+        announced.starts_with("[l] __libc_start_main"),
+        "{announced}"
+    );
+    key("ArrowLeft");
+    sleep(20).await;
+    assert_ne!(
+        m.view.focused.get_untracked(),
+        Some(focused),
+        "left moves along the row"
+    );
+    key("Enter");
+    sleep(30).await;
+    assert_eq!(Some(m.zoom.get_untracked()), m.view.focused.get_untracked());
+}
+
+#[wasm_bindgen_test]
+async fn a_5000_level_stack_renders_and_scrolls_with_a_viewport_sized_canvas() {
+    use embers::state::Loaded;
+    let frames: Vec<String> = (0..5000).map(|i| format!("f{i}")).collect();
+    let folded = format!("{} 7\nshort 3\n", frames.join(";"));
+    let profile = embers_model::folded::parse_folded(&folded, "deep").unwrap();
+    assert_eq!(profile.max_depth(), 5000);
+    let loaded = Loaded::new(profile, request(), None, 0.0);
+    let m = mount_viewer(LoadState::Loaded(std::sync::Arc::new(loaded)));
+    sleep(100).await;
+    let canvas: HtmlCanvasElement = by_testid(&m.root, "flame-canvas").unwrap().unchecked_into();
+    let dpr = web_sys::window().unwrap().device_pixel_ratio();
+    assert!(
+        f64::from(canvas.height()) <= 600.0 * dpr + 1.0,
+        "canvas stays viewport-sized: {}",
+        canvas.height()
+    );
+    let scroller: HtmlElement = m
+        .root
+        .query_selector(".graph-scroller")
+        .unwrap()
+        .unwrap()
+        .unchecked_into();
+    assert!(
+        scroller.scroll_height() >= 5001 * 18,
+        "content is as tall as the stack"
+    );
+    scroller.set_scroll_top(scroller.scroll_height());
+    scroller
+        .dispatch_event(&web_sys::Event::new("scroll").unwrap())
+        .unwrap();
+    sleep(80).await;
+    let (painted, _) = painted_pixels(&canvas);
+    assert!(
+        painted > 1000,
+        "the deepest rows are drawn after scrolling ({painted} px)"
     );
 }

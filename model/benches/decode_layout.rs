@@ -87,6 +87,17 @@ fn bench(c: &mut Criterion) {
     g.bench_function("decode shape B", |b| {
         b.iter(|| decode_response(200, &body_b).map(|d| d.profile.node_count()))
     });
+    let result_b = body_b
+        .find(r#""result":"#)
+        .map(|i| &body_b[i + 9..body_b.len() - r#","debug":null}"#.len()])
+        .expect("synthetic body has a result");
+    g.bench_function("shape B: wire tables only", |b| {
+        b.iter(|| embers_model::wire::shape_b::decode(result_b).map(|t| t.len()))
+    });
+    let table = embers_model::wire::shape_b::decode(result_b).expect("decodes");
+    g.bench_function("shape B: tree from table only", |b| {
+        b.iter(|| embers_model::Profile::from_table(table.clone()).node_count())
+    });
     g.bench_function("decode shape A", |b| {
         b.iter(|| decode_response(200, &body_a).map(|d| d.profile.node_count()))
     });

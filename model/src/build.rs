@@ -4,8 +4,7 @@
 //! the same [`Profile::from_table`] path the wire decoders use, so children order, totals and
 //! geometry are computed by exactly one piece of code.
 
-use std::collections::HashMap;
-
+use crate::fxhash::FxHashMap;
 use crate::profile::Profile;
 use crate::table::{NodeTable, NO_PARENT};
 
@@ -13,7 +12,7 @@ use crate::table::{NodeTable, NO_PARENT};
 #[derive(Debug)]
 pub struct TreeBuilder {
     table: NodeTable,
-    children: HashMap<(u32, u32), u32>,
+    children: FxHashMap<(u32, u32), u32>,
 }
 
 impl TreeBuilder {
@@ -27,7 +26,7 @@ impl TreeBuilder {
         table.push(root, NO_PARENT, 0, 0);
         TreeBuilder {
             table,
-            children: HashMap::new(),
+            children: FxHashMap::default(),
         }
     }
 

@@ -12,6 +12,7 @@ pub mod color;
 pub mod encode;
 pub mod folded;
 pub mod format;
+pub mod fxhash;
 pub mod kind;
 pub mod layout;
 pub mod profile;

@@ -4,8 +4,7 @@
 //! none), and the self/total values the server claims. [`crate::Profile::from_table`] then turns
 //! this into a sound tree, counting whatever it had to repair.
 
-use std::collections::HashMap;
-
+use crate::fxhash::FxHashMap;
 use crate::kind::FrameKind;
 
 /// Marks "no parent" in a [`NodeTable`] (the root) and in a [`crate::Profile`].
@@ -16,7 +15,7 @@ pub const NO_PARENT: u32 = u32::MAX;
 pub struct Interner {
     names: Vec<Box<str>>,
     kinds: Vec<FrameKind>,
-    ids: HashMap<Box<str>, u32>,
+    ids: FxHashMap<Box<str>, u32>,
 }
 
 impl Interner {

@@ -6,9 +6,8 @@
 //! the new root, and whether its self time counts. Sibling frames that end up with the same name
 //! merge, exactly like duplicate stacks do. No recursion over depth anywhere.
 
-use std::collections::HashMap;
-
 use crate::build::TreeBuilder;
+use crate::fxhash::FxHashMap;
 use crate::kind::FrameKind;
 use crate::profile::{NodeId, Profile};
 use crate::table::{NodeTable, NO_PARENT};
@@ -59,7 +58,7 @@ pub fn rebuild(
     let root = table.functions.intern(root_name);
     table.push(root, NO_PARENT, 0, 0);
     let mut func_map = vec![UNMAPPED; profile.function_count()];
-    let mut children: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut children: FxHashMap<(u32, u32), u32> = FxHashMap::default();
     let mut map = vec![UNMAPPED; n];
     map[0] = 0;
     for node in 1..n as NodeId {
@@ -103,7 +102,7 @@ pub fn rebuild(
 
 fn child(
     table: &mut NodeTable,
-    children: &mut HashMap<(u32, u32), u32>,
+    children: &mut FxHashMap<(u32, u32), u32>,
     parent: u32,
     func: u32,
 ) -> u32 {

@@ -125,12 +125,11 @@ pub fn StatusLine(load: RwSignal<LoadState>) -> impl IntoView {
     });
     let text = move || match load.get() {
         LoadState::Idle => "Ready.".to_string(),
-        LoadState::Loading { started_ms } => {
-            format!(
-                "Querying… {:.1} s",
-                ((now.get() - started_ms) / 1000.0).max(0.0)
-            )
-        }
+        LoadState::Loading { started_ms, phase } => format!(
+            "{}… {:.1} s",
+            phase.as_deref().unwrap_or("Querying"),
+            ((now.get() - started_ms) / 1000.0).max(0.0)
+        ),
         LoadState::Cancelled => "Cancelled.".to_string(),
         LoadState::Failed(_) => "The last query failed.".to_string(),
         LoadState::Loaded(l) if l.profile.is_empty() => "No samples in this range.".to_string(),

@@ -5,13 +5,14 @@
 //! by one; strings are borrowed from the body where they contain no escapes.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::num::Num;
+use crate::fxhash::FxHashMap;
 use crate::table::{NodeTable, NO_PARENT};
 
 /// The parent id that marks the root.
@@ -44,34 +45,72 @@ pub fn decode(text: &str) -> Result<NodeTable, String> {
     Ok(sink.finish())
 }
 
-/// Collects rows while streaming; parent ids are kept as text until every id is known.
+/// A node id: UUIDs (what the querier sends) as 128-bit numbers, anything else as text.
+/// Numbers hash and compare far faster than 36-character strings.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Id<'a> {
+    Uuid(u128),
+    Text(Cow<'a, str>),
+}
+
+impl<'a> Id<'a> {
+    fn new(text: Cow<'a, str>) -> Id<'a> {
+        parse_uuid(&text).map_or(Id::Text(text), Id::Uuid)
+    }
+}
+
+/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (hex, either case) as a number.
+fn parse_uuid(s: &str) -> Option<u128> {
+    let b = s.as_bytes();
+    if b.len() != 36 {
+        return None;
+    }
+    let mut v: u128 = 0;
+    for (i, &c) in b.iter().enumerate() {
+        if matches!(i, 8 | 13 | 18 | 23) {
+            if c != b'-' {
+                return None;
+            }
+            continue;
+        }
+        v = (v << 4) | u128::from((c as char).to_digit(16)?);
+    }
+    Some(v)
+}
+
+/// Collects rows while streaming; parent ids are kept until every id is known.
 #[derive(Default)]
 struct Sink<'a> {
     table: NodeTable,
-    ids: HashMap<Cow<'a, str>, u32>,
-    parents: Vec<Cow<'a, str>>,
+    ids: FxHashMap<Id<'a>, u32>,
+    /// Per row: the parent's id, `None` for a root (`"-1"`).
+    parents: Vec<Option<Id<'a>>>,
 }
 
 impl<'a> Sink<'a> {
     fn push(&mut self, node: WireNode<'a>) {
         let row = self.table.len() as u32;
-        if self.ids.contains_key(&node.node_id) {
-            self.table.issues.duplicate_ids += 1;
-            return;
+        match self.ids.entry(Id::new(node.node_id)) {
+            Entry::Occupied(_) => {
+                self.table.issues.duplicate_ids += 1;
+                return;
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(row);
+            }
         }
-        self.ids.insert(node.node_id, row);
         let func = self.table.functions.intern(&node.profile_location_str);
         self.table
             .push(func, NO_PARENT, node.self_value.0, node.total_value.0);
-        self.parents.push(node.parent_node_id);
+        let parent = (node.parent_node_id != ROOT_PARENT).then(|| Id::new(node.parent_node_id));
+        self.parents.push(parent);
     }
 
     fn finish(mut self) -> NodeTable {
         for (row, parent) in self.parents.iter().enumerate() {
-            self.table.parent[row] = if parent == ROOT_PARENT {
-                NO_PARENT
-            } else {
-                self.ids.get(parent).copied().unwrap_or(UNKNOWN_PARENT)
+            self.table.parent[row] = match parent {
+                None => NO_PARENT,
+                Some(id) => self.ids.get(id).copied().unwrap_or(UNKNOWN_PARENT),
             };
         }
         self.table
@@ -145,6 +184,21 @@ mod tests {
         assert_eq!(p.node_count(), 2);
         assert_eq!(p.warnings().duplicate_ids, 1);
         assert_eq!(p.warnings().unreachable_rows, 1);
+    }
+
+    #[test]
+    fn uuids_parse_as_numbers_and_other_ids_stay_text() {
+        assert_eq!(
+            parse_uuid("2dad06a1-75f5-55fe-8b34-c882168bf68f"),
+            Some(0x2dad06a1_75f5_55fe_8b34_c882168bf68f)
+        );
+        assert_eq!(
+            parse_uuid("2DAD06A1-75F5-55FE-8B34-C882168BF68F"),
+            parse_uuid("2dad06a1-75f5-55fe-8b34-c882168bf68f")
+        );
+        assert_eq!(parse_uuid("2dad06a1x75f5-55fe-8b34-c882168bf68f"), None);
+        assert_eq!(parse_uuid("u1"), None);
+        assert_eq!(Id::new("".into()), Id::Text("".into()));
     }
 
     #[test]
