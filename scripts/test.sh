@@ -47,6 +47,7 @@ step wasm      cargo test -p embers --target wasm32-unknown-unknown
 step build     trunk build --release --offline
 step server    cargo build --release -p embers-server
 step e2e       bash -c 'cd e2e && npm test'
+step bench-smoke bash bench/run.sh --smoke
 
 echo "steps failed: ${#failed_steps[@]}${failed_steps[*]:+ (${failed_steps[*]})}"
 echo "embers: $passed passed, $failed failed"

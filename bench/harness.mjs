@@ -1,0 +1,463 @@
+#!/usr/bin/env node
+// The Embers browser benchmark: loads Embers and its peers in headless Chromium on 127.0.0.1 and
+// prints one table (render, zoom, reset, hover, search, memory, and the JSON.parse baseline) per
+// profile size. Normally started by bench/run.sh, which first generates the data.
+//
+//   node bench/harness.mjs [--sizes 10000,100000,1000000] [--seed 1] [--smoke]
+//                          [--viewers embers,speedscope,grafana] [--no-shape-a]
+//                          [--reps N] [--interactions N] [--dist DIR] [--out FILE]
+//
+// Exit status: 0 when Embers painted at every size; 1 when it did not (peers failing is recorded
+// in the results but does not fail the run); 2 on bad arguments.
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
+import { chromium } from 'playwright-core';
+
+import { APPS, BROWSER_ARGS, VIEWPORT, embersScroll, measureMemory, profileEmbers } from './lib/apps.mjs';
+import { BENCH_DIR, ROOT_DIR, startServer } from './lib/server.mjs';
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+function parseArgs(argv) {
+  const a = {
+    sizes: null,
+    seed: 1,
+    smoke: false,
+    viewers: null,
+    shapeA: true,
+    reps: null,
+    interactions: null,
+    dist: path.join(ROOT_DIR, 'dist'),
+    out: null,
+    profile: null,
+    deep: 5000,
+    chromium: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const k = argv[i];
+    const v = () => {
+      if (i + 1 >= argv.length) throw new Error(`${k} needs a value`);
+      return argv[++i];
+    };
+    switch (k) {
+      case '--sizes': a.sizes = v().split(',').map(parseCount); break;
+      case '--seed': a.seed = Number(v()); break;
+      case '--smoke': a.smoke = true; break;
+      case '--viewers': case '--peers': a.viewers = v().split(',').map((s) => s.trim()).filter(Boolean); break;
+      case '--no-shape-a': a.shapeA = false; break;
+      case '--reps': a.reps = Number(v()); break;
+      case '--interactions': a.interactions = Number(v()); break;
+      case '--dist': a.dist = path.resolve(v()); break;
+      case '--out': a.out = path.resolve(v()); break;
+      case '--chromium': a.chromium = v(); break;
+      case '--profile': a.profile = true; break;
+      case '--deep': a.deep = Number(v()); break;
+      case '--no-profile': a.profile = false; break;
+      case '-h': case '--help':
+        console.log(readFileSync(new URL(import.meta.url)).toString().split('\n').slice(1, 12).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
+        process.exit(0);
+        break;
+      default: throw new Error(`unknown argument ${k}`);
+    }
+  }
+  a.sizes ??= a.smoke ? [10_000] : [10_000, 100_000, 1_000_000];
+  a.viewers ??= a.smoke ? ['embers'] : ['embers', 'speedscope', 'grafana'];
+  for (const v of a.viewers) if (!APPS[v]) throw new Error(`unknown viewer ${v} (known: ${Object.keys(APPS).join(', ')})`);
+  if (!a.viewers.includes('embers')) a.viewers.unshift('embers');
+  a.interactions ??= 20;
+  a.profile ??= !a.smoke;
+  return a;
+}
+
+function parseCount(s) {
+  const t = s.trim().replaceAll('_', '').replaceAll(',', '');
+  const m = /^(\d+)([kKmM]?)$/.exec(t);
+  if (!m) throw new Error(`bad size ${s}`);
+  return Number(m[1]) * (m[2] ? (/[kK]/.test(m[2]) ? 1e3 : 1e6) : 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and formatting
+
+function quantile(xs, q) {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  // Nearest rank.
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}
+const median = (xs) => {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+function summarize(x) {
+  if (!x) return null;
+  return { p50: quantile(x.samples, 0.5), p95: quantile(x.samples, 0.95), n: x.samples.length, failures: x.failures.length, samples: x.samples.map(round1), failureReasons: [...new Set(x.failures)] };
+}
+const round1 = (x) => (x == null ? null : Math.round(x * 10) / 10);
+const fmtMs = (x) => (x == null ? '—' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : x >= 100 ? `${x.toFixed(0)} ms` : `${x.toFixed(1)} ms`);
+const fmtPair = (s) => (!s || s.p50 == null ? '—' : `${fmtMs(s.p50)} / ${fmtMs(s.p95)}`);
+const fmtMB = (x) => (x == null ? '—' : `${x.toFixed(0)} MB`);
+const fmtCount = (n) => n.toLocaleString('en-US');
+
+// ---------------------------------------------------------------------------------------------
+// Bundle size
+
+function bundleSize(distDir) {
+  const files = readdirSync(distDir).filter((f) => /\.(wasm|js)$/.test(f));
+  let raw = 0;
+  let br = 0;
+  const perFile = {};
+  for (const f of files) {
+    const body = readFileSync(path.join(distDir, f));
+    const c = brotliCompressSync(body, { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length } });
+    perFile[f] = { bytes: body.length, brotli: c.length };
+    raw += body.length;
+    br += c.length;
+  }
+  return { files: perFile, bytes: raw, brotliBytes: br, brotliKB: br / 1024 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Runs
+
+const log = (...m) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...m);
+
+async function withPage(app, browser, server, opts, fn) {
+  const r = await app.render(browser, server, opts);
+  try {
+    return await fn(r);
+  } finally {
+    await r.context.close().catch(() => {});
+  }
+}
+
+/** Render `reps` times (fresh context each); the first page also gives memory + interactions. */
+async function runViewer(app, browser, server, { reps, interactions, timeoutMs, dataUrl, baseline }) {
+  const renders = [];
+  const out = { renders, errors: [] };
+  for (let i = 0; i < reps; i++) {
+    try {
+      await withPage(app, browser, server, { timeoutMs, dataUrl }, async ({ page, errors, result }) => {
+        renders.push(result);
+        log(`  ${app.name} render ${i + 1}/${reps}: ${fmtMs(result.renderMs)}${result.decodeMs != null ? ` (decoded in ${result.decodeMs} ms)` : ''}${result.settledMs != null ? ` (settled ${fmtMs(result.settledMs)})` : ''}`);
+        if (i === 0) {
+          out.memory = await measureMemory(page);
+          log(`  ${app.name} memory: JS ${fmtMB(out.memory.jsHeapUsedMB)} + wasm ${fmtMB(out.memory.wasmMB)}`);
+          if (interactions > 0 && app.interactions) {
+            const t = await app.interactions(page, interactions);
+            out.interactions = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, summarize(v)]));
+            log(`  ${app.name} interactions: ${Object.entries(out.interactions).map(([k, v]) => `${k} ${fmtPair(v)}${v.failures ? ` (${v.failures} failed: ${v.failureReasons.join('; ')})` : ''}`).join(', ')}`);
+          }
+          if (baseline) out.baseline = await baseline(page);
+        }
+        if (errors.length) out.errors.push(...errors);
+      });
+    } catch (e) {
+      out.errors.push(String(e.message ?? e));
+      log(`  ${app.name} FAILED: ${e.message ?? e}`);
+      break;
+    }
+  }
+  const times = renders.map((r) => r.renderMs);
+  out.render = { median: median(times), min: times.length ? Math.min(...times) : null, samples: times.map(round1) };
+  if (renders.some((r) => r.decodeMs != null)) out.decode = { median: median(renders.map((r) => r.decodeMs)), samples: renders.map((r) => r.decodeMs) };
+  if (renders.some((r) => r.settledMs != null)) out.settled = { median: median(renders.map((r) => r.settledMs)), samples: renders.map((r) => round1(r.settledMs)) };
+  out.ok = renders.length > 0;
+  return out;
+}
+
+/** In the page: fetch the same bytes, then time TextDecoder and JSON.parse on them. */
+function jsonParseBaseline(url, runs = 3) {
+  return async (page) => {
+    const r = await page.evaluate(async ([url, runs]) => {
+      const buf = await (await fetch(url)).arrayBuffer();
+      const t0 = performance.now();
+      let text = new TextDecoder().decode(buf);
+      const textMs = performance.now() - t0;
+      const parse = [];
+      for (let i = 0; i < runs; i++) {
+        const t = performance.now();
+        let v = JSON.parse(text);
+        parse.push(performance.now() - t);
+        v = null;
+      }
+      const chars = text.length;
+      text = null;
+      return { textMs, parse, chars, bytes: buf.byteLength };
+    }, [url, runs]);
+    const s = [...r.parse].sort((a, b) => a - b);
+    return { parseMs: s[s.length >> 1], parseSamples: r.parse.map(round1), textDecodeMs: r.textMs, bytes: r.bytes };
+  };
+}
+
+function generatedDir(nodes, seed) {
+  return path.join(BENCH_DIR, 'data', `n${nodes}-s${seed}`);
+}
+
+async function main() {
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`harness: ${e.message}`);
+    process.exit(2);
+  }
+  const started = new Date();
+  const reps = args.reps ?? (args.smoke ? 3 : null);
+  if (!existsSync(path.join(args.dist, 'index.html'))) {
+    console.error(`harness: no Embers build in ${args.dist} (run: cd ${ROOT_DIR} && source scripts/env.sh && trunk build --release --offline)`);
+    process.exit(1);
+  }
+  const bundle = bundleSize(args.dist);
+  const server = await startServer({ distDir: args.dist });
+  log(`server on ${server.url}; Embers build ${Object.keys(bundle.files).join(', ')}; bundle ${bundle.brotliKB.toFixed(1)} KB brotli`);
+
+  const browsers = {};
+  const browserFor = async (kind) => {
+    browsers[kind] ??= await chromium.launch({ executablePath: args.chromium, args: BROWSER_ARGS[kind] });
+    return browsers[kind];
+  };
+
+  const results = {
+    date: started.toISOString(),
+    smoke: args.smoke,
+    machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model, memGB: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, loadAvgAtStart: os.loadavg().map(round1) },
+    chromium: null,
+    chromiumArgs: BROWSER_ARGS,
+    viewport: VIEWPORT,
+    git: gitInfo(),
+    bundle,
+    sizes: [],
+  };
+  let embersFailed = false;
+  try {
+    results.chromium = (await browserFor('cpu')).version();
+    for (const nodes of args.sizes) {
+      const dir = generatedDir(nodes, args.seed);
+      const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8'));
+      const rel = `/data/${path.basename(dir)}`;
+      const r = reps ?? (nodes >= 1_000_000 ? 3 : 5);
+      const timeoutMs = 60_000 + nodes * 0.25;
+      log(`${fmtCount(meta.nodes)} nodes, ${fmtCount(meta.functions)} functions, depth ${meta.max_depth}; shape B ${(meta.files['shape-b.json'] / 2 ** 20).toFixed(1)} MB; ${r} renders per viewer`);
+      const entry = { nodes: meta.nodes, meta, viewers: {} };
+      results.sizes.push(entry);
+
+      // Embers on shape B (+ memory, interactions, JSON.parse baseline on the same page).
+      await server.setProfile(path.join(dir, 'shape-b.json'));
+      entry.viewers.embers = await runViewer(APPS.embers, await browserFor('cpu'), server, {
+        reps: r, interactions: args.interactions, timeoutMs, baseline: jsonParseBaseline(`${rel}/shape-b.json`),
+      });
+      if (!entry.viewers.embers.ok) {
+        // Nothing else is worth waiting for (each would run into its own timeout).
+        embersFailed = true;
+        break;
+      }
+      entry.baseline = entry.viewers.embers.baseline ?? null;
+      delete entry.viewers.embers.baseline;
+      if (entry.baseline) log(`  JSON.parse baseline (shape B, ${(entry.baseline.bytes / 2 ** 20).toFixed(1)} MB): ${fmtMs(entry.baseline.parseMs)} (TextDecoder ${fmtMs(entry.baseline.textDecodeMs)})`);
+
+      // Where the time goes (one extra load under the sampling profiler), at the largest size.
+      if (args.profile && nodes === Math.max(...args.sizes)) {
+        try {
+          entry.embersProfile = await profileEmbers(await browserFor('cpu'), server, { timeoutMs });
+          const c = entry.embersProfile.categoriesMs;
+          log(`  embers profile (render ${fmtMs(entry.embersProfile.renderMs)} under the profiler): ${Object.entries(c).map(([k, v]) => `${k} ${fmtMs(v)}`).join(', ')}`);
+        } catch (e) {
+          entry.embersProfile = { error: String(e.message ?? e) };
+          log(`  embers profile failed: ${e.message ?? e}`);
+        }
+      }
+
+      // Embers on shape A: renders only.
+      if (args.shapeA && existsSync(path.join(dir, 'shape-a.json'))) {
+        await server.setProfile(path.join(dir, 'shape-a.json'));
+        entry.viewers.embersShapeA = await runViewer(APPS.embers, await browserFor('cpu'), server, {
+          reps: Math.min(r, 3), interactions: 0, timeoutMs: timeoutMs * 3, baseline: jsonParseBaseline(`${rel}/shape-a.json`, 1),
+        });
+        entry.baselineShapeA = entry.viewers.embersShapeA.baseline ?? null;
+        delete entry.viewers.embersShapeA.baseline;
+      }
+      server.forget();
+
+      for (const name of args.viewers.filter((v) => v !== 'embers')) {
+        const app = APPS[name];
+        const file = name === 'speedscope' ? 'speedscope.json' : 'grafana.json';
+        if (!existsSync(path.join(dir, file))) {
+          entry.viewers[name] = { ok: false, errors: [`${file} not generated`] };
+          continue;
+        }
+        entry.viewers[name] = await runViewer(app, await browserFor(app.browser), server, {
+          reps: Math.min(r, 3), interactions: args.interactions, timeoutMs: timeoutMs * 4, dataUrl: `${rel}/${file}`,
+        });
+        entry.viewers[name].input = { file, bytes: meta.files[file] };
+        server.forget();
+      }
+    }
+    // Deep stacks: a 10k-node profile plus one chain `--deep` levels deep; Embers only.
+    const deepDir = path.join(BENCH_DIR, 'data', `deep${args.deep}-s${args.seed}`);
+    if (!embersFailed && args.deep > 0 && existsSync(path.join(deepDir, 'meta.json'))) {
+      const meta = JSON.parse(readFileSync(path.join(deepDir, 'meta.json'), 'utf8'));
+      log(`deep stacks: ${fmtCount(meta.nodes)} nodes, depth ${meta.max_depth}`);
+      await server.setProfile(path.join(deepDir, 'shape-b.json'));
+      const deep = { nodes: meta.nodes, depth: meta.max_depth, renders: [] };
+      results.deep = deep;
+      try {
+        for (let i = 0; i < (reps ?? 3); i++) {
+          await withPage(APPS.embers, await browserFor('cpu'), server, { timeoutMs: 60_000 }, async ({ page, result, errors }) => {
+            deep.renders.push(result.renderMs);
+            deep.status = result.status;
+            if (i === 0) {
+              const sc = await embersScroll(page, args.interactions || 20);
+              deep.scroll = summarize(sc.total);
+              deep.scrollFromEvent = summarize(sc.fromEvent);
+            }
+            if (errors.length) (deep.errors ??= []).push(...errors);
+          });
+        }
+        const shown = /depth (\d+)/.exec(deep.status ?? '');
+        deep.depthShown = shown ? Number(shown[1]) : null;
+        deep.render = { median: median(deep.renders), samples: deep.renders.map(round1) };
+        deep.ok = deep.depthShown === meta.max_depth && deep.scroll?.n > 0 && !deep.scroll.failures;
+        log(`  embers deep: render ${fmtMs(deep.render.median)}, depth shown ${deep.depthShown}, scroll ${fmtPair(deep.scroll)} (from the event ${fmtPair(deep.scrollFromEvent)})${deep.scroll?.failures ? ` (${deep.scroll.failures} failed: ${deep.scroll.failureReasons.join('; ')})` : ''}`);
+      } catch (e) {
+        deep.ok = false;
+        deep.error = String(e.message ?? e);
+        log(`  embers deep FAILED: ${deep.error}`);
+      }
+      if (!deep.ok) embersFailed = true;
+      server.forget();
+    }
+  } finally {
+    for (const b of Object.values(browsers)) await b.close().catch(() => {});
+    await server.close();
+  }
+  results.durationS = (Date.now() - started.getTime()) / 1000;
+  results.machine.loadAvgAtEnd = os.loadavg().map(round1);
+
+  const table = renderTable(results);
+  const prof = results.sizes.map((s) => s.embersProfile && !s.embersProfile.error && [s.nodes, s.embersProfile]).filter(Boolean).at(-1);
+  const checks = targetChecks(results);
+  results.targets = checks;
+  console.log(table);
+  if (results.deep) {
+    const d = results.deep;
+    console.log(`\nDeep stacks (Embers, ${fmtCount(d.nodes)} nodes, one chain ${d.depth} levels deep): ${d.ok ? 'OK' : 'FAILED'} — render ${fmtMs(d.render?.median)}, status shows depth ${d.depthShown ?? '?'}, scroll top→bottom in ${d.scroll?.n ?? 0} steps p50/p95 ${fmtPair(d.scroll)} from setting scrollTop, ${fmtPair(d.scrollFromEvent)} from the scroll event${d.error ? ` — ${d.error}` : ''}`);
+  }
+  if (prof) {
+    const [n, p] = prof;
+    console.log(`\nWhere Embers' render time goes (${fmtCount(n)} nodes, shape B; one load under the CDP sampling profiler, render ${fmtMs(p.renderMs)}; ${p.status.replace(/^.*· decoded/, 'decoded')}):`);
+    for (const [k, v] of Object.entries(p.categoriesMs)) console.log(`  ${fmtMs(v).padStart(9)}  ${k}`);
+  }
+  if (checks.length) {
+    console.log('\nTargets (largest size measured):');
+    for (const c of checks) console.log(`  ${c.pass == null ? '  ?' : c.pass ? 'PASS' : 'FAIL'}  ${c.target}: ${c.value}`);
+  }
+  const out = args.out ?? path.join(BENCH_DIR, 'results', `${args.smoke ? 'smoke-' : ''}${started.toISOString().replace(/[:]/g, '-').replace(/\.\d+Z$/, 'Z')}.json`);
+  mkdirSync(path.dirname(out), { recursive: true });
+  writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+  console.log(`\nresults: ${path.relative(process.cwd(), out)} (${results.durationS.toFixed(0)} s)`);
+  // The smoke run guards the harness itself: every Embers interaction must have worked.
+  if (args.smoke) {
+    for (const s of results.sizes) {
+      for (const [k, v] of Object.entries(s.viewers.embers?.interactions ?? {})) {
+        if (!v.n || v.failures) {
+          console.error(`harness: Embers ${k} failed ${v.failures} of ${v.n + v.failures} times (${v.failureReasons.join('; ')})`);
+          embersFailed = true;
+        }
+      }
+    }
+  }
+  if (embersFailed) {
+    console.error('harness: Embers did not paint or an interaction failed; see the errors in the results');
+    process.exit(1);
+  }
+}
+
+function gitInfo() {
+  try {
+    const rev = execFileSync('git', ['-C', ROOT_DIR, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', ROOT_DIR, 'status', '--porcelain', '--', 'src', 'model', 'style', 'index.html'], { encoding: 'utf8' }).trim() !== '';
+    return { rev, dirty };
+  } catch {
+    return null;
+  }
+}
+
+const LABELS = { embers: 'Embers (shape B)', embersShapeA: 'Embers (shape A)', speedscope: 'speedscope', grafana: 'Grafana flame graph' };
+
+function renderTable(results) {
+  const head = ['nodes', 'viewer', 'render (median)', 'decode', 'zoom p50/p95', 'reset p50/p95', 'hover p50/p95', 'search p50/p95', 'JS heap', 'wasm', 'JS+wasm'];
+  const rows = [];
+  for (const s of results.sizes) {
+    if (s.baseline) {
+      rows.push([fmtCount(s.nodes), `JSON.parse of shape B (${(s.baseline.bytes / 2 ** 20).toFixed(1)} MB)`, fmtMs(s.baseline.parseMs), '', '', '', '', '', '', '', '']);
+    }
+    if (s.baselineShapeA) {
+      rows.push([fmtCount(s.nodes), `JSON.parse of shape A (${(s.baselineShapeA.bytes / 2 ** 20).toFixed(1)} MB)`, fmtMs(s.baselineShapeA.parseMs), '', '', '', '', '', '', '', '']);
+    }
+    for (const [name, v] of Object.entries(s.viewers)) {
+      const i = v.interactions ?? {};
+      const failed = !v.ok ? ` FAILED: ${(v.errors ?? [])[0]?.slice(0, 80) ?? ''}` : '';
+      rows.push([
+        fmtCount(s.nodes),
+        `${LABELS[name] ?? name}${failed}`,
+        v.render?.median != null ? `${fmtMs(v.render.median)}${v.settled ? ` (settled ${fmtMs(v.settled.median)})` : ''}` : '—',
+        v.decode?.median != null ? fmtMs(v.decode.median) : '',
+        fmtPair(i.zoom), fmtPair(i.reset), fmtPair(i.hover), fmtPair(i.search),
+        v.memory ? fmtMB(v.memory.jsHeapUsedMB) : '—',
+        v.memory ? (v.memory.wasmMB ? fmtMB(v.memory.wasmMB) : '—') : '—',
+        v.memory ? fmtMB(v.memory.totalMB) : '—',
+      ]);
+    }
+  }
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const line = (r) => r.map((x, c) => (c < 2 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
+  const sep = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [
+    `Embers browser benchmark — ${results.date} — Chromium ${results.chromium}, ${results.machine.cpus} cores, ${results.viewport.width}×${results.viewport.height}`,
+    `Embers bundle (wasm + JS, brotli -11): ${results.bundle.brotliKB.toFixed(1)} KB; load average ${results.machine.loadAvgAtStart[0]} at start, ${results.machine.loadAvgAtEnd[0]} at end (other work on the machine inflates every number)`,
+    '',
+    line(head),
+    sep,
+    ...rows.map(line),
+  ].join('\n');
+}
+
+function targetChecks(results) {
+  const checks = [];
+  const s = results.sizes.at(-1);
+  if (!s) return checks;
+  const e = s.viewers.embers;
+  const label = `${fmtCount(s.nodes)} nodes`;
+  const peers = ['speedscope', 'grafana'].map((p) => s.viewers[p]).filter((p) => p?.ok && p.render?.median != null);
+  if (e?.render?.median != null && peers.length) {
+    const fastest = Math.min(...peers.map((p) => p.render.median));
+    checks.push({ target: `render ≤ 25 % of the fastest peer (${label})`, value: `${fmtMs(e.render.median)} vs ${fmtMs(fastest)} = ${((e.render.median / fastest) * 100).toFixed(1)} %`, pass: e.render.median <= 0.25 * fastest });
+  }
+  if (e?.render?.median != null && s.baseline) {
+    checks.push({ target: `render ≤ 2× JSON.parse of the same bytes (${label})`, value: `${fmtMs(e.render.median)} vs ${fmtMs(s.baseline.parseMs)} = ${(e.render.median / s.baseline.parseMs).toFixed(2)}×`, pass: e.render.median <= 2 * s.baseline.parseMs });
+  }
+  for (const k of ['zoom', 'reset', 'hover', 'search']) {
+    const x = e?.interactions?.[k];
+    if (x?.p95 != null) checks.push({ target: `${k} p95 ≤ 16 ms (${label})`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
+  }
+  if (e?.memory) checks.push({ target: `memory after render ≤ 120 MB (${label})`, value: `${fmtMB(e.memory.totalMB)} (JS ${fmtMB(e.memory.jsHeapUsedMB)} + wasm ${fmtMB(e.memory.wasmMB)})`, pass: e.memory.totalMB <= 120 });
+  const a = s.viewers.embersShapeA;
+  if (a?.decode?.median != null && e?.decode?.median != null) {
+    checks.push({ target: `shape A decode ≤ 3× shape B (${label})`, value: `${fmtMs(a.decode.median)} vs ${fmtMs(e.decode.median)} = ${(a.decode.median / Math.max(1, e.decode.median)).toFixed(2)}×`, pass: a.decode.median <= 3 * Math.max(1, e.decode.median) });
+  }
+  checks.push({ target: 'bundle (wasm + JS, brotli) ≤ 300 KB', value: `${results.bundle.brotliKB.toFixed(1)} KB`, pass: results.bundle.brotliBytes > 0 && results.bundle.brotliKB <= 300 });
+  return checks;
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
