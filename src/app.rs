@@ -18,12 +18,12 @@ use web_sys::AbortController;
 
 use crate::api::{post_profile_tracing, ApiError, QUERY_TIMEOUT_MS};
 use crate::components::analysis::AnalysisBar;
-use crate::components::export::{DropZone, ExportMenu};
+use crate::components::export::{DropZone, ExportMenu, ImportButton};
 use crate::components::flame_graph::FlameGraph;
 use crate::components::query_form::{FormState, QueryForm};
 use crate::components::table::FunctionTable;
 use crate::components::theme::{theme_state, ThemeSwitch};
-use crate::components::toolbar::{StatusLine, Toolbar};
+use crate::components::toolbar::{is_import_failure, StatusLine, Toolbar};
 use crate::render::Overlay;
 use crate::state::{LoadState, Loaded};
 use crate::time::{now_ms, yield_to_paint};
@@ -94,14 +94,16 @@ impl QueryRunner {
                 Ok(raw) => {
                     // Decoding a big answer blocks the page for a moment: say so first, and
                     // let the browser paint that before starting.
-                    let phase = format!("Decoding {}", format_bytes_len(raw.body.len()));
-                    self.load.set(LoadState::Loading {
-                        started_ms,
-                        phase: Some(phase),
-                    });
-                    yield_to_paint().await;
-                    if self.generation.get_value() != generation {
-                        return;
+                    if raw.body.len() >= DECODE_NOTICE_MIN_BYTES {
+                        let phase = format!("Decoding {}", format_bytes_len(raw.body.len()));
+                        self.load.set(LoadState::Loading {
+                            started_ms,
+                            phase: Some(phase),
+                        });
+                        yield_to_paint().await;
+                        if self.generation.get_value() != generation {
+                            return;
+                        }
                     }
                     decode_to_state(raw.status, &raw.body, request)
                 }
@@ -132,6 +134,10 @@ impl QueryRunner {
         aborted
     }
 }
+
+/// Bodies at least this big get a "Decoding…" status before decoding (smaller ones decode
+/// faster than a frame, so the notice would only add a frame of delay).
+const DECODE_NOTICE_MIN_BYTES: usize = 1 << 20;
 
 /// `26.1 MB`-style size of a body.
 fn format_bytes_len(n: usize) -> String {
@@ -217,7 +223,7 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
             }
             None => view! { <MainGraph view=view loaded=l /> }.into_any(),
         },
-        _ => view! { <EmptyState state=view.load.get() /> }.into_any(),
+        _ => view! { <EmptyState state=view.load.get() view=view /> }.into_any(),
     };
     let table_toggle: ChildrenFn = Arc::new(move || {
         view! {
@@ -243,7 +249,8 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
         <Announcer view=view />
         {move || help.get().then(|| view! { <Shortcuts close=move || help.set(false) /> })}
         <footer class="footer">
-            <StatusLine load=view.load />
+            <StatusLine load=view.load shown=view.shown />
+            {move || view.transforms.with(|t| !t.is_empty()).then(|| view! { <span class="status-note">"transformed view"</span> })}
         </footer>
         <DropZone view=view />
     }
@@ -386,21 +393,23 @@ fn Shortcuts(close: impl Fn() + Send + Sync + 'static) -> impl IntoView {
 /// The error message of a failed query, with the page left usable.
 #[component]
 fn ErrorBanner(load: RwSignal<LoadState>) -> impl IntoView {
-    move || match load.get() {
+    move || {
+        match load.get() {
         LoadState::Failed(message) => view! {
             <div class="error" role="alert" data-testid="error">
-                <strong>"Query failed. "</strong>
+                <strong>{if is_import_failure(&message) { "Import failed. " } else { "Query failed. " }}</strong>
                 <span>{message}</span>
             </div>
         }
         .into_any(),
         _ => ().into_any(),
     }
+    }
 }
 
 /// What the graph area shows when there is no graph.
 #[component]
-fn EmptyState(state: LoadState) -> impl IntoView {
+fn EmptyState(state: LoadState, view: ViewState) -> impl IntoView {
     let text = match state {
         LoadState::Idle => {
             "Choose a process (or the whole host) and a time range, then press Enter."
@@ -412,5 +421,10 @@ fn EmptyState(state: LoadState) -> impl IntoView {
         LoadState::Failed(_) => "No profile to show.",
         LoadState::Cancelled => "Cancelled. Press Enter to run the query again.",
     };
-    view! { <div class="empty-state" data-testid="empty-state">{text}</div> }
+    view! {
+        <div class="empty-state" data-testid="empty-state">
+            <p>{text}</p>
+            <ImportButton view=view />
+        </div>
+    }
 }

@@ -25,7 +25,7 @@ const GAP_MIN_WIDTH_CSS: f64 = 3.0;
 /// Opacity of the dimmed ancestors of a zoomed frame.
 const ANCESTOR_ALPHA: f64 = 0.45;
 /// Opacity of frames that do not match an active search.
-const NON_MATCH_ALPHA: f64 = 0.22;
+const NON_MATCH_ALPHA: f64 = 0.35;
 
 /// What is drawn on top of the bars: search matches, selection, table hover, keyboard focus.
 #[derive(Clone, Debug, Default)]

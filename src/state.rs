@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use embers_model::color::{frame_color, Palette};
-use embers_model::format::ValueUnit;
+use embers_model::format::{measure_name, ValueUnit};
 use embers_model::request::ProfileRequest;
 use embers_model::wire::Shape;
 use embers_model::{FrameKind, Profile};
@@ -76,6 +76,15 @@ impl Loaded {
             kinds,
             unit,
             decode_ms,
+        }
+    }
+
+    /// What the values measure, in words ("CPU time", "samples", ...).
+    pub fn measure(&self) -> &'static str {
+        if self.unit == ValueUnit::Samples {
+            "samples"
+        } else {
+            measure_name(&self.request.profile_event_type)
         }
     }
 

@@ -237,8 +237,10 @@ fn new_regexp(pattern: &str) -> Result<js_sys::RegExp, String> {
     let args = js_sys::Array::of2(&pattern.into(), &"i".into());
     js_sys::Reflect::construct(&ctor, &args)
         .map_err(|e| {
+            // "Invalid regular expression: /([/i: Unterminated group" → "Unterminated group".
             e.dyn_ref::<js_sys::Error>()
                 .map(|e| String::from(e.message()))
+                .map(|m| m.rsplit(": ").next().unwrap_or_default().to_string())
                 .unwrap_or_else(|| "invalid regular expression".into())
         })?
         .dyn_into()

@@ -27,20 +27,28 @@ export function launchBrowser() {
   });
 }
 
+const UNIT_SCALE = { µs: 1, ms: 1e3, s: 1e6, min: 6e7, h: 3.6e9, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, PiB: 1024 ** 5 };
+
+/** Parses a formatted value ("62.6 s", "812 µs", "3.1 MiB") into µs or bytes; NaN if it is none. */
+export function parseValue(text) {
+  const m = /^([\d.]+) (µs|ms|s|min|h|B|KiB|MiB|GiB|TiB|PiB)$/u.exec(String(text).trim());
+  return m ? Number(m[1]) * UNIT_SCALE[m[2]] : NaN;
+}
+
 /** Parses the footer line of a drawn graph. */
 export function parseStatus(text) {
-  const m = /^(.*): ([\d,]+) nodes · ([\d,]+) functions · depth (\d+) · ([\d.]+) (µs|ms|s|min|h|B|KiB|MiB|GiB|TiB|PiB) (.+?)(?: · shape ([AB]))? · decoded in (\d+) ms$/u
+  const m = /^(.*): ([\d,]+) nodes · ([\d,]+) functions · depth (\d+) · ([\d.,]+) (µs|ms|s|min|h|B|KiB|MiB|GiB|TiB|PiB|samples?)(?: (.+?))?(?: · shape ([AB]))? · decoded in (\d+) ms$/u
     .exec(text.trim());
   if (!m) return null;
-  const scale = { µs: 1, ms: 1e3, s: 1e6, min: 6e7, h: 3.6e9, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, PiB: 1024 ** 5 };
+  const scale = UNIT_SCALE;
   return {
     root: m[1],
     nodes: Number(m[2].replaceAll(',', '')),
     functions: Number(m[3].replaceAll(',', '')),
     depth: Number(m[4]),
-    value: Number(m[5]) * scale[m[6]],
+    value: Number(m[5].replaceAll(',', '')) * (scale[m[6]] ?? 1),
     valueText: `${m[5]} ${m[6]}`,
-    measure: m[7],
+    measure: m[7] ?? m[6],
     shape: m[8] ?? null,
     decodeMs: Number(m[9]),
   };
@@ -56,53 +64,89 @@ export function labelShows(label, name) {
   return label.endsWith('…') && name.startsWith(label.slice(0, -1));
 }
 
+/**
+ * A fresh browser context whose pages record what the renderer draws on the flame canvas
+ * (bars, labels, hover outline), so tests can aim at a bar and read its label. Drawing itself
+ * is untouched. The recorder runs in every frame (iframes too).
+ */
+export async function newContext(browser, { viewport = { width: 1280, height: 800 }, timezoneId } = {}) {
+  const context = await browser.newContext({
+    viewport,
+    timezoneId,
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+    acceptDownloads: true,
+  });
+  await context.addInitScript(() => {
+    const proto = CanvasRenderingContext2D.prototype;
+    const { fillRect, fillText, strokeRect } = proto;
+    const isFlame = (ctx) => ctx.canvas?.dataset?.testid === 'flame-canvas';
+    window.__embersDraws = 0;
+    window.__embersDraw = null;
+    proto.fillRect = function (x, y, w, h) {
+      if (isFlame(this)) {
+        const c = this.canvas;
+        if (x === 0 && y === 0 && w >= c.clientWidth - 0.5 && h >= c.clientHeight - 0.5) {
+          // The background fill starts a new frame.
+          window.__embersDraws++;
+          window.__embersDraw = { bars: [], hover: null, width: w, height: h, background: String(this.fillStyle) };
+        } else if (window.__embersDraw) {
+          window.__embersDraw.bars.push({
+            x, y, w, h, fill: String(this.fillStyle), alpha: this.globalAlpha, label: null,
+          });
+        }
+      }
+      return fillRect.call(this, x, y, w, h);
+    };
+    proto.fillText = function (text, x, y, ...rest) {
+      const bars = isFlame(this) && window.__embersDraw?.bars;
+      if (bars && bars.length) bars[bars.length - 1].label = String(text);
+      return fillText.call(this, text, x, y, ...rest);
+    };
+    proto.strokeRect = function (x, y, w, h) {
+      if (isFlame(this) && window.__embersDraw) window.__embersDraw.hover = { x, y, w, h };
+      return strokeRect.call(this, x, y, w, h);
+    };
+  });
+  return context;
+}
+
 /** The page object: one browser context + page on the viewer, with error collection. */
 export class Viewer {
   /** Opens a fresh context on `server` (an object with `url`), at `/` or `/?params`. */
   static async open(browser, server, { params, viewport = { width: 1280, height: 800 }, baseUrl, timezoneId } = {}) {
-    const context = await browser.newContext({
-      viewport,
-      timezoneId,
-      deviceScaleFactor: 1,
-      colorScheme: 'light',
-      reducedMotion: 'reduce',
-    });
-    // Record what the renderer draws on the flame canvas (bars, labels, hover outline), so
-    // tests can aim at a bar and read its label. Drawing itself is untouched.
-    await context.addInitScript(() => {
-      const proto = CanvasRenderingContext2D.prototype;
-      const { fillRect, fillText, strokeRect } = proto;
-      const isFlame = (ctx) => ctx.canvas?.dataset?.testid === 'flame-canvas';
-      window.__embersDraws = 0;
-      window.__embersDraw = null;
-      proto.fillRect = function (x, y, w, h) {
-        if (isFlame(this)) {
-          const c = this.canvas;
-          if (x === 0 && y === 0 && w >= c.clientWidth - 0.5 && h >= c.clientHeight - 0.5) {
-            // The background fill starts a new frame.
-            window.__embersDraws++;
-            window.__embersDraw = { bars: [], hover: null, width: w, height: h };
-          } else if (window.__embersDraw) {
-            window.__embersDraw.bars.push({
-              x, y, w, h, fill: String(this.fillStyle), alpha: this.globalAlpha, label: null,
-            });
-          }
-        }
-        return fillRect.call(this, x, y, w, h);
-      };
-      proto.fillText = function (text, x, y, ...rest) {
-        const bars = isFlame(this) && window.__embersDraw?.bars;
-        if (bars && bars.length) bars[bars.length - 1].label = String(text);
-        return fillText.call(this, text, x, y, ...rest);
-      };
-      proto.strokeRect = function (x, y, w, h) {
-        if (isFlame(this) && window.__embersDraw) window.__embersDraw.hover = { x, y, w, h };
-        return strokeRect.call(this, x, y, w, h);
-      };
-    });
+    const context = await newContext(browser, { viewport, timezoneId });
     const page = await context.newPage();
     const v = new Viewer(context, page, baseUrl ?? server.url);
     if (params !== null) await v.goto(params);
+    return v;
+  }
+
+  /**
+   * Opens a host page (about:blank content) that embeds the viewer in an iframe at
+   * `/?embed=1&params` and records every message the frame posts to it in `window.got`.
+   * Returns a Viewer whose DOM reads go to the iframe; `host*` methods talk to the host.
+   */
+  static async openEmbedded(browser, server, { params = '', viewport = { width: 1280, height: 800 } } = {}) {
+    const context = await newContext(browser, { viewport });
+    const page = await context.newPage();
+    const v = new Viewer(context, page, server.url);
+    const src = `${server.url}/?embed=1${params ? `&${params}` : ''}`;
+    await page.setContent(`<!doctype html><html><body style="margin:0;font:14px sans-serif">
+      <h1 style="font-size:16px;margin:4px 8px">Host page</h1>
+      <iframe data-testid="host-iframe" src="${src}" style="width:1200px;height:640px;border:1px solid #888"></iframe>
+      <script>
+        window.got = [];
+        window.addEventListener('message', (e) => {
+          const f = document.querySelector('iframe');
+          window.got.push({ data: e.data, fromFrame: e.source === f.contentWindow });
+        });
+      </script></body></html>`);
+    const frame = await (await page.getByTestId('host-iframe').elementHandle()).contentFrame();
+    assert.ok(frame, 'the iframe has a frame');
+    v.frame = frame;
+    await frame.waitForLoadState('load');
     return v;
   }
 
@@ -110,6 +154,8 @@ export class Viewer {
     this.context = context;
     this.page = page;
     this.url = url;
+    /** Where DOM reads go: the page, or the viewer's iframe (see openEmbedded). */
+    this.frame = page.mainFrame();
     /** Console errors and uncaught page errors, as text. */
     this.errors = [];
     /** Every ProfileTracing request the page sent: { url, body }. */
@@ -133,15 +179,18 @@ export class Viewer {
     page.on('requestfailed', done);
   }
 
-  /** Navigates to the viewer, with optional query parameters (object or string). */
-  async goto(params) {
+  /**
+   * Navigates to the viewer, with optional query parameters (object or string); waits for the
+   * element `waitFor` (the query form; pass another test id for embedded pages).
+   */
+  async goto(params, { waitFor = 'query-form' } = {}) {
     const qs = params == null ? '' : typeof params === 'string' ? params : new URLSearchParams(params).toString();
     await this.page.goto(`${this.url}/${qs ? `?${qs}` : ''}`);
-    await this.el('query-form').waitFor({ state: 'visible' });
+    await this.el(waitFor).waitFor({ state: 'visible' });
   }
 
   el(testid) {
-    return this.page.getByTestId(testid);
+    return this.frame.getByTestId(testid);
   }
 
   /**
@@ -210,7 +259,7 @@ export class Viewer {
 
   /** Waits until no query runs (status neither "Ready." nor "Querying…"); returns the status. */
   waitForSettled(opts) {
-    return this.waitForStatus(/^(?!Ready\.$)(?!Querying)/u, opts);
+    return this.waitForStatus(/^(?!Ready\.$)(?!Querying)(?!Decoding)/u, opts);
   }
 
   /** Waits for a drawn graph: status with a node count and a painted, stable canvas. */
@@ -235,10 +284,11 @@ export class Viewer {
 
   /**
    * Reads the canvas backing store: size, count of non-background pixels and a hash.
-   * With `keep`, the pixels are kept in the page under that name for canvasDiff.
+   * With `keep`, the pixels are kept in the page under that name for canvasDiff. `testid`
+   * picks another canvas (the sandwich halves), `bg` another background colour.
    */
-  canvasSnapshot(keep) {
-    return this.el('flame-canvas').evaluate((canvas, { keep, bg }) => {
+  canvasSnapshot(keep, { testid = 'flame-canvas', bg = BACKGROUND } = {}) {
+    return this.el(testid).evaluate((canvas, { keep, bg }) => {
       const ctx = canvas.getContext('2d');
       const { width, height } = canvas;
       const data = ctx.getImageData(0, 0, width, height).data;
@@ -255,7 +305,7 @@ export class Viewer {
         window.__embersSnaps[keep] = { width, height, data: new Uint8ClampedArray(data) };
       }
       return { width, height, painted, hash: hash.toString(16), total: width * height };
-    }, { keep: keep ?? null, bg: BACKGROUND });
+    }, { keep: keep ?? null, bg });
   }
 
   /**
@@ -264,7 +314,7 @@ export class Viewer {
    * pixel for anti-aliasing).
    */
   canvasDiff(a, b, { exclude = [] } = {}) {
-    return this.page.evaluate(([a, b, exclude]) => {
+    return this.frame.evaluate(([a, b, exclude]) => {
       const x = window.__embersSnaps[a];
       const y = window.__embersSnaps[b];
       if (x.width !== y.width || x.height !== y.height) return Infinity;
@@ -285,7 +335,7 @@ export class Viewer {
    * (CSS px; `label` is the text drawn on the bar, null when it was too narrow for one).
    */
   async bars() {
-    const draw = await this.page.evaluate(() => window.__embersDraw);
+    const draw = await this.frame.evaluate(() => window.__embersDraw);
     assert.ok(draw, 'the flame canvas has not been drawn');
     return draw.bars.map((b) => ({
       ...b,
@@ -297,12 +347,12 @@ export class Viewer {
 
   /** The hover outline of the last drawn frame, or null. */
   hoverOutline() {
-    return this.page.evaluate(() => window.__embersDraw?.hover ?? null);
+    return this.frame.evaluate(() => window.__embersDraw?.hover ?? null);
   }
 
   /** How many frames the flame canvas has drawn so far. */
   drawCount() {
-    return this.page.evaluate(() => window.__embersDraws);
+    return this.frame.evaluate(() => window.__embersDraws);
   }
 
   /**
@@ -387,6 +437,178 @@ export class Viewer {
     if (process.env.E2E_DEBUG) console.log('console/page errors seen:', JSON.stringify(this.errors));
     const unexpected = this.errors.filter((e) => ![...ALWAYS_IGNORED, ...allow].some((re) => re.test(e)));
     assert.deepEqual(unexpected, [], `console/page errors:\n${unexpected.join('\n')}`);
+  }
+
+
+  // ---- Analysis features (search, table, noise control, export/import) ----
+
+  /** The status line without its "decoded in N ms" tail (which differs between loads). */
+  async statusCore() {
+    return (await this.status()).replace(/ · decoded in \d+ ms$/u, '');
+  }
+
+  /**
+   * Waits until the breadcrumbs satisfy `want` (a count, or a predicate on the labels);
+   * returns the labels.
+   */
+  async waitForCrumbs(want, { timeout = 10_000 } = {}) {
+    const ok = typeof want === 'number' ? (c) => c.length === want : want;
+    const deadline = Date.now() + timeout;
+    let crumbs = [];
+    while (Date.now() < deadline) {
+      crumbs = await this.breadcrumbs();
+      if (ok(crumbs)) return crumbs;
+      await this.page.waitForTimeout(40);
+    }
+    throw new Error(`breadcrumbs did not become ${want} within ${timeout} ms; they are ${JSON.stringify(crumbs)}`);
+  }
+
+  /**
+   * Runs `action` and waits until the flame canvas has drawn at least one new frame and
+   * settled; returns the settled snapshot.
+   */
+  async redrawAfter(action, { timeout = 10_000 } = {}) {
+    const before = await this.drawCount();
+    await action();
+    await this.frame.waitForFunction((n) => window.__embersDraws > n, before, { timeout });
+    return this.waitForCanvasStable({ timeout });
+  }
+
+  /** Waits until `fn` (async, returning a value) gives a value `ok` accepts; returns it. */
+  async poll(fn, ok, { timeout = 10_000, what = 'condition' } = {}) {
+    const deadline = Date.now() + timeout;
+    let last;
+    while (Date.now() < deadline) {
+      last = await fn();
+      if (ok(last)) return last;
+      await this.page.waitForTimeout(40);
+    }
+    throw new Error(`${what} not met within ${timeout} ms; last value ${JSON.stringify(last)}`);
+  }
+
+  /**
+   * Lets the page finish reacting to the last input: the viewer's effects run as microtasks,
+   * so after one animation frame and a task they have run and the DOM is up to date.
+   */
+  settle() {
+    return this.frame.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
+  }
+
+  /** The search summary text. */
+  async searchSummary() {
+    return (await this.el('search-summary').textContent()).trim();
+  }
+
+  /**
+   * Replaces the search text and waits until the summary reacts (non-empty for a non-empty
+   * search); returns the summary.
+   */
+  async search(text) {
+    await this.el('search').fill(text);
+    await this.settle();
+    if (!text.trim()) return this.poll(() => this.searchSummary(), (t) => t === '', { what: 'empty search summary' });
+    return this.poll(() => this.searchSummary(), (t) => t !== '', { what: 'search summary' });
+  }
+
+  /** Opens the function table (closed by default below 1500 px). */
+  async openTable() {
+    const toggle = this.el('table-toggle');
+    if ((await toggle.getAttribute('aria-pressed')) !== 'true') await toggle.click();
+    await this.el('function-table').waitFor({ state: 'visible' });
+  }
+
+  /** The table's rows: [{ name, selfText, totalText, self, total, selected }] (µs/bytes). */
+  async tableRows() {
+    const rows = await this.el('function-table').locator('[data-testid=table-row]').evaluateAll((trs) => trs.map((tr) => {
+      const cells = tr.querySelectorAll('td');
+      const value = (td) => td.firstChild?.nodeType === Node.TEXT_NODE ? td.firstChild.textContent.trim() : td.textContent.trim();
+      return {
+        name: cells[0].textContent,
+        selfText: value(cells[1]),
+        totalText: value(cells[2]),
+        selfPct: cells[1].querySelector('.pct')?.textContent ?? null,
+        selected: tr.classList.contains('selected'),
+      };
+    }));
+    return rows.map((r) => ({ ...r, self: parseValue(r.selfText), total: parseValue(r.totalText) }));
+  }
+
+  /** Picks a step in the noise-control menu (threads, kernel0, kernel2, unresolved, focus). */
+  async addNoise(value) {
+    await this.el('noise-add').selectOption(value);
+    await this.settle();
+  }
+
+  /** The noise-control chips' texts (without the remove button). */
+  async chips() {
+    await this.settle();
+    if (!(await this.el('chips').isVisible())) return [];
+    return this.el('chip').evaluateAll((els) => els.map((el) => el.firstChild.textContent.trim()));
+  }
+
+  /** Opens the Export menu (a <details>). */
+  async openExportMenu() {
+    const menu = this.el('export-menu');
+    if (!(await menu.evaluate((d) => d.open))) await menu.locator('summary').click();
+  }
+
+  /** Clicks an export item and returns the download as { name, buffer, text }. */
+  async download(testid) {
+    await this.openExportMenu();
+    const [dl] = await Promise.all([this.page.waitForEvent('download'), this.el(testid).click()]);
+    const file = await dl.path();
+    const { readFile } = await import('node:fs/promises');
+    const buffer = await readFile(file);
+    return { name: dl.suggestedFilename(), buffer, text: buffer.toString('utf8') };
+  }
+
+  /** Imports a file through the Export menu's file input. */
+  async importFile(name, content, mimeType = 'text/plain') {
+    await this.el('import-file').setInputFiles({ name, mimeType, buffer: Buffer.from(content) });
+  }
+
+  /** The RGB of one pixel of a canvas (CSS px = device px here). */
+  canvasPixel(x, y, testid = 'flame-canvas') {
+    return this.el(testid).evaluate((c, [x, y]) => [...c.getContext('2d').getImageData(x, y, 1, 1).data.slice(0, 3)], [x, y]);
+  }
+
+  /** How many pixels of canvas row `y` are exactly `bg` (default: light background). */
+  canvasRowBackground(y, { testid = 'flame-canvas', bg = BACKGROUND } = {}) {
+    return this.el(testid).evaluate((c, [y, bg]) => {
+      const d = c.getContext('2d').getImageData(0, y, c.width, 1).data;
+      let n = 0;
+      for (let i = 0; i < d.length; i += 4) if (d[i] === bg[0] && d[i + 1] === bg[1] && d[i + 2] === bg[2]) n++;
+      return n;
+    }, [y, bg]);
+  }
+
+  /** Text of the frame the announcer (aria-live) reads out. */
+  async announcer() {
+    return (await this.el('announcer').textContent()).trim();
+  }
+
+  /** data-testid of the focused element (in the viewer's frame), or its tag name. */
+  activeTestid() {
+    return this.frame.evaluate(() => document.activeElement?.dataset?.testid ?? document.activeElement?.tagName ?? null);
+  }
+
+  // ---- Host page of an embedded viewer (openEmbedded) ----
+
+  /** Messages the iframe posted to the host so far: [{ data, fromFrame }]. */
+  hostMessages() {
+    return this.page.evaluate(() => window.got);
+  }
+
+  /** Waits until the host has received a message of `type` (the n-th one, default the first). */
+  async waitForHostMessage(type, { after = 0, timeout = 20_000 } = {}) {
+    const msgs = await this.poll(async () => (await this.hostMessages()).slice(after), (m) => m.some((x) => x.data?.type === type),
+      { timeout, what: `host message ${type}` });
+    return msgs.find((x) => x.data?.type === type);
+  }
+
+  /** Posts `message` from the host page to the iframe. */
+  hostPost(message) {
+    return this.page.evaluate((m) => document.querySelector('iframe').contentWindow.postMessage(m, '*'), message);
   }
 
   async close() {

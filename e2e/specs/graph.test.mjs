@@ -148,7 +148,7 @@ test('2. hover shows a tooltip; click zooms with breadcrumbs; Esc resets', async
   v.assertNoErrors();
 });
 
-// BUG (viewer layout, style/main.css `.toggle`): the toolbar is a flex row and the metric
+// Regression test for a fixed bug (viewer layout, style/main.css `.toggle`): the toolbar is a flex row and the metric
 // toggle has `overflow: hidden`, so its automatic minimum width is 0 and it shrinks when the
 // breadcrumbs get long: zoomed 6 frames deep at 1280 px the toggle reads "Total | Sel", at
 // 760 px only "To". Fix: `.toggle { flex-shrink: 0; }` (and let the legend, not the
@@ -170,12 +170,12 @@ test('2b. zoomed deep, the toolbar controls are not clipped (fails: known layout
   v.assertNoErrors();
 });
 
-// BUG (viewer, src/components/flame_graph.rs tooltip placement): the tooltip is always put
+// Regression test for a fixed bug (viewer, src/components/flame_graph.rs tooltip placement): the tooltip is always put
 // 14 px below the pointer (`top = y + 14`); only the horizontal position flips. Hovering a bar
 // near the bottom of the graph area puts most of the tooltip (Total/Self lines) below the
 // window edge. It should flip above the pointer when there is no room below. This test fails
 // until then.
-test('2c. a tooltip near the bottom of the graph stays inside the window (fails: known bug)', async (t) => {
+test('2c. a tooltip near the bottom of the graph stays inside the window', async (t) => {
   const v = await openViewer(t, env, { viewport: { width: 1280, height: 600 } });
   await v.query({ app: 'java' });
   await v.waitForGraph();

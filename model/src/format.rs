@@ -10,6 +10,8 @@ pub enum ValueUnit {
     Microseconds,
     /// Bytes (`mem-*`/`hbm-*` events, though the server labels them microseconds).
     Bytes,
+    /// Sample counts (folded stacks from `perf` and friends).
+    Samples,
 }
 
 impl ValueUnit {
@@ -40,6 +42,11 @@ pub fn format_value(value: u64, unit: ValueUnit) -> String {
     match unit {
         ValueUnit::Microseconds => format_micros(value),
         ValueUnit::Bytes => format_bytes(value),
+        ValueUnit::Samples => format!(
+            "{} sample{}",
+            format_count(value),
+            if value == 1 { "" } else { "s" }
+        ),
     }
 }
 

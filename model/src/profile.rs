@@ -347,6 +347,24 @@ impl Iterator for Children<'_> {
     }
 }
 
+/// A node waiting to be emitted by [`Builder::build`].
+enum Pending {
+    /// One table row.
+    Row(u32),
+    /// Several sibling rows with the same function: `groups[start..start + len]`.
+    Group(u32, u32),
+}
+
+/// Reads a wire value; negative ones count as a warning and read as 0.
+fn read_value(warnings: &mut Warnings, v: i64) -> u64 {
+    if v < 0 {
+        warnings.negative_values += 1;
+        0
+    } else {
+        v as u64
+    }
+}
+
 /// Turns a [`NodeTable`] into a [`Profile`]: a depth-first walk from the root over groups of
 /// rows, where a group is every row that lands on one canonical node (normally one row; more
 /// when the table repeats a sibling).
@@ -380,7 +398,20 @@ impl Builder {
         };
         b.index_children();
         b.rank_names();
+        b.sort_children();
         b
+    }
+
+    /// Orders every row's children by name (row index breaking ties), once, so that the walk
+    /// below only needs to merge when two adjacent siblings share a function.
+    fn sort_children(&mut self) {
+        let (rank, fns) = (&self.name_rank, &self.table.func);
+        for w in self.child_offsets.windows(2) {
+            let segment = &mut self.child_rows[w[0] as usize..w[1] as usize];
+            if segment.len() > 1 {
+                segment.sort_unstable_by_key(|&r| (rank[fns[r as usize] as usize], r));
+            }
+        }
     }
 
     fn index_children(&mut self) {
@@ -435,15 +466,6 @@ impl Builder {
         first
     }
 
-    fn read_value(&mut self, v: i64) -> u64 {
-        if v < 0 {
-            self.warnings.negative_values += 1;
-            0
-        } else {
-            v as u64
-        }
-    }
-
     fn build(mut self) -> Profile {
         let Some(root) = self.find_root() else {
             let unreachable = self.table.len() as u32;
@@ -460,52 +482,68 @@ impl Builder {
         let mut self_value = Vec::with_capacity(n);
         let mut given_total = Vec::with_capacity(n);
 
-        // Every reachable row lands in exactly one group, so `groups` never exceeds n entries.
-        let mut groups: Vec<u32> = Vec::with_capacity(n);
-        groups.push(root);
-        // Stack of pending canonical nodes: (group start, group len, canonical parent).
-        let mut stack: Vec<(u32, u32, u32)> = vec![(0, 1, NO_PARENT)];
+        // Pending canonical nodes. Most are a single row; rows that repeat a sibling's function
+        // form a group (in the `groups` arena) whose children are merged.
+        let mut groups: Vec<u32> = Vec::new();
+        let mut stack: Vec<(Pending, u32)> = vec![(Pending::Row(root), NO_PARENT)];
         let mut scratch: Vec<u32> = Vec::new();
         let mut visited_rows: u32 = 0;
 
-        while let Some((g_start, g_len, canon_parent)) = stack.pop() {
+        while let Some((pending, canon_parent)) = stack.pop() {
             let id = func.len() as u32;
-            let group = g_start as usize..(g_start + g_len) as usize;
-            let first_row = groups[group.start] as usize;
+            let rows: &[u32] = match &pending {
+                Pending::Row(r) => std::slice::from_ref(r),
+                Pending::Group(start, len) => &groups[*start as usize..(*start + *len) as usize],
+            };
             let (mut s, mut t) = (0u64, 0u64);
-            scratch.clear();
-            for gi in group.clone() {
-                let row = groups[gi];
-                let (rs, rt) = (
+            for &row in rows {
+                s = s.saturating_add(read_value(
+                    &mut self.warnings,
                     self.table.self_value[row as usize],
+                ));
+                t = t.saturating_add(read_value(
+                    &mut self.warnings,
                     self.table.total_value[row as usize],
-                );
-                s = s.saturating_add(self.read_value(rs));
-                t = t.saturating_add(self.read_value(rt));
-                scratch.extend_from_slice(self.children_of(row));
+                ));
             }
-            visited_rows += g_len;
-            self.warnings.merged_siblings += g_len - 1;
-            func.push(self.table.func[first_row]);
+            visited_rows += rows.len() as u32;
+            self.warnings.merged_siblings += rows.len() as u32 - 1;
+            func.push(self.table.func[rows[0] as usize]);
             parent.push(canon_parent);
             self_value.push(s);
             given_total.push(t);
 
-            // Order children by name (row index breaks ties deterministically), then push
-            // runs of equal names as one group each, in reverse so the first pops first.
-            let rank = &self.name_rank;
+            // The children, sorted by name: a single row's are pre-sorted; a group's are
+            // gathered and sorted here.
+            let children: &[u32] = if rows.len() == 1 {
+                self.children_of(rows[0])
+            } else {
+                scratch.clear();
+                for &row in rows {
+                    scratch.extend_from_slice(self.children_of(row));
+                }
+                let (rank, fns) = (&self.name_rank, &self.table.func);
+                scratch.sort_unstable_by_key(|&r| (rank[fns[r as usize] as usize], r));
+                &scratch
+            };
+            // Push runs of equal functions in reverse, so the first child pops first.
             let fns = &self.table.func;
-            scratch.sort_unstable_by_key(|&r| (rank[fns[r as usize] as usize], r));
-            let mut runs_end = scratch.len();
+            let mut runs_end = children.len();
             while runs_end > 0 {
-                let f = fns[scratch[runs_end - 1] as usize];
+                let f = fns[children[runs_end - 1] as usize];
                 let mut run_start = runs_end - 1;
-                while run_start > 0 && fns[scratch[run_start - 1] as usize] == f {
+                while run_start > 0 && fns[children[run_start - 1] as usize] == f {
                     run_start -= 1;
                 }
-                let g = groups.len() as u32;
-                groups.extend_from_slice(&scratch[run_start..runs_end]);
-                stack.push((g, (runs_end - run_start) as u32, id));
+                let run = &children[run_start..runs_end];
+                let next = if run.len() == 1 {
+                    Pending::Row(run[0])
+                } else {
+                    let g = groups.len() as u32;
+                    groups.extend_from_slice(run);
+                    Pending::Group(g, run.len() as u32)
+                };
+                stack.push((next, id));
                 runs_end = run_start;
             }
         }

@@ -100,6 +100,14 @@ impl NodeTable {
         self.total_value.push(total_value);
     }
 
+    /// Removes every row (keeps functions and issues).
+    pub fn clear_rows(&mut self) {
+        self.func.clear();
+        self.parent.clear();
+        self.self_value.clear();
+        self.total_value.clear();
+    }
+
     /// The number of rows.
     pub fn len(&self) -> usize {
         self.func.len()

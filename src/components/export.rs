@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use embers_model::encode::{encode_result, ResultShape};
 use embers_model::folded::{parse_folded, to_folded_stacks};
+use embers_model::format::ValueUnit;
 use embers_model::request::ProfileRequest;
 use embers_model::svg::{render_svg, SvgOptions};
 use embers_model::wire::{decode_result, Shape};
@@ -18,13 +19,21 @@ use crate::state::{LoadState, Loaded};
 use crate::time::now_ms;
 use crate::view_state::ViewState;
 
+/// How every import failure message starts (the UI words it as an import, not a query).
+pub const IMPORT_FAILURE_PREFIX: &str = "Could not import";
+
 /// Turns a saved file's text into something to show: a ProfileTracing response (either shape,
 /// with or without the envelope) or folded stacks (rooted at `root_name`).
 pub fn import_text(file_name: &str, text: &str) -> LoadState {
     let started = now_ms();
     let trimmed = text.trim_start();
     let root_name = root_name_from_file(file_name);
-    let result = if trimmed.starts_with('{') || trimmed.starts_with('[') {
+    // Folded stacks may start with `[` too (`[t] thread;...`): JSON only if it parses as JSON.
+    let is_json = (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok();
+    let mut unit = None;
+    let mut event_type = "on-cpu".to_string();
+    let result = if is_json {
         decode_response(200, text)
             .map(|d| (d.profile, d.shape))
             .or_else(|envelope_err| {
@@ -36,9 +45,14 @@ pub fn import_text(file_name: &str, text: &str) -> LoadState {
                     .ok_or_else(|| envelope_err.to_string())
             })
     } else {
+        // Folded files count samples, unless Embers wrote them and said what they hold.
+        match folded_event_type(text) {
+            Some(event) => event_type = event,
+            None => unit = Some(ValueUnit::Samples),
+        }
         parse_folded(text, &root_name)
             .map(|p| (p, None))
-            .map_err(|e| format!("Not folded stacks: {e}"))
+            .map_err(|e| format!("it is neither ProfileTracing JSON nor folded stacks ({e})"))
     };
     match result {
         Ok((profile, shape)) => {
@@ -49,18 +63,37 @@ pub fn import_text(file_name: &str, text: &str) -> LoadState {
                     profile.name(0).to_string()
                 }),
                 profile_language_type: "eBPF".into(),
-                profile_event_type: "on-cpu".into(),
+                profile_event_type: event_type,
                 ..ProfileRequest::default()
             };
-            LoadState::Loaded(Arc::new(Loaded::new(
-                profile,
-                request,
-                shape,
-                now_ms() - started,
-            )))
+            let mut loaded = Loaded::new(profile, request, shape, now_ms() - started);
+            if let Some(unit) = unit {
+                loaded.unit = unit;
+            }
+            LoadState::Loaded(Arc::new(loaded))
         }
-        Err(e) => LoadState::Failed(format!("Could not import {file_name}: {e}")),
+        Err(e) => LoadState::Failed(format!("{IMPORT_FAILURE_PREFIX} {file_name}: {e}")),
     }
+}
+
+/// The first line of folded stacks exported by Embers: says what the values are.
+const FOLDED_HEADER: &str = "# Embers folded stacks: profile_event_type=";
+
+/// Folded stacks of a profile, with a header comment naming the event type (so an import
+/// knows the values are microseconds or bytes, not sample counts).
+pub fn folded_export(l: &Loaded) -> String {
+    format!(
+        "{FOLDED_HEADER}{}\n{}",
+        l.request.profile_event_type,
+        to_folded_stacks(&l.profile)
+    )
+}
+
+/// The event type named by an Embers folded-stacks header, if the text has one.
+fn folded_event_type(text: &str) -> Option<String> {
+    let first = text.lines().next()?;
+    let event = first.strip_prefix(FOLDED_HEADER)?.trim();
+    (!event.is_empty()).then(|| event.to_string())
 }
 
 /// `embers-redis-server.folded` → `redis-server`.
@@ -175,7 +208,7 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
         download(
             &format!("{}.folded", file_stem(&l)),
             "text/plain",
-            &to_folded_stacks(&l.profile),
+            &folded_export(&l),
         );
     };
     let json = move |_| {
@@ -189,6 +222,23 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
             &response_json(&l.profile, l.shape),
         );
     };
+    view! {
+        <details class="menu" data-testid="export-menu">
+            <summary>"Export"</summary>
+            <div class="menu-items">
+                <button type="button" data-testid="export-png" on:click=png>"PNG (visible graph)"</button>
+                <button type="button" data-testid="export-svg" on:click=svg>"SVG (interactive, zoomed frame)"</button>
+                <button type="button" data-testid="export-folded" on:click=folded>"Folded stacks"</button>
+                <button type="button" data-testid="export-json" on:click=json>"ProfileTracing JSON"</button>
+                <ImportButton view=view />
+            </div>
+        </details>
+    }
+}
+
+/// A file picker for a saved response or folded stacks.
+#[component]
+pub fn ImportButton(view: ViewState) -> impl IntoView {
     let pick = move |e: ev::Event| {
         let input: Option<web_sys::HtmlInputElement> = e.target().and_then(|t| t.dyn_into().ok());
         if let Some(file) = input
@@ -203,19 +253,10 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
         }
     };
     view! {
-        <details class="menu" data-testid="export-menu">
-            <summary>"Export"</summary>
-            <div class="menu-items">
-                <button type="button" data-testid="export-png" on:click=png>"PNG (visible graph)"</button>
-                <button type="button" data-testid="export-svg" on:click=svg>"SVG (interactive, zoomed frame)"</button>
-                <button type="button" data-testid="export-folded" on:click=folded>"Folded stacks"</button>
-                <button type="button" data-testid="export-json" on:click=json>"ProfileTracing JSON"</button>
-                <label class="file">
-                    "Import file…"
-                    <input type="file" data-testid="import-file" accept=".json,.folded,.txt,.collapsed" on:change=pick />
-                </label>
-            </div>
-        </details>
+        <label class="file" title="Open a saved ProfileTracing response (either shape) or folded stacks; or drop a file on the page">
+            "Open a saved profile…"
+            <input type="file" data-testid="import-file" accept=".json,.folded,.txt,.collapsed" on:change=pick />
+        </label>
     }
 }
 
@@ -257,6 +298,20 @@ pub fn DropZone(view: ViewState) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn embers_folded_headers_name_the_event_type() {
+        assert_eq!(
+            folded_event_type("# Embers folded stacks: profile_event_type=off-cpu\na 1\n")
+                .as_deref(),
+            Some("off-cpu")
+        );
+        assert_eq!(folded_event_type("a;b 1\n"), None);
+        assert_eq!(
+            folded_event_type("# Embers folded stacks: profile_event_type=\n"),
+            None
+        );
+    }
 
     #[test]
     fn file_names_give_root_names() {

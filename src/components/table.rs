@@ -92,7 +92,11 @@ pub fn FunctionTable(view: ViewState) -> impl IntoView {
     };
     let header = move |label: &'static str, by: SortBy, numeric: bool| {
         view! {
-            <th scope="col" class:num=numeric aria-sort=move || if sort.get() == by { "descending" } else { "none" }>
+            <th scope="col" class:num=numeric aria-sort=move || match (sort.get() == by, by) {
+                (false, _) => "none",
+                (true, SortBy::Name) => "ascending",
+                (true, _) => "descending",
+            }>
                 <button type="button" class="th" data-testid=format!("sort-{}", label.to_lowercase())
                     on:click=move |_| sort.set(by)>
                     {label}{move || if sort.get() == by { " ▾" } else { "" }}

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use embers_model::color::kind_color;
-use embers_model::format::{format_count, format_value, measure_name};
+use embers_model::format::{format_count, format_value, ValueUnit};
 use embers_model::NodeId;
 use leptos::prelude::*;
 
@@ -106,7 +106,12 @@ fn Warnings(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
 
 /// One line saying what is shown (node count, root total) or what is happening.
 #[component]
-pub fn StatusLine(load: RwSignal<LoadState>) -> impl IntoView {
+pub fn StatusLine(
+    load: RwSignal<LoadState>,
+    /// The displayed profile (after transforms), described instead of the raw response.
+    #[prop(optional)]
+    shown: Option<RwSignal<Option<std::sync::Arc<Loaded>>>>,
+) -> impl IntoView {
     // Ticks while a query runs so the elapsed time moves.
     let now = RwSignal::new(now_ms());
     let ticker = set_interval_with_handle(
@@ -131,9 +136,13 @@ pub fn StatusLine(load: RwSignal<LoadState>) -> impl IntoView {
             ((now.get() - started_ms) / 1000.0).max(0.0)
         ),
         LoadState::Cancelled => "Cancelled.".to_string(),
+        LoadState::Failed(m) if is_import_failure(&m) => "The last import failed.".to_string(),
         LoadState::Failed(_) => "The last query failed.".to_string(),
         LoadState::Loaded(l) if l.profile.is_empty() => "No samples in this range.".to_string(),
-        LoadState::Loaded(l) => loaded_status(&l),
+        LoadState::Loaded(base) => {
+            let view = shown.and_then(|s| s.get()).unwrap_or_else(|| base.clone());
+            loaded_status(&view, base.decode_ms)
+        }
     };
     let busy = move || matches!(load.get(), LoadState::Loading { .. });
     view! {
@@ -144,7 +153,12 @@ pub fn StatusLine(load: RwSignal<LoadState>) -> impl IntoView {
     }
 }
 
-fn loaded_status(l: &Loaded) -> String {
+/// Whether a failure message is about an imported file rather than a query.
+pub fn is_import_failure(message: &str) -> bool {
+    message.starts_with(crate::components::export::IMPORT_FAILURE_PREFIX)
+}
+
+fn loaded_status(l: &Loaded, decode_ms: f64) -> String {
     let p = &l.profile;
     let root = p.name(0);
     let shape = l.shape.map(|s| match s {
@@ -152,13 +166,18 @@ fn loaded_status(l: &Loaded) -> String {
         embers_model::wire::Shape::B => " · shape B",
     });
     format!(
-        "{root}: {} nodes · {} functions · depth {} · {} {}{} · decoded in {:.0} ms",
+        "{root}: {} nodes · {} functions · depth {} · {}{}{} · decoded in {:.0} ms",
         format_count(p.node_count() as u64),
         format_count(p.function_count() as u64),
         p.max_depth(),
         format_value(p.root_total(), l.unit),
-        measure_name(&l.request.profile_event_type),
+        // "1,234 samples" says it all; times and bytes need the measure ("CPU time").
+        if l.unit == ValueUnit::Samples {
+            String::new()
+        } else {
+            format!(" {}", l.measure())
+        },
         shape.unwrap_or(""),
-        l.decode_ms
+        decode_ms
     )
 }

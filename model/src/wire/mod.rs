@@ -6,6 +6,7 @@
 //! `{` → shape B, `null` → empty) and handed to one module per shape. Neither shape goes
 //! through `serde_json::Value`: rows are streamed straight into [`crate::table::NodeTable`] columns.
 
+mod int_rows;
 mod num;
 pub mod shape_a;
 pub mod shape_b;

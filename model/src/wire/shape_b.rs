@@ -1,7 +1,8 @@
 //! Shape B: `functions` + `function_types` + `function_values` + `node_values` tables.
 //!
-//! `node_values.values` is streamed into one flat `Vec<i64>` (no per-row allocation) and its
-//! columns are located by name. Rows may reference parents that come later (stacks are inserted
+//! Columns are located by name. `node_values.values`, the bulk of the body, is kept raw by serde
+//! and then read by the integer-row scanner straight into the table's columns (no per-row or
+//! per-cell allocation, no intermediate buffer); unusual rows fall back to serde. Rows may reference parents that come later (stacks are inserted
 //! leaf-first); the tree builder handles that. `function_types` is optional (absent before v6.6.x).
 
 use std::borrow::Cow;
@@ -10,6 +11,9 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use serde_json::value::RawValue;
+
+use super::int_rows::scan_int_rows;
 use super::num::deserialize_i64;
 use crate::kind::FrameKind;
 use crate::table::{NodeTable, NO_PARENT};
@@ -20,18 +24,18 @@ struct Wire<'a> {
     functions: Option<Vec<Cow<'a, str>>>,
     #[serde(borrow, default)]
     function_types: Option<Vec<Cow<'a, str>>>,
-    #[serde(default)]
-    function_values: Option<Columns>,
-    #[serde(default)]
-    node_values: Option<Columns>,
+    #[serde(borrow, default)]
+    function_values: Option<Columns<'a>>,
+    #[serde(borrow, default)]
+    node_values: Option<Columns<'a>>,
 }
 
 #[derive(Deserialize)]
-struct Columns {
+struct Columns<'a> {
     #[serde(default)]
     columns: Option<Vec<String>>,
-    #[serde(default)]
-    values: Option<FlatRows>,
+    #[serde(borrow, default)]
+    values: Option<&'a RawValue>,
 }
 
 /// A JSON array of equally long integer arrays, stored row-major in one vector.
@@ -47,7 +51,26 @@ impl FlatRows {
     }
 }
 
-impl Columns {
+impl Columns<'_> {
+    /// Feeds every row of `values` to `sink` and returns the row count (0 when absent). The
+    /// fast scanner runs first; on anything unusual the sink restarts and serde reads the rows
+    /// instead (and reports malformed ones precisely).
+    fn read_rows(&self, sink: &mut impl RowSink) -> Result<usize, String> {
+        let Some(raw) = self.values else { return Ok(0) };
+        if raw.get() == "null" {
+            return Ok(0);
+        }
+        if let Some((rows, _)) = scan_int_rows(raw.get(), |row| sink.row(row)) {
+            return Ok(rows);
+        }
+        sink.restart();
+        let flat: FlatRows = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
+        for row in flat.cells.chunks_exact(flat.width.max(1)) {
+            sink.row(row);
+        }
+        Ok(flat.rows())
+    }
+
     /// Index of a named column, or an error naming the table and the missing column.
     fn index_of(&self, table: &str, name: &str) -> Result<usize, String> {
         let cols = self.columns.as_deref().unwrap_or_default();
@@ -61,12 +84,16 @@ impl Columns {
 pub fn decode(text: &str) -> Result<NodeTable, String> {
     let wire: Wire = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let functions = wire.functions.unwrap_or_default();
-    let Some(nodes) = wire
-        .node_values
-        .filter(|n| n.values.as_ref().is_some_and(|v| v.rows() > 0))
-    else {
-        return Ok(NodeTable::default());
+    let mut table = NodeTable::default();
+    let Some(nodes) = wire.node_values else {
+        return Ok(table);
     };
+    if nodes
+        .values
+        .is_none_or(|v| v.get() == "null" || v.get() == "[]")
+    {
+        return Ok(table);
+    }
     let col = |name| nodes.index_of("node_values", name);
     let (c_func, c_parent, c_self, c_total) = (
         col("function_id")?,
@@ -74,18 +101,7 @@ pub fn decode(text: &str) -> Result<NodeTable, String> {
         col("self_value")?,
         col("total_value")?,
     );
-    let rows = nodes.values.unwrap_or_default();
-    let width = rows.width;
-    if [c_func, c_parent, c_self, c_total]
-        .iter()
-        .any(|&c| c >= width)
-    {
-        return Err(format!(
-            "`node_values` rows have {width} cells but the columns name more"
-        ));
-    }
-
-    let mut table = NodeTable::default();
+    let needed = 1 + c_func.max(c_parent).max(c_self).max(c_total);
     // Wire function ids may name the same string twice; intern to canonical ids.
     let ids: Vec<u32> = functions
         .iter()
@@ -98,23 +114,21 @@ pub fn decode(text: &str) -> Result<NodeTable, String> {
             }
         }
     }
-    let row_count = rows.rows();
-    for row in rows.cells.chunks_exact(width) {
-        let Some(&func) = usize::try_from(row[c_func]).ok().and_then(|f| ids.get(f)) else {
-            table.issues.bad_function_ids += 1;
-            // Keep the row as an unreachable placeholder so row indices stay valid.
-            table.push(0, u32::MAX - 1, 0, 0);
-            continue;
-        };
-        let parent = match row[c_parent] {
-            -1 => NO_PARENT,
-            p if p >= 0 && (p as usize) < row_count => p as u32,
-            // Unknown parent: an index past the table, found unreachable by the builder.
-            _ => u32::MAX - 1,
-        };
-        table.push(func, parent, row[c_self], row[c_total]);
+    let mut sink = NodeSink {
+        table: &mut table,
+        ids: &ids,
+        cols: [c_func, c_parent, c_self, c_total],
+        needed,
+        short_rows: 0,
+    };
+    let rows = nodes.read_rows(&mut sink)?;
+    if sink.short_rows > 0 {
+        return Err(format!(
+            "`node_values` rows have fewer cells than its {} columns",
+            nodes.columns.as_ref().map_or(0, Vec::len)
+        ));
     }
-    if ids.is_empty() && !table.is_empty() {
+    if ids.is_empty() && rows > 0 {
         return Err("`node_values` has rows but `functions` is empty".to_string());
     }
     table.server_function_values = wire
@@ -123,21 +137,100 @@ pub fn decode(text: &str) -> Result<NodeTable, String> {
     Ok(table)
 }
 
+/// Receives the rows of a `values` table.
+trait RowSink {
+    /// Forget the rows received so far (the slow path starts over).
+    fn restart(&mut self);
+    /// One row's cells.
+    fn row(&mut self, cells: &[i64]);
+}
+
+/// Appends `node_values` rows to the table, mapping functions to interned ids. A bad function
+/// id keeps a placeholder row (so row indices stay valid) that the builder finds unreachable.
+struct NodeSink<'t> {
+    table: &'t mut NodeTable,
+    ids: &'t [u32],
+    /// Positions of function_id, parent_node_id, self_value, total_value.
+    cols: [usize; 4],
+    needed: usize,
+    short_rows: usize,
+}
+
+impl RowSink for NodeSink<'_> {
+    fn restart(&mut self) {
+        self.table.clear_rows();
+        self.table.issues.bad_function_ids = 0;
+        self.short_rows = 0;
+    }
+
+    fn row(&mut self, cells: &[i64]) {
+        if cells.len() < self.needed {
+            self.short_rows += 1;
+            return;
+        }
+        let [c_func, c_parent, c_self, c_total] = self.cols;
+        let Some(&func) = usize::try_from(cells[c_func])
+            .ok()
+            .and_then(|f| self.ids.get(f))
+        else {
+            self.table.issues.bad_function_ids += 1;
+            self.table.push(0, UNKNOWN_PARENT, 0, 0);
+            return;
+        };
+        let parent = match cells[c_parent] {
+            -1 => NO_PARENT,
+            // Indices past the table are caught by the builder (unreachable rows).
+            p if (0..i64::from(UNKNOWN_PARENT)).contains(&p) => p as u32,
+            _ => UNKNOWN_PARENT,
+        };
+        self.table.push(func, parent, cells[c_self], cells[c_total]);
+    }
+}
+
+/// Sums `function_values` rows (one per wire function) per interned function.
+struct FunctionValuesSink<'t> {
+    ids: &'t [u32],
+    cols: [usize; 2],
+    out: Vec<(i64, i64)>,
+    wire_row: usize,
+}
+
+impl RowSink for FunctionValuesSink<'_> {
+    fn restart(&mut self) {
+        self.out.iter_mut().for_each(|v| *v = (0, 0));
+        self.wire_row = 0;
+    }
+
+    fn row(&mut self, cells: &[i64]) {
+        let [c_self, c_total] = self.cols;
+        if let (Some(&id), Some(&s), Some(&t)) = (
+            self.ids.get(self.wire_row),
+            cells.get(c_self),
+            cells.get(c_total),
+        ) {
+            let slot = &mut self.out[id as usize];
+            slot.0 = slot.0.saturating_add(s);
+            slot.1 = slot.1.saturating_add(t);
+        }
+        self.wire_row += 1;
+    }
+}
+
+/// Parent placeholder for unknown parents; past any real row, so the builder drops it.
+const UNKNOWN_PARENT: u32 = u32::MAX - 1;
+
 /// Reads `function_values` (per wire function) into per-interned-function sums.
 fn server_function_values(fv: &Columns, ids: &[u32], count: usize) -> Option<Vec<(i64, i64)>> {
     let c_self = fv.index_of("function_values", "self_value").ok()?;
     let c_total = fv.index_of("function_values", "total_value").ok()?;
-    let rows = fv.values.as_ref()?;
-    if rows.width <= c_self.max(c_total) || rows.rows() != ids.len() {
-        return None;
-    }
-    let mut out = vec![(0i64, 0i64); count];
-    for (row, &id) in rows.cells.chunks_exact(rows.width).zip(ids) {
-        let slot = &mut out[id as usize];
-        slot.0 = slot.0.saturating_add(row[c_self]);
-        slot.1 = slot.1.saturating_add(row[c_total]);
-    }
-    Some(out)
+    let mut sink = FunctionValuesSink {
+        ids,
+        cols: [c_self, c_total],
+        out: vec![(0, 0); count],
+        wire_row: 0,
+    };
+    let rows = fv.read_rows(&mut sink).ok()?;
+    (rows == ids.len()).then_some(sink.out)
 }
 
 impl<'de> Deserialize<'de> for FlatRows {
