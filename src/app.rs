@@ -5,10 +5,10 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use embers_model::decode_response;
 use embers_model::format::{format_percent, format_value};
 use embers_model::layout::Orientation;
 use embers_model::request::ProfileRequest;
+use embers_model::wire::decode_response_table;
 use embers_model::NodeId;
 use leptos::ev;
 use leptos::prelude::*;
@@ -105,7 +105,7 @@ impl QueryRunner {
                             return;
                         }
                     }
-                    decode_to_state(raw.status, &raw.body, request)
+                    decode_owned_body(raw.status, raw.body, request)
                 }
                 Err(_) if timed_out.get() => LoadState::Failed(ApiError::TimedOut.to_string()),
                 Err(e) => LoadState::Failed(e.to_string()),
@@ -150,14 +150,25 @@ fn format_bytes_len(n: usize) -> String {
 
 /// Decodes a body into the state to show (a profile, possibly empty, or an error).
 pub fn decode_to_state(status: u16, body: &str, request: ProfileRequest) -> LoadState {
+    decode_owned_body(status, body.to_string(), request)
+}
+
+/// Like [`decode_to_state`], but frees the body as soon as the node table no longer needs it,
+/// so a big response and its tree are not both in memory at the peak.
+pub fn decode_owned_body(status: u16, body: String, request: ProfileRequest) -> LoadState {
     let started = now_ms();
-    match decode_response(status, body) {
-        Ok(decoded) => LoadState::Loaded(Arc::new(Loaded::new(
-            decoded.profile,
-            request,
-            decoded.shape,
-            now_ms() - started,
-        ))),
+    let decoded = decode_response_table(status, &body);
+    drop(body);
+    match decoded {
+        Ok(table) => {
+            let decoded = table.build();
+            LoadState::Loaded(Arc::new(Loaded::new(
+                decoded.profile,
+                request,
+                decoded.shape,
+                now_ms() - started,
+            )))
+        }
         Err(e) => LoadState::Failed(e.to_string()),
     }
 }

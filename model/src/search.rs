@@ -52,13 +52,25 @@ pub fn parse_terms(input: &str) -> Vec<String> {
         .collect()
 }
 
-/// A case-insensitive substring matcher for any of `terms`.
+/// A case-insensitive substring matcher for any of `terms`. ASCII terms (the usual case) are
+/// compared byte-wise without allocating, which keeps search-as-you-type cheap on profiles
+/// with tens of thousands of functions.
 pub fn substring_matcher(terms: &[String]) -> impl Fn(&str) -> bool + '_ {
     let lowered: Vec<String> = terms.iter().map(|t| t.to_lowercase()).collect();
-    move |name: &str| {
-        let name = name.to_lowercase();
-        lowered.iter().any(|t| name.contains(t.as_str()))
+    move |name: &str| lowered.iter().any(|t| contains_ignore_case(name, t))
+}
+
+/// Whether `haystack` contains `needle_lower` (already lower-cased), ignoring case.
+fn contains_ignore_case(haystack: &str, needle_lower: &str) -> bool {
+    if needle_lower.is_ascii() {
+        let n = needle_lower.as_bytes();
+        return n.is_empty()
+            || haystack
+                .as_bytes()
+                .windows(n.len())
+                .any(|w| w.eq_ignore_ascii_case(n));
     }
+    haystack.to_lowercase().contains(needle_lower)
 }
 
 /// Finds the frames whose function name satisfies `matches`.
@@ -107,6 +119,14 @@ mod tests {
         assert_eq!(r.nodes.len(), 4);
         assert_eq!(r.total, 7);
         assert!(r.is_match(&p, r.nodes[0]));
+    }
+
+    #[test]
+    fn case_insensitive_matching_handles_ascii_and_unicode() {
+        assert!(contains_ignore_case("JavaThread::run", "thread::r"));
+        assert!(!contains_ignore_case("main", "mainx"));
+        assert!(contains_ignore_case("ÜBER_alloc", "über"));
+        assert!(contains_ignore_case("x", ""));
     }
 
     #[test]

@@ -17,6 +17,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::profile::Profile;
+use crate::table::NodeTable;
 
 /// Which result shape a response used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -136,6 +137,31 @@ const SNIPPET_CHARS: usize = 120;
 
 /// Decodes a ProfileTracing HTTP response into a profile.
 pub fn decode_response(http_status: u16, body: &str) -> Result<Decoded, DecodeError> {
+    decode_response_table(http_status, body).map(DecodedTable::build)
+}
+
+/// A response decoded as far as its node table: nothing in it borrows the body any more, so a
+/// caller can free the body before building the tree (lowering the peak memory of big loads).
+#[derive(Debug)]
+pub struct DecodedTable {
+    /// The rows, `None` when `result` was null.
+    pub table: Option<NodeTable>,
+    /// The shape the server used, `None` when `result` was null.
+    pub shape: Option<Shape>,
+}
+
+impl DecodedTable {
+    /// Builds the profile.
+    pub fn build(self) -> Decoded {
+        Decoded {
+            profile: self.table.map(Profile::from_table).unwrap_or_default(),
+            shape: self.shape,
+        }
+    }
+}
+
+/// [`decode_response`] up to the node table (see [`DecodedTable`]).
+pub fn decode_response_table(http_status: u16, body: &str) -> Result<DecodedTable, DecodeError> {
     let envelope: Envelope = match serde_json::from_str(body) {
         Ok(e) => e,
         Err(e) if e.is_data() => {
@@ -169,7 +195,7 @@ pub fn decode_response(http_status: u16, body: &str) -> Result<Decoded, DecodeEr
             ))
         }
     }
-    decode_result(envelope.result)
+    decode_result_table(envelope.result)
 }
 
 fn server_error(http_status: u16, opt_status: Option<String>, description: String) -> DecodeError {
@@ -186,22 +212,23 @@ fn snippet(body: &str) -> String {
 
 /// Decodes the `result` member alone (also used for saved results and the service's own tests).
 pub fn decode_result(result: Option<&RawValue>) -> Result<Decoded, DecodeError> {
+    decode_result_table(result).map(DecodedTable::build)
+}
+
+/// [`decode_result`] up to the node table.
+pub fn decode_result_table(result: Option<&RawValue>) -> Result<DecodedTable, DecodeError> {
+    let empty = DecodedTable {
+        table: None,
+        shape: None,
+    };
     let Some(raw) = result else {
-        return Ok(Decoded {
-            profile: Profile::default(),
-            shape: None,
-        });
+        return Ok(empty);
     };
     let text = raw.get();
     let (shape, table) = match text.as_bytes().first() {
         Some(b'[') => (Shape::A, shape_a::decode(text)),
         Some(b'{') => (Shape::B, shape_b::decode(text)),
-        Some(b'n') => {
-            return Ok(Decoded {
-                profile: Profile::default(),
-                shape: None,
-            })
-        }
+        Some(b'n') => return Ok(empty),
         _ => {
             let start: String = text.chars().take(40).collect();
             return Err(DecodeError::UnknownShape(format!(
@@ -210,8 +237,8 @@ pub fn decode_result(result: Option<&RawValue>) -> Result<Decoded, DecodeError> 
         }
     };
     let table = table.map_err(|detail| DecodeError::BadShape { shape, detail })?;
-    Ok(Decoded {
-        profile: Profile::from_table(table),
+    Ok(DecodedTable {
+        table: Some(table),
         shape: Some(shape),
     })
 }
