@@ -81,9 +81,13 @@ pub async fn post_profile_tracing(
         .map_err(|e| network(e.to_string()))?;
     let response = pending.send().await.map_err(|e| network(e.to_string()))?;
     let status = response.status();
-    let body = response
-        .text()
+    // Bytes, not `text()`: skips building a JS string of the whole body (tens of MB for big
+    // profiles) and encoding it back to UTF-8 for wasm.
+    let bytes = response
+        .binary()
         .await
         .map_err(|e| network(format!("reading the body failed: {e}")))?;
+    let body = String::from_utf8(bytes)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok(RawResponse { status, body })
 }

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use embers_model::layout::{Bar, LayoutOptions, Viewport};
 use embers_model::search::SearchResult;
 use embers_model::NodeId;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use crate::state::{Loaded, Metric, ROOT_COLOR};
@@ -93,7 +93,7 @@ pub struct Frame<'a> {
     /// Width of one label character, CSS px (measured once per font).
     pub char_width_css: f64,
     /// CSS colour per function id.
-    pub colors: &'a [String],
+    pub colors: &'a [JsValue],
 }
 
 /// Sizes the backing store for the viewport and returns the context, scaled to CSS px.
@@ -153,8 +153,7 @@ pub fn draw(ctx: &CanvasRenderingContext2d, bars: &[Bar], frame: &Frame<'_>) {
             alpha *= NON_MATCH_ALPHA;
         }
         ctx.set_global_alpha(alpha);
-        let fill = bar_fill(bar, frame, max_self);
-        ctx.set_fill_style_str(&fill);
+        set_fill(ctx, &bar_fill(bar, frame, max_self));
         let w = if bar.width_css >= GAP_MIN_WIDTH_CSS {
             bar.width_css - 1.0
         } else {
@@ -203,18 +202,40 @@ fn draw_marks(ctx: &CanvasRenderingContext2d, bars: &[Bar], frame: &Frame<'_>) {
     }
 }
 
-fn bar_fill(bar: &Bar, frame: &Frame<'_>, max_self: u64) -> String {
+/// A bar's fill: a cached JS string per function (no UTF-8 → JS conversion per bar and
+/// frame), or a computed colour for Self shading and special bars.
+enum Fill<'c> {
+    Cached(&'c JsValue),
+    Computed(String),
+}
+
+fn bar_fill<'c>(bar: &Bar, frame: &Frame<'c>, max_self: u64) -> Fill<'c> {
     if !bar.is_frame() {
-        return MERGED_COLOR.css();
+        return Fill::Computed(MERGED_COLOR.css());
     }
     match frame.metric {
-        Metric::Total if bar.node == 0 => ROOT_COLOR.to_string(),
-        Metric::Total => frame.colors[frame.loaded.profile.func(bar.node) as usize].clone(),
+        Metric::Total if bar.node == 0 => Fill::Computed(ROOT_COLOR.to_string()),
+        Metric::Total => Fill::Cached(&frame.colors[frame.loaded.profile.func(bar.node) as usize]),
         Metric::Self_ => {
             let s = frame.loaded.profile.self_value(bar.node) as f64 / max_self as f64;
-            self_heat(s).css()
+            Fill::Computed(self_heat(s).css())
         }
     }
+}
+
+fn set_fill(ctx: &CanvasRenderingContext2d, fill: &Fill<'_>) {
+    match fill {
+        // `set_fill_style(&JsValue)` is deprecated only in favour of typed setters; a JS
+        // string is exactly what `fillStyle` takes, and passing it avoids a re-encode.
+        #[allow(deprecated)]
+        Fill::Cached(v) => ctx.set_fill_style(v),
+        Fill::Computed(css) => ctx.set_fill_style_str(css),
+    }
+}
+
+/// CSS colour strings as JS values, per function id (see [`Frame::colors`]).
+pub fn js_colors(colors: Vec<String>) -> Vec<JsValue> {
+    colors.into_iter().map(|c| JsValue::from_str(&c)).collect()
 }
 
 /// The label a bar shows: the name, then the leading metric's share of the root.

@@ -112,6 +112,36 @@ fn bench(c: &mut Criterion) {
     g.bench_function("layout zoomed mid-stack", |b| {
         b.iter(|| layout(&profile, mid, &viewport, &opts, &mut bars))
     });
+    // Analysis on the same profile: what a click on a chip, a view switch or a keystroke costs.
+    g.bench_function("search (substring, 2 terms)", |b| {
+        let terms = vec!["handle".to_string(), "[k] poll".to_string()];
+        b.iter(|| {
+            embers_model::search::search(&profile, embers_model::search::substring_matcher(&terms))
+                .nodes
+                .len()
+        })
+    });
+    g.bench_function("function table stats", |b| {
+        b.iter(|| embers_model::stats::function_stats(&profile).len())
+    });
+    g.bench_function("fold threads", |b| {
+        b.iter(|| embers_model::transform::fold_threads(&profile).node_count())
+    });
+    g.bench_function("invert (bottom-up)", |b| {
+        b.iter(|| embers_model::transform::invert(&profile).node_count())
+    });
+    let busiest = embers_model::stats::function_stats(&profile)
+        .iter()
+        .skip(1)
+        .max_by_key(|s| s.total)
+        .map_or(0, |s| s.func);
+    g.bench_function("sandwich of the busiest function", |b| {
+        b.iter(|| {
+            embers_model::transform::sandwich(&profile, busiest)
+                .callees
+                .node_count()
+        })
+    });
     g.finish();
 }
 

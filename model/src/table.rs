@@ -100,6 +100,14 @@ impl NodeTable {
         self.total_value.push(total_value);
     }
 
+    /// Makes room for `rows` more rows (saves re-allocating big columns while decoding).
+    pub fn reserve(&mut self, rows: usize) {
+        self.func.reserve(rows);
+        self.parent.reserve(rows);
+        self.self_value.reserve(rows);
+        self.total_value.reserve(rows);
+    }
+
     /// Removes every row (keeps functions and issues).
     pub fn clear_rows(&mut self) {
         self.func.clear();

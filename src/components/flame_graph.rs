@@ -18,7 +18,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{MouseEvent, ResizeObserver};
 
 use crate::components::theme::theme_state;
-use crate::render::{draw, measure_char_width, prepare, Frame, Overlay, Theme};
+use crate::render::{draw, js_colors, measure_char_width, prepare, Frame, Overlay, Theme};
 use crate::state::{Loaded, Metric};
 use embers_model::color::Palette;
 
@@ -72,7 +72,7 @@ pub fn FlameGraph(
     let char_width = StoredValue::new(0.0f64);
     let theme_state = theme_state();
     // Colours per function, recomputed only when the palette changes.
-    let colors = StoredValue::new((None::<Palette>, Vec::<String>::new()));
+    let colors = StoredValue::new_local((None::<Palette>, Vec::<wasm_bindgen::JsValue>::new()));
     let options = move || LayoutOptions {
         orientation: orientation.get(),
         ..LayoutOptions::default()
@@ -111,7 +111,7 @@ pub fn FlameGraph(
         let theme = Theme::new(theme_state.is_dark());
         let palette = theme_state.palette.get();
         if colors.with_value(|c| c.0 != Some(palette)) {
-            colors.set_value((Some(palette), drawn.colors(palette)));
+            colors.set_value((Some(palette), js_colors(drawn.colors(palette))));
         }
         let Some(el) = canvas.get() else { return };
         if vp.width_css <= 0.0 || vp.height_css <= 0.0 {
