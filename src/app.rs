@@ -249,22 +249,23 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
         .into_any()
     });
     view! {
-        <Toolbar view=view extra=table_toggle />
-        {move || view.shown.get().filter(|l| !l.profile.is_empty()).map(|_| view! { <AnalysisBar view=view /> })}
-        <ErrorBanner load=view.load />
-        <div class="workspace">
-            <main class="graph-area">{graph}</main>
-            {move || (table_open.get() && view.shown.get().is_some_and(|l| !l.profile.is_empty()))
-                .then(|| view! { <FunctionTable view=view /> })}
-        </div>
-        <Announcer view=view />
-        {move || help.get().then(|| view! { <Shortcuts close=move || help.set(false) /> })}
-        <footer class="footer">
-            <StatusLine load=view.load shown=view.shown />
-            {move || view.transforms.with(|t| !t.is_empty()).then(|| view! { <span class="status-note">"transformed view"</span> })}
-        </footer>
-        <DropZone view=view />
-    }
+            <Toolbar view=view extra=table_toggle />
+            {move || view.shown.get().filter(|l| !l.profile.is_empty()).map(|_| view! { <AnalysisBar view=view /> })}
+            <ErrorBanner load=view.load />
+            <div class="workspace">
+                <main class="graph-area">{graph}</main>
+                {move || (table_open.get() && view.shown.get().is_some_and(|l| !l.profile.is_empty()))
+                    .then(|| view! { <FunctionTable view=view /> })}
+            </div>
+            <Announcer view=view />
+            {move || help.get().then(|| view! { <Shortcuts close=move || help.set(false) /> })}
+            <footer class="footer">
+                <StatusLine load=view.load shown=view.shown />
+    {move || view.transforms.with(|t| !t.is_empty()).then(|| view! { <span class="status-note">"transformed view"</span> })}
+                {move || view.shown.get().and_then(|l| l.note.clone()).map(|n| view! { <span class="status-note" data-testid="view-note">{n}</span> })}
+            </footer>
+            <DropZone view=view />
+        }
 }
 
 /// Page-wide keys: Esc resets (or closes help), `/` focuses the search, `?` toggles help.

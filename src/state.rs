@@ -50,6 +50,8 @@ pub struct Loaded {
     pub unit: ValueUnit,
     /// Milliseconds spent decoding and preparing.
     pub decode_ms: f64,
+    /// A remark about how this view was derived (shown next to the status line).
+    pub note: Option<String>,
 }
 
 impl Loaded {
@@ -76,6 +78,7 @@ impl Loaded {
             kinds,
             unit,
             decode_ms,
+            note: None,
         }
     }
 

@@ -134,6 +134,14 @@ pub struct OrientationParam(pub Orientation);
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MetricParam(pub Metric);
 
+/// A view applied to a profile.
+pub struct Applied {
+    /// The displayed profile.
+    pub profile: Profile,
+    /// Something the user should know about it (e.g. a limited inversion).
+    pub note: Option<String>,
+}
+
 /// Separates zoom path names in the URL (names never contain it: DeepFlow replaces `;`).
 const PATH_SEP: char = ';';
 
@@ -143,20 +151,27 @@ impl ViewSpec {
         &self,
         base: &Profile,
         search_funcs: impl Fn(&Profile) -> Option<Vec<bool>>,
-    ) -> Profile {
+    ) -> Applied {
         let mut p = base.clone();
+        let mut note = None;
         for t in &self.transforms {
             p = t.apply(&p);
         }
         if self.mode == TreeMode::Inverted {
-            p = invert(&p);
+            let inverted = invert(&p);
+            note = inverted.caller_depth_limit.map(|d| {
+                format!(
+                    "inverted view shows up to {d} callers per frame (profile too large for all)"
+                )
+            });
+            p = inverted.profile;
         }
         if self.search.filter && self.search.is_active() {
             if let Some(funcs) = search_funcs(&p) {
                 p = keep_stacks_through(&p, &funcs);
             }
         }
-        p
+        Applied { profile: p, note }
     }
 
     /// URL parameters for the view (only what differs from the default).
@@ -301,7 +316,7 @@ mod tests {
             mode: TreeMode::Inverted,
             ..ViewSpec::default()
         };
-        assert_eq!(to_folded(&v.apply(&p, |_| None)), "app;main 3\n");
+        assert_eq!(to_folded(&v.apply(&p, |_| None).profile), "app;main 3\n");
     }
 
     #[test]

@@ -149,17 +149,20 @@ impl ViewState {
             let shown = if untouched {
                 base
             } else {
-                let profile = spec.apply(&base.profile, |p| {
+                let applied = spec.apply(&base.profile, |p| {
                     filter
                         .as_ref()
                         .and_then(|(t, r)| matcher_set(p, t, *r).ok())
                 });
-                Arc::new(Loaded::new(
-                    profile,
+                let mut loaded = Loaded::new(
+                    applied.profile,
                     base.request.clone(),
                     base.shape,
                     base.decode_ms,
-                ))
+                );
+                loaded.unit = base.unit;
+                loaded.note = applied.note;
+                Arc::new(loaded)
             };
             let path = v.pending_zoom.get_value();
             let previous = v
@@ -213,7 +216,11 @@ impl ViewState {
         let name = self.selected.get()?;
         let f = shown.profile.function_id(&name)?;
         let Sandwich { callers, callees } = sandwich(&shown.profile, f);
-        let wrap = |p: Profile| Arc::new(Loaded::new(p, shown.request.clone(), shown.shape, 0.0));
+        let wrap = |p: Profile| {
+            let mut l = Loaded::new(p, shown.request.clone(), shown.shape, 0.0);
+            l.unit = shown.unit;
+            Arc::new(l)
+        };
         Some((wrap(callers), wrap(callees)))
     }
 }

@@ -128,7 +128,11 @@ fn bench(c: &mut Criterion) {
         b.iter(|| embers_model::transform::fold_threads(&profile).node_count())
     });
     g.bench_function("invert (bottom-up)", |b| {
-        b.iter(|| embers_model::transform::invert(&profile).node_count())
+        b.iter(|| {
+            embers_model::transform::invert(&profile)
+                .profile
+                .node_count()
+        })
     });
     let busiest = embers_model::stats::function_stats(&profile)
         .iter()
