@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
+use embers_model::synth::push_json_str;
 use embers_model::synth::{SynthOptions, SynthProfile};
 
 struct Args {
@@ -260,21 +261,6 @@ fn speedscope_json(p: &SynthProfile) -> String {
     }
     s.push_str("]}]}");
     s
-}
-
-fn push_json_str(s: &mut String, v: &str) {
-    s.push('"');
-    for c in v.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(s, "\\u{:04x}", c as u32);
-            }
-            c => s.push(c),
-        }
-    }
-    s.push('"');
 }
 
 fn write(

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
+import { foldedStats } from '../lib/folded.mjs';
 import { labelShows, parseStatus, ROW_H } from '../lib/viewer.mjs';
 
 const env = useServerAndBrowser();
@@ -21,20 +22,6 @@ function parseSummary(text) {
 }
 
 /** Node count, depth and total of the profile that folded stacks (without root) describe. */
-function foldedStats(text) {
-  const prefixes = new Set();
-  let depth = 0;
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (!line.trim() || line.startsWith('#')) continue;
-    const cut = line.lastIndexOf(' ');
-    const frames = line.slice(0, cut).split(';');
-    total += Number(line.slice(cut + 1));
-    depth = Math.max(depth, frames.length);
-    for (let i = 1; i <= frames.length; i++) prefixes.add(frames.slice(0, i).join(';'));
-  }
-  return { nodes: prefixes.size + 1, depth, total };
-}
 
 async function redis(t, options) {
   const v = await openViewer(t, env, options);

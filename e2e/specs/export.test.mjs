@@ -5,26 +5,13 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
+import { foldedStats } from '../lib/folded.mjs';
 import { parseStatus } from '../lib/viewer.mjs';
 
 const env = useServerAndBrowser();
 const EVIL = '<img src=x onerror=alert(1)>';
 
 /** Node count, depth and total of the profile that folded stacks (without root) describe. */
-function foldedStats(text) {
-  const prefixes = new Set();
-  let depth = 0;
-  let total = 0;
-  for (const line of text.split('\n')) {
-    if (!line.trim() || line.startsWith('#')) continue;
-    const cut = line.lastIndexOf(' ');
-    const frames = line.slice(0, cut).split(';');
-    total += Number(line.slice(cut + 1));
-    depth = Math.max(depth, frames.length);
-    for (let i = 1; i <= frames.length; i++) prefixes.add(frames.slice(0, i).join(';'));
-  }
-  return { nodes: prefixes.size + 1, depth, total };
-}
 
 /** The status fields that must survive a round trip (not the decode time). */
 const essentials = (s) => ({ root: s.root, nodes: s.nodes, functions: s.functions, depth: s.depth, valueText: s.valueText, measure: s.measure });

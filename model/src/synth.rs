@@ -284,7 +284,8 @@ fn function_names(count: usize, rng: &mut Rng) -> Vec<String> {
     names
 }
 
-fn push_json_str(s: &mut String, v: &str) {
+/// Appends `v` as a JSON string literal (quotes, backslashes and control characters escaped).
+pub fn push_json_str(s: &mut String, v: &str) {
     s.push('"');
     for c in v.chars() {
         match c {
