@@ -9,6 +9,7 @@ pub mod app;
 pub mod components;
 pub mod embed;
 pub mod render;
+pub mod runner;
 pub mod state;
 pub mod time;
 pub mod url;

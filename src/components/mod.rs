@@ -4,6 +4,7 @@
 pub mod analysis;
 pub mod export;
 pub mod flame_graph;
+pub mod panels;
 pub mod query_form;
 pub mod table;
 pub mod theme;

@@ -1,0 +1,121 @@
+//! Smaller parts of the viewer: the sandwich view, the screen-reader announcer, the shortcut
+//! sheet, the error banner and the empty state.
+
+use std::sync::Arc;
+
+use embers_model::format::{format_percent, format_value};
+use embers_model::layout::Orientation;
+use embers_model::NodeId;
+use leptos::prelude::*;
+
+use crate::components::export::ImportButton;
+use crate::components::flame_graph::FlameGraph;
+use crate::components::toolbar::is_import_failure;
+use crate::state::{LoadState, Loaded};
+use crate::view_state::ViewState;
+
+/// Callers above (root at the bottom), callees below, of the selected function.
+#[component]
+pub fn SandwichView(view: ViewState, callers: Arc<Loaded>, callees: Arc<Loaded>) -> impl IntoView {
+    let (zoom_up, zoom_down) = (RwSignal::new(0), RwSignal::new(0));
+    let name = view.selected.get_untracked().unwrap_or_default();
+    view! {
+        <div class="sandwich" data-testid="sandwich">
+            <div class="sandwich-label">{format!("Callers of {name}")}</div>
+            <div class="sandwich-half">
+                <FlameGraph loaded=callers zoom=zoom_up metric=view.metric orientation=Orientation::Flame
+                    testid="sandwich-callers" label="Callers of the selected function" />
+            </div>
+            <div class="sandwich-label">{format!("Callees of {name}")}</div>
+            <div class="sandwich-half">
+                <FlameGraph loaded=callees zoom=zoom_down metric=view.metric
+                    testid="sandwich-callees" label="Callees of the selected function" />
+            </div>
+        </div>
+    }
+}
+
+/// A live region that reads out the frame with keyboard focus.
+#[component]
+pub fn Announcer(view: ViewState) -> impl IntoView {
+    let text = move || {
+        let node = view.focused.get()?;
+        let shown = view.shown.get()?;
+        let p = &shown.profile;
+        (node < p.node_count() as NodeId).then(|| {
+            format!(
+                "{}, {} frame, total {} ({}), self {} ({}), depth {}",
+                p.name(node),
+                p.kind(node).label(),
+                format_value(p.total(node), shown.unit),
+                format_percent(p.total(node), p.root_total()),
+                format_value(p.self_value(node), shown.unit),
+                format_percent(p.self_value(node), p.root_total()),
+                p.depth(node)
+            )
+        })
+    };
+    view! { <div class="sr-only" aria-live="polite" data-testid="announcer">{text}</div> }
+}
+
+/// The keyboard shortcut sheet.
+#[component]
+pub fn Shortcuts(close: impl Fn() + Send + Sync + 'static) -> impl IntoView {
+    const KEYS: [(&str, &str); 9] = [
+        ("← →", "previous / next frame in the row"),
+        ("↑ ↓", "parent / widest child"),
+        ("Enter", "zoom into the focused frame"),
+        ("Esc", "reset zoom and selection"),
+        ("Home", "focus the zoomed frame"),
+        ("/", "search"),
+        ("Enter / Shift+Enter in search", "next / previous match"),
+        ("Tab", "move between the form, toolbar, graph and table"),
+        ("?", "show or hide this sheet"),
+    ];
+    view! {
+        <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts" data-testid="shortcuts">
+            <h2>"Keyboard"</h2>
+            <dl>{KEYS.iter().map(|(k, v)| view! { <dt><kbd>{*k}</kbd></dt><dd>{*v}</dd> }).collect_view()}</dl>
+            <button type="button" on:click=move |_| close()>"Close"</button>
+        </div>
+    }
+}
+
+/// The error message of a failed query, with the page left usable.
+#[component]
+pub fn ErrorBanner(load: RwSignal<LoadState>) -> impl IntoView {
+    move || {
+        match load.get() {
+        LoadState::Failed(message) => view! {
+            <div class="error" role="alert" data-testid="error">
+                <strong>{if is_import_failure(&message) { "Import failed. " } else { "Query failed. " }}</strong>
+                <span>{message}</span>
+            </div>
+        }
+        .into_any(),
+        _ => ().into_any(),
+    }
+    }
+}
+
+/// What the graph area shows when there is no graph.
+#[component]
+pub fn EmptyState(state: LoadState, view: ViewState) -> impl IntoView {
+    let text = match state {
+        LoadState::Idle => {
+            "Choose a process (or the whole host) and a time range, then press Enter."
+        }
+        LoadState::Loading { .. } => "Querying…",
+        LoadState::Loaded(_) => {
+            "No samples in this range. Widen the time range or loosen the tag filter."
+        }
+        LoadState::Failed(_) => "No profile to show.",
+        LoadState::Cancelled => "Cancelled. Press Enter to run the query again.",
+    };
+    view! {
+        <div class="empty-state" data-testid="empty-state">
+            <p>{text}</p>
+            <ImportButton view=view />
+        </div>
+    }
+}

@@ -1,0 +1,162 @@
+//! The query runner: one request at a time, cancellable, the newest winning; and decoding of
+//! what came back into the state the page shows.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use embers_model::request::ProfileRequest;
+use embers_model::wire::decode_response_table;
+use embers_model::NodeId;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use web_sys::AbortController;
+
+use crate::api::{post_profile_tracing, ApiError, QUERY_TIMEOUT_MS};
+use crate::state::{LoadState, Loaded};
+use crate::time::{now_ms, yield_to_paint};
+
+/// Runs queries: one at a time, cancellable, the newest winning.
+#[derive(Clone, Copy)]
+pub struct QueryRunner {
+    /// Where the query stands.
+    pub load: RwSignal<LoadState>,
+    zoom: RwSignal<NodeId>,
+    inflight: StoredValue<Option<AbortController>, LocalStorage>,
+    generation: StoredValue<u64>,
+}
+
+impl QueryRunner {
+    /// A runner that writes into `load` and resets `zoom` when an answer arrives.
+    pub fn new(load: RwSignal<LoadState>, zoom: RwSignal<NodeId>) -> QueryRunner {
+        QueryRunner {
+            load,
+            zoom,
+            inflight: StoredValue::new_local(None),
+            generation: StoredValue::new(0),
+        }
+    }
+
+    /// Starts `request` against `base_url`, cancelling any query still running.
+    pub fn run(self, base_url: String, request: ProfileRequest) {
+        self.abort_inflight();
+        let generation = self.generation.get_value() + 1;
+        self.generation.set_value(generation);
+        let Ok(controller) = AbortController::new() else {
+            self.load.set(LoadState::Failed(
+                "This browser cannot run cancellable requests.".into(),
+            ));
+            return;
+        };
+        let signal = controller.signal();
+        let timed_out = Rc::new(Cell::new(false));
+        let timer = {
+            let (timed_out, controller) = (timed_out.clone(), controller.clone());
+            set_timeout_with_handle(
+                move || {
+                    timed_out.set(true);
+                    controller.abort();
+                },
+                Duration::from_millis(u64::from(QUERY_TIMEOUT_MS)),
+            )
+            .ok()
+        };
+        self.inflight.set_value(Some(controller));
+        let started_ms = now_ms();
+        self.load.set(LoadState::Loading {
+            started_ms,
+            phase: None,
+        });
+        spawn_local(async move {
+            let result = post_profile_tracing(&base_url, &request, &signal).await;
+            if let Some(timer) = timer {
+                timer.clear();
+            }
+            // A newer query or a cancel has taken over: drop this answer.
+            if self.generation.get_value() != generation {
+                return;
+            }
+            self.inflight.set_value(None);
+            let state = match result {
+                Ok(raw) => {
+                    // Decoding a big answer blocks the page for a moment: say so first, and
+                    // let the browser paint that before starting.
+                    if raw.body.len() >= DECODE_NOTICE_MIN_BYTES {
+                        let phase = format!("Decoding {}", format_bytes_len(raw.body.len()));
+                        self.load.set(LoadState::Loading {
+                            started_ms,
+                            phase: Some(phase),
+                        });
+                        yield_to_paint().await;
+                        if self.generation.get_value() != generation {
+                            return;
+                        }
+                    }
+                    decode_owned_body(raw.status, raw.body, request)
+                }
+                Err(_) if timed_out.get() => LoadState::Failed(ApiError::TimedOut.to_string()),
+                Err(e) => LoadState::Failed(e.to_string()),
+            };
+            self.zoom.set(0);
+            self.load.set(state);
+        });
+    }
+
+    /// Cancels the running query, if any.
+    pub fn cancel(self) {
+        if self.abort_inflight() {
+            self.generation.update_value(|g| *g += 1);
+            self.load.set(LoadState::Cancelled);
+        }
+    }
+
+    fn abort_inflight(self) -> bool {
+        let mut aborted = false;
+        self.inflight.update_value(|slot| {
+            if let Some(c) = slot.take() {
+                c.abort();
+                aborted = true;
+            }
+        });
+        aborted
+    }
+}
+
+/// Bodies at least this big get a "Decoding…" status before decoding (smaller ones decode
+/// faster than a frame, so the notice would only add a frame of delay).
+const DECODE_NOTICE_MIN_BYTES: usize = 1 << 20;
+
+/// `26.1 MB`-style size of a body.
+fn format_bytes_len(n: usize) -> String {
+    if n < 1_000_000 {
+        format!("{:.0} kB", n as f64 / 1e3)
+    } else {
+        format!("{:.1} MB", n as f64 / 1e6)
+    }
+}
+
+/// Decodes a body into the state to show (a profile, possibly empty, or an error).
+pub fn decode_to_state(status: u16, body: &str, request: ProfileRequest) -> LoadState {
+    decode_owned_body(status, body.to_string(), request)
+}
+
+/// Like [`decode_to_state`], but frees the body as soon as the node table no longer needs it,
+/// so a big response and its tree are not both in memory at the peak.
+pub fn decode_owned_body(status: u16, body: String, request: ProfileRequest) -> LoadState {
+    let started = now_ms();
+    let decoded = decode_response_table(status, &body);
+    drop(body);
+    match decoded {
+        Ok(table) => {
+            let decoded = table.build();
+            LoadState::Loaded(Arc::new(Loaded::new(
+                decoded.profile,
+                request,
+                decoded.shape,
+                now_ms() - started,
+            )))
+        }
+        Err(e) => LoadState::Failed(e.to_string()),
+    }
+}
