@@ -159,17 +159,17 @@ fn focus_testid(id: &str) {
 /// The main graph with search/selection overlay, keyboard focus, and click-to-select.
 #[component]
 fn MainGraph(view: ViewState, loaded: Arc<Loaded>) -> impl IntoView {
-    let for_overlay = loaded.clone();
+    // Name → function id is a scan over every name: do it when the selection changes, not on
+    // every redraw (hover redraws read the overlay too).
+    let function_id = |names: RwSignal<Option<String>>| {
+        let profile = loaded.clone();
+        Memo::new(move |_| names.get().and_then(|n| profile.profile.function_id(&n)))
+    };
+    let (selected, highlighted) = (function_id(view.selected), function_id(view.highlighted));
     let overlay = Signal::derive(move || Overlay {
         search: view.found.get(),
-        selected: view
-            .selected
-            .get()
-            .and_then(|n| for_overlay.profile.function_id(&n)),
-        highlighted: view
-            .highlighted
-            .get()
-            .and_then(|n| for_overlay.profile.function_id(&n)),
+        selected: selected.get(),
+        highlighted: highlighted.get(),
         focused: view.focused.get(),
     });
     let for_pick = loaded.clone();
