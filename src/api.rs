@@ -60,8 +60,8 @@ pub fn endpoint(base_url: &str) -> String {
 pub struct RawResponse {
     /// HTTP status.
     pub status: u16,
-    /// Body text.
-    pub body: String,
+    /// Body bytes as sent (the decoder reads them without a separate UTF-8 pass).
+    pub body: Vec<u8>,
 }
 
 /// Posts `request` and returns whatever the server answered.
@@ -83,11 +83,9 @@ pub async fn post_profile_tracing(
     let status = response.status();
     // Bytes, not `text()`: skips building a JS string of the whole body (tens of MB for big
     // profiles) and encoding it back to UTF-8 for wasm.
-    let bytes = response
+    let body = response
         .binary()
         .await
         .map_err(|e| network(format!("reading the body failed: {e}")))?;
-    let body = String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
     Ok(RawResponse { status, body })
 }

@@ -138,12 +138,12 @@ fn format_bytes_len(n: usize) -> String {
 
 /// Decodes a body into the state to show (a profile, possibly empty, or an error).
 pub fn decode_to_state(status: u16, body: &str, request: ProfileRequest) -> LoadState {
-    decode_owned_body(status, body.to_string(), request)
+    decode_owned_body(status, body.as_bytes().to_vec(), request)
 }
 
 /// Like [`decode_to_state`], but frees the body as soon as the node table no longer needs it,
 /// so a big response and its tree are not both in memory at the peak.
-pub fn decode_owned_body(status: u16, body: String, request: ProfileRequest) -> LoadState {
+pub fn decode_owned_body(status: u16, body: Vec<u8>, request: ProfileRequest) -> LoadState {
     let started = now_ms();
     let decoded = decode_response_table(status, &body);
     drop(body);

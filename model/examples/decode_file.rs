@@ -18,7 +18,7 @@ fn main() {
     };
     for _ in 0..runs {
         let t = Instant::now();
-        match embers_model::wire::decode_response_table(200, &body) {
+        match embers_model::wire::decode_response_table(200, body.as_bytes()) {
             Ok(d) => {
                 let tables = t.elapsed().as_secs_f64() * 1e3;
                 let d = d.build();

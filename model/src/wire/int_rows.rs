@@ -1,20 +1,32 @@
 //! A fast path for the big part of a shape-B body: `[[1,2,3,4],[5,6,7,8],...]`.
 //!
 //! serde's generic visitor costs a few dispatches per cell; this scanner reads plain integer
-//! rows straight into the caller's columns. It only runs on text serde has already validated as
-//! JSON (a `RawValue`), and it gives up — returning `None` so the caller falls back to serde,
-//! which then produces the precise error or handles the unusual case — on anything but plain
-//! integers in equally long rows (floats, exponents, strings, nulls, ragged rows, overflow).
+//! rows straight into the caller's columns. It accepts a strict subset of JSON (so anything it
+//! reads is valid JSON), stops right after the array's closing bracket, and gives up —
+//! returning `None` so the caller falls back to serde, which then produces the precise error or
+//! handles the unusual case — on anything but plain integers in equally long rows (floats,
+//! exponents, strings, nulls, ragged rows, overflow).
 
 /// Most cells a row may have on the fast path.
 const MAX_WIDTH: usize = 16;
 /// Digits that always fit an `i64`.
 const MAX_DIGITS: usize = 18;
 
-/// Calls `on_row` for every row; returns `(rows, width)`, or `None` to ask for the slow path
-/// (some rows may already have been passed to `on_row`: the caller must discard them).
-pub(crate) fn scan_int_rows(text: &str, mut on_row: impl FnMut(&[i64])) -> Option<(usize, usize)> {
-    let b = text.as_bytes();
+/// What [`scan_int_rows`] read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Scanned {
+    /// Rows passed to the callback.
+    pub rows: usize,
+    /// Cells per row (0 when there were no rows).
+    pub width: usize,
+    /// Index just past the array's closing bracket.
+    pub end: usize,
+}
+
+/// Calls `on_row` for every row of the array at the start of `b` (after whitespace); returns
+/// what it read, or `None` to ask for the slow path (some rows may already have been passed to
+/// `on_row`: the caller must discard them). Bytes after the array are not looked at.
+pub(crate) fn scan_int_rows(b: &[u8], mut on_row: impl FnMut(&[i64])) -> Option<Scanned> {
     let mut i = skip_ws(b, 0);
     if b.get(i) != Some(&b'[') {
         return None;
@@ -23,7 +35,11 @@ pub(crate) fn scan_int_rows(text: &str, mut on_row: impl FnMut(&[i64])) -> Optio
     let mut row = [0i64; MAX_WIDTH];
     let (mut rows, mut width) = (0usize, None::<usize>);
     if b.get(i) == Some(&b']') {
-        return Some((0, 0));
+        return Some(Scanned {
+            rows: 0,
+            width: 0,
+            end: i + 1,
+        });
     }
     loop {
         if b.get(i) != Some(&b'[') {
@@ -63,7 +79,13 @@ pub(crate) fn scan_int_rows(text: &str, mut on_row: impl FnMut(&[i64])) -> Optio
         i = skip_ws(b, i);
         match b.get(i) {
             Some(b',') => i = skip_ws(b, i + 1),
-            Some(b']') => return Some((rows, width.unwrap_or(0))),
+            Some(b']') => {
+                return Some(Scanned {
+                    rows,
+                    width: width.unwrap_or(0),
+                    end: i + 1,
+                })
+            }
             _ => return None,
         }
     }
@@ -106,9 +128,11 @@ mod tests {
 
     fn scan(text: &str) -> Option<(Vec<Vec<i64>>, usize)> {
         let mut out = Vec::new();
-        let (rows, width) = scan_int_rows(text, |r| out.push(r.to_vec()))?;
-        assert_eq!(rows, out.len());
-        Some((out, width))
+        let scanned = scan_int_rows(text.as_bytes(), |r| out.push(r.to_vec()))?;
+        assert_eq!(scanned.rows, out.len());
+        assert_eq!(text.as_bytes()[scanned.end - 1], b']');
+        assert!(text[scanned.end..].trim().is_empty());
+        Some((out, scanned.width))
     }
 
     #[test]
@@ -117,6 +141,14 @@ mod tests {
         assert_eq!(rows, vec![vec![0, -1, 0, 5], vec![1, 0, 5, 5]]);
         assert_eq!(width, 4);
         assert_eq!(scan("[]").unwrap().0.len(), 0);
+    }
+
+    #[test]
+    fn stops_right_after_the_closing_bracket() {
+        let text = b"[[1,2],[3,4]] ,\"next\":1}";
+        let scanned = scan_int_rows(text, |_| {}).unwrap();
+        assert_eq!(scanned.rows, 2);
+        assert_eq!(&text[scanned.end..], b" ,\"next\":1}");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 mod int_rows;
 mod num;
+mod one_pass;
 pub mod shape_a;
 pub mod shape_b;
 
@@ -122,14 +123,15 @@ impl fmt::Display for DecodeError {
 
 impl std::error::Error for DecodeError {}
 
+/// The response envelope, `result` left raw for the shape decoders.
 #[derive(Deserialize)]
-struct Envelope<'a> {
+pub(crate) struct Envelope<'a> {
     #[serde(rename = "OPT_STATUS")]
     opt_status: Option<String>,
     #[serde(rename = "DESCRIPTION", default)]
     description: Option<String>,
     #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
+    pub(crate) result: Option<&'a RawValue>,
 }
 
 /// How many characters of a non-JSON body to quote back to the user.
@@ -137,7 +139,7 @@ const SNIPPET_CHARS: usize = 120;
 
 /// Decodes a ProfileTracing HTTP response into a profile.
 pub fn decode_response(http_status: u16, body: &str) -> Result<Decoded, DecodeError> {
-    decode_response_table(http_status, body).map(DecodedTable::build)
+    decode_response_table(http_status, body.as_bytes()).map(DecodedTable::build)
 }
 
 /// A response decoded as far as its node table: nothing in it borrows the body any more, so a
@@ -160,9 +162,19 @@ impl DecodedTable {
     }
 }
 
-/// [`decode_response`] up to the node table (see [`DecodedTable`]).
-pub fn decode_response_table(http_status: u16, body: &str) -> Result<DecodedTable, DecodeError> {
-    let envelope: Envelope = match serde_json::from_str(body) {
+/// [`decode_response`] up to the node table (see [`DecodedTable`]), from the body's bytes (it
+/// need not be valid UTF-8 outside the strings that are read). A plain shape-B success is read
+/// in one pass; everything else goes through serde.
+pub fn decode_response_table(http_status: u16, body: &[u8]) -> Result<DecodedTable, DecodeError> {
+    if (200..300).contains(&http_status) {
+        if let Some(table) = one_pass::decode_shape_b_success(body) {
+            return Ok(DecodedTable {
+                table: Some(table),
+                shape: Some(Shape::B),
+            });
+        }
+    }
+    let envelope: Envelope = match serde_json::from_slice(body) {
         Ok(e) => e,
         Err(e) if e.is_data() => {
             return Err(if (200..300).contains(&http_status) {
@@ -206,8 +218,14 @@ fn server_error(http_status: u16, opt_status: Option<String>, description: Strin
     }
 }
 
-fn snippet(body: &str) -> String {
-    body.trim_start().chars().take(SNIPPET_CHARS).collect()
+fn snippet(body: &[u8]) -> String {
+    // Four bytes a character at most; invalid UTF-8 shows as U+FFFD.
+    let head = &body[..body.len().min(SNIPPET_CHARS * 4 + 64)];
+    String::from_utf8_lossy(head)
+        .trim_start()
+        .chars()
+        .take(SNIPPET_CHARS)
+        .collect()
 }
 
 /// Decodes the `result` member alone (also used for saved results and the service's own tests).

@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use serde_json::value::RawValue;
 
-use super::int_rows::scan_int_rows;
+use super::int_rows::{scan_int_rows, Scanned};
 use super::num::deserialize_i64;
 use crate::kind::FrameKind;
 use crate::table::{NodeTable, NO_PARENT};
@@ -30,8 +30,9 @@ struct Wire<'a> {
     node_values: Option<Columns<'a>>,
 }
 
+/// A `{columns, values}` table with the values left raw.
 #[derive(Deserialize)]
-struct Columns<'a> {
+pub(super) struct Columns<'a> {
     #[serde(default)]
     columns: Option<Vec<String>>,
     #[serde(borrow, default)]
@@ -60,8 +61,8 @@ impl Columns<'_> {
         if raw.get() == "null" {
             return Ok(0);
         }
-        if let Some((rows, _)) = scan_int_rows(raw.get(), |row| sink.row(row)) {
-            return Ok(rows);
+        if let Some(scanned) = scan_int_rows(raw.get().as_bytes(), |row| sink.row(row)) {
+            return Ok(scanned.rows);
         }
         sink.restart();
         let flat: FlatRows = serde_json::from_str(raw.get()).map_err(|e| e.to_string())?;
@@ -70,76 +71,122 @@ impl Columns<'_> {
         }
         Ok(flat.rows())
     }
-
-    /// Index of a named column, or an error naming the table and the missing column.
-    fn index_of(&self, table: &str, name: &str) -> Result<usize, String> {
-        let cols = self.columns.as_deref().unwrap_or_default();
-        cols.iter()
-            .position(|c| c == name)
-            .ok_or_else(|| format!("`{table}.columns` has no `{name}` column (it has {cols:?})"))
-    }
 }
 
 /// Decodes a shape-B `result` object into a node table.
 pub fn decode(text: &str) -> Result<NodeTable, String> {
     let wire: Wire = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let functions = wire.functions.unwrap_or_default();
-    let mut table = NodeTable::default();
     let Some(nodes) = wire.node_values else {
-        return Ok(table);
+        return Ok(NodeTable::default());
     };
-    if nodes
+    let Some(values) = nodes
         .values
-        .is_none_or(|v| v.get() == "null" || v.get() == "[]")
-    {
-        return Ok(table);
-    }
-    let col = |name| nodes.index_of("node_values", name);
-    let (c_func, c_parent, c_self, c_total) = (
-        col("function_id")?,
-        col("parent_node_id")?,
-        col("self_value")?,
-        col("total_value")?,
-    );
-    let needed = 1 + c_func.max(c_parent).max(c_self).max(c_total);
-    // Wire function ids may name the same string twice; intern to canonical ids.
-    let ids: Vec<u32> = functions
-        .iter()
-        .map(|f| table.functions.intern(f))
-        .collect();
-    if let Some(types) = &wire.function_types {
-        for (id, letter) in ids.iter().zip(types) {
+        .filter(|v| v.get() != "null" && v.get() != "[]")
+    else {
+        return Ok(NodeTable::default());
+    };
+    let mut reader = NodeRows::new(
+        wire.functions.as_deref().unwrap_or_default(),
+        wire.function_types.as_deref(),
+        nodes.columns.as_deref(),
+    )?;
+    reader
+        .table
+        .reserve(values.get().len() / ROW_BYTES_ESTIMATE);
+    let rows = nodes.read_rows(&mut reader)?;
+    reader.finish(rows, wire.function_values.as_ref())
+}
+
+/// Reads `node_values` rows into a [`NodeTable`]: set up from the function tables and the
+/// node columns, fed rows (by [`Columns::read_rows`] or the one-pass reader), then finished
+/// with `function_values`.
+pub(super) struct NodeRows {
+    table: NodeTable,
+    /// Interned id of every wire function id (wire ids may name the same string twice).
+    ids: Vec<u32>,
+    /// Positions of function_id, parent_node_id, self_value, total_value.
+    cols: [usize; 4],
+    /// Cells a row needs to have every column.
+    needed: usize,
+    column_count: usize,
+    short_rows: usize,
+}
+
+impl NodeRows {
+    /// Interns `functions` (kinds from `function_types` when given) and locates the columns.
+    pub(super) fn new(
+        functions: &[Cow<'_, str>],
+        function_types: Option<&[Cow<'_, str>]>,
+        columns: Option<&[String]>,
+    ) -> Result<NodeRows, String> {
+        let col = |name| index_of(columns, "node_values", name);
+        let cols = [
+            col("function_id")?,
+            col("parent_node_id")?,
+            col("self_value")?,
+            col("total_value")?,
+        ];
+        let mut table = NodeTable::default();
+        let ids: Vec<u32> = functions
+            .iter()
+            .map(|f| table.functions.intern(f))
+            .collect();
+        for (id, letter) in ids.iter().zip(function_types.unwrap_or_default()) {
             if let Some(kind) = FrameKind::from_type_letter(letter) {
                 table.functions.set_kind(*id, kind);
             }
         }
+        Ok(NodeRows {
+            table,
+            ids,
+            needed: 1 + cols.iter().max().copied().unwrap_or(0),
+            cols,
+            column_count: columns.map_or(0, <[String]>::len),
+            short_rows: 0,
+        })
     }
-    // A row is at least `[f,p,s,t],` (10 bytes); real ones run 20–30. Reserving for the
-    // typical size avoids copying the columns several times while they grow.
-    if let Some(raw) = nodes.values {
-        table.reserve(raw.get().len() / ROW_BYTES_ESTIMATE);
+
+    /// Reads rows with the fast scanner only, from the array at the start of `bytes`; `None`
+    /// when it is not plain integer rows (nothing is kept then).
+    pub(super) fn scan(&mut self, bytes: &[u8]) -> Option<Scanned> {
+        // A row is at least `[f,p,s,t],` (10 bytes); real ones run 20–30. Reserving for the
+        // typical size avoids copying the columns several times while they grow (an upper
+        // bound of the array's length: the bytes after it are few).
+        self.table.reserve(bytes.len() / ROW_BYTES_ESTIMATE);
+        let scanned = scan_int_rows(bytes, |row| self.row(row));
+        if scanned.is_none() {
+            self.restart();
+        }
+        scanned
     }
-    let mut sink = NodeSink {
-        table: &mut table,
-        ids: &ids,
-        cols: [c_func, c_parent, c_self, c_total],
-        needed,
-        short_rows: 0,
-    };
-    let rows = nodes.read_rows(&mut sink)?;
-    if sink.short_rows > 0 {
-        return Err(format!(
-            "`node_values` rows have fewer cells than its {} columns",
-            nodes.columns.as_ref().map_or(0, Vec::len)
-        ));
+
+    /// Checks what was read and adds the server's per-function sums.
+    pub(super) fn finish(
+        mut self,
+        rows: usize,
+        function_values: Option<&Columns<'_>>,
+    ) -> Result<NodeTable, String> {
+        if self.short_rows > 0 {
+            return Err(format!(
+                "`node_values` rows have fewer cells than its {} columns",
+                self.column_count
+            ));
+        }
+        if self.ids.is_empty() && rows > 0 {
+            return Err("`node_values` has rows but `functions` is empty".to_string());
+        }
+        self.table.server_function_values = function_values
+            .and_then(|fv| server_function_values(fv, &self.ids, self.table.functions.len()));
+        Ok(self.table)
     }
-    if ids.is_empty() && rows > 0 {
-        return Err("`node_values` has rows but `functions` is empty".to_string());
-    }
-    table.server_function_values = wire
-        .function_values
-        .and_then(|fv| server_function_values(&fv, &ids, table.functions.len()));
-    Ok(table)
+}
+
+/// Index of a named column, or an error naming the table and the missing column.
+fn index_of(columns: Option<&[String]>, table: &str, name: &str) -> Result<usize, String> {
+    let cols = columns.unwrap_or_default();
+    cols.iter()
+        .position(|c| c == name)
+        .ok_or_else(|| format!("`{table}.columns` has no `{name}` column (it has {cols:?})"))
 }
 
 /// Receives the rows of a `values` table.
@@ -152,16 +199,7 @@ trait RowSink {
 
 /// Appends `node_values` rows to the table, mapping functions to interned ids. A bad function
 /// id keeps a placeholder row (so row indices stay valid) that the builder finds unreachable.
-struct NodeSink<'t> {
-    table: &'t mut NodeTable,
-    ids: &'t [u32],
-    /// Positions of function_id, parent_node_id, self_value, total_value.
-    cols: [usize; 4],
-    needed: usize,
-    short_rows: usize,
-}
-
-impl RowSink for NodeSink<'_> {
+impl RowSink for NodeRows {
     fn restart(&mut self) {
         self.table.clear_rows();
         self.table.issues.bad_function_ids = 0;
@@ -229,8 +267,9 @@ const UNKNOWN_PARENT: u32 = u32::MAX - 1;
 
 /// Reads `function_values` (per wire function) into per-interned-function sums.
 fn server_function_values(fv: &Columns, ids: &[u32], count: usize) -> Option<Vec<(i64, i64)>> {
-    let c_self = fv.index_of("function_values", "self_value").ok()?;
-    let c_total = fv.index_of("function_values", "total_value").ok()?;
+    let columns = fv.columns.as_deref();
+    let c_self = index_of(columns, "function_values", "self_value").ok()?;
+    let c_total = index_of(columns, "function_values", "total_value").ok()?;
     let mut sink = FunctionValuesSink {
         ids,
         cols: [c_self, c_total],
