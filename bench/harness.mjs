@@ -110,7 +110,8 @@ const fmtCount = (n) => n.toLocaleString('en-US');
 // Bundle size
 
 function bundleSize(distDir) {
-  const files = readdirSync(distDir).filter((f) => /\.(wasm|js)$/.test(f));
+  // Recursive: wasm-bindgen's inline JS lands in snippets/.
+  const files = readdirSync(distDir, { recursive: true }).filter((f) => /\.(wasm|js)$/.test(f));
   let raw = 0;
   let br = 0;
   const perFile = {};

@@ -108,7 +108,7 @@ fi
 snap="$BENCH/data/dist-snapshot"
 rm -rf "$snap"
 mkdir -p "$snap"
-cp -p "$ROOT"/dist/* "$snap/"
+cp -pR "$ROOT"/dist/. "$snap/"
 
 # 5. The Grafana page.
 if case ",$viewers," in *,grafana,*) true ;; *) false ;; esac; then

@@ -4,13 +4,15 @@
 //! (`css_px × devicePixelRatio`) and the context is scaled once, so bars and text stay sharp
 //! on HiDPI screens while every coordinate below stays in CSS pixels.
 
-use embers_model::color::{self_heat, MERGED_COLOR};
+use embers_model::color::{self_heat, Palette, MERGED_COLOR};
 use embers_model::format::{elide, format_percent};
+use std::cell::OnceCell;
 use std::sync::Arc;
 
 use embers_model::layout::{Bar, LayoutOptions, Viewport};
 use embers_model::search::SearchResult;
 use embers_model::NodeId;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -47,6 +49,8 @@ pub struct Theme {
     pub background: &'static str,
     /// Label colour on bars (bars are light in both themes).
     pub label: &'static str,
+    /// Fixed bar fills as JS strings, converted once: label, merged runs, the root.
+    fills: FixedFills,
     /// Outline of the hovered bar.
     pub hover: &'static str,
     /// Outline of the selected function's frames and the keyboard focus.
@@ -60,6 +64,7 @@ impl Theme {
             Theme {
                 background: "#17181b",
                 label: "#111111",
+                fills: FixedFills::new("#111111"),
                 hover: "#ffffff",
                 accent: "#60a5fa",
             }
@@ -67,9 +72,29 @@ impl Theme {
             Theme {
                 background: "#ffffff",
                 label: "#1d1d1f",
+                fills: FixedFills::new("#1d1d1f"),
                 hover: "#111111",
                 accent: "#2563eb",
             }
+        }
+    }
+}
+
+/// Fill colours used for many bars a frame, as JS strings (a `&str` would be re-encoded into a
+/// new JS string on every call).
+#[derive(Clone, Debug)]
+struct FixedFills {
+    label: JsValue,
+    merged: JsValue,
+    root: JsValue,
+}
+
+impl FixedFills {
+    fn new(label: &str) -> FixedFills {
+        FixedFills {
+            label: JsValue::from_str(label),
+            merged: JsValue::from_str(&MERGED_COLOR.css()),
+            root: JsValue::from_str(ROOT_COLOR),
         }
     }
 }
@@ -92,8 +117,35 @@ pub struct Frame<'a> {
     pub theme: &'a Theme,
     /// Width of one label character, CSS px (measured once per font).
     pub char_width_css: f64,
-    /// CSS colour per function id.
-    pub colors: &'a [JsValue],
+    /// Fill colour per function id.
+    pub colors: &'a ColorCache,
+}
+
+/// Fill colours per function id as JS strings, each made on first use: a profile can name
+/// 10^5 functions, a frame shows a few hundred, and each conversion crosses into JS.
+pub struct ColorCache {
+    palette: Palette,
+    fills: Vec<OnceCell<JsValue>>,
+}
+
+impl ColorCache {
+    /// An empty cache for the functions of `loaded` in `palette`.
+    pub fn new(loaded: &Loaded, palette: Palette) -> ColorCache {
+        ColorCache {
+            palette,
+            fills: vec![OnceCell::new(); loaded.profile.function_count()],
+        }
+    }
+
+    /// The palette the colours are for.
+    pub fn palette(&self) -> Palette {
+        self.palette
+    }
+
+    fn fill(&self, loaded: &Loaded, func: u32) -> &JsValue {
+        self.fills[func as usize]
+            .get_or_init(|| JsValue::from_str(&loaded.color(func, self.palette)))
+    }
 }
 
 /// Sizes the backing store for the viewport and returns the context, scaled to CSS px.
@@ -147,12 +199,17 @@ pub fn draw(ctx: &CanvasRenderingContext2d, bars: &[Bar], frame: &Frame<'_>) {
         .max(1);
     let row_h = frame.options.row_height_css;
     let search = frame.overlay.search.as_deref();
+    let mut labels = Labels::default();
+    let mut current_alpha = 1.0;
     for bar in bars {
         let mut alpha = if bar.is_ancestor { ANCESTOR_ALPHA } else { 1.0 };
         if search.is_some_and(|s| !bar.is_frame() || !s.is_match(profile, bar.node)) {
             alpha *= NON_MATCH_ALPHA;
         }
-        ctx.set_global_alpha(alpha);
+        if alpha != current_alpha {
+            ctx.set_global_alpha(alpha);
+            current_alpha = alpha;
+        }
         set_fill(ctx, &bar_fill(bar, frame, max_self));
         let w = if bar.width_css >= GAP_MIN_WIDTH_CSS {
             bar.width_css - 1.0
@@ -161,9 +218,12 @@ pub fn draw(ctx: &CanvasRenderingContext2d, bars: &[Bar], frame: &Frame<'_>) {
         };
         ctx.fill_rect(bar.x_css, bar.y_css, w, row_h - 1.0);
         if bar.is_frame() {
-            draw_label(ctx, bar, frame, w);
+            labels.add(bar, frame, w, alpha);
         }
     }
+    #[allow(deprecated)] // see `set_fill`
+    ctx.set_fill_style(&frame.theme.fills.label);
+    labels.draw(ctx);
     ctx.set_global_alpha(1.0);
     draw_marks(ctx, bars, frame);
 }
@@ -202,8 +262,8 @@ fn draw_marks(ctx: &CanvasRenderingContext2d, bars: &[Bar], frame: &Frame<'_>) {
     }
 }
 
-/// A bar's fill: a cached JS string per function (no UTF-8 → JS conversion per bar and
-/// frame), or a computed colour for Self shading and special bars.
+/// A bar's fill: a cached JS string (per function or fixed; no UTF-8 → JS conversion per bar
+/// and frame), or a computed colour for Self shading.
 enum Fill<'c> {
     Cached(&'c JsValue),
     Computed(String),
@@ -211,11 +271,15 @@ enum Fill<'c> {
 
 fn bar_fill<'c>(bar: &Bar, frame: &Frame<'c>, max_self: u64) -> Fill<'c> {
     if !bar.is_frame() {
-        return Fill::Computed(MERGED_COLOR.css());
+        return Fill::Cached(&frame.theme.fills.merged);
     }
     match frame.metric {
-        Metric::Total if bar.node == 0 => Fill::Computed(ROOT_COLOR.to_string()),
-        Metric::Total => Fill::Cached(&frame.colors[frame.loaded.profile.func(bar.node) as usize]),
+        Metric::Total if bar.node == 0 => Fill::Cached(&frame.theme.fills.root),
+        Metric::Total => Fill::Cached(
+            frame
+                .colors
+                .fill(frame.loaded, frame.loaded.profile.func(bar.node)),
+        ),
         Metric::Self_ => {
             let s = frame.loaded.profile.self_value(bar.node) as f64 / max_self as f64;
             Fill::Computed(self_heat(s).css())
@@ -233,11 +297,6 @@ fn set_fill(ctx: &CanvasRenderingContext2d, fill: &Fill<'_>) {
     }
 }
 
-/// CSS colour strings as JS values, per function id (see [`Frame::colors`]).
-pub fn js_colors(colors: Vec<String>) -> Vec<JsValue> {
-    colors.into_iter().map(|c| JsValue::from_str(&c)).collect()
-}
-
 /// The label a bar shows: the name, then the leading metric's share of the root.
 pub fn label_text(loaded: &Loaded, node: u32, metric: Metric) -> String {
     let p = &loaded.profile;
@@ -252,26 +311,69 @@ pub fn label_text(loaded: &Loaded, node: u32, metric: Metric) -> String {
     }
 }
 
-fn draw_label(ctx: &CanvasRenderingContext2d, bar: &Bar, frame: &Frame<'_>, width: f64) {
-    let room = width - 2.0 * LABEL_PAD_CSS;
-    if room < frame.char_width_css * 3.0 {
-        return;
+#[wasm_bindgen(inline_js = "
+export function fill_labels(ctx, text, ends, xs, ys, alphas) {
+  let start = 0;
+  for (let i = 0; i < ends.length; i++) {
+    if (ctx.globalAlpha !== alphas[i]) ctx.globalAlpha = alphas[i];
+    ctx.fillText(text.substring(start, ends[i]), xs[i], ys[i]);
+    start = ends[i];
+  }
+}")]
+extern "C" {
+    /// Draws label `i` = `text[ends[i-1]..ends[i]]` (UTF-16 offsets) at `(xs[i], ys[i])`.
+    fn fill_labels(
+        ctx: &CanvasRenderingContext2d,
+        text: &str,
+        ends: &[u32],
+        xs: &[f64],
+        ys: &[f64],
+        alphas: &[f64],
+    );
+}
+
+/// The labels of one frame, collected while the bars are drawn and then drawn in one call:
+/// one UTF-8 → JS string conversion a frame instead of one a label.
+#[derive(Default)]
+struct Labels {
+    text: String,
+    /// End of each label in `text`, in UTF-16 code units (what JS `substring` counts).
+    ends: Vec<u32>,
+    xs: Vec<f64>,
+    ys: Vec<f64>,
+    alphas: Vec<f64>,
+    utf16_len: u32,
+}
+
+impl Labels {
+    /// Adds the label of a frame bar drawn `width` CSS px wide, if it has room for one.
+    fn add(&mut self, bar: &Bar, frame: &Frame<'_>, width: f64, alpha: f64) {
+        let room = width - 2.0 * LABEL_PAD_CSS;
+        if room < frame.char_width_css * 3.0 {
+            return;
+        }
+        let max_chars = (room / frame.char_width_css).floor() as usize;
+        let full = label_text(frame.loaded, bar.node, frame.metric);
+        // Prefer the bare name over a cut-off percentage.
+        let text = if full.chars().count() <= max_chars {
+            full
+        } else {
+            match elide(frame.loaded.profile.name(bar.node), max_chars) {
+                Some(t) => t.into_owned(),
+                None => return,
+            }
+        };
+        self.utf16_len += text.encode_utf16().count() as u32;
+        self.text.push_str(&text);
+        self.ends.push(self.utf16_len);
+        self.xs.push(bar.x_css + LABEL_PAD_CSS);
+        self.ys.push(bar.y_css + frame.options.row_height_css / 2.0);
+        self.alphas.push(alpha);
     }
-    let max_chars = (room / frame.char_width_css).floor() as usize;
-    let p = &frame.loaded.profile;
-    let full = label_text(frame.loaded, bar.node, frame.metric);
-    // Prefer the bare name over a cut-off percentage.
-    let text = if full.chars().count() <= max_chars {
-        Some(full.into())
-    } else {
-        elide(p.name(bar.node), max_chars)
-    };
-    if let Some(text) = text {
-        ctx.set_fill_style_str(frame.theme.label);
-        let _ = ctx.fill_text(
-            &text,
-            bar.x_css + LABEL_PAD_CSS,
-            bar.y_css + frame.options.row_height_css / 2.0,
-        );
+
+    fn draw(&self, ctx: &CanvasRenderingContext2d) {
+        if !self.ends.is_empty() {
+            fill_labels(ctx, &self.text, &self.ends, &self.xs, &self.ys, &self.alphas);
+        }
     }
 }

@@ -91,12 +91,10 @@ impl Loaded {
         }
     }
 
-    /// CSS colour per function id in `palette` (the renderer caches it per palette).
-    pub fn colors(&self, palette: Palette) -> Vec<String> {
+    /// CSS colour of function `func` in `palette` (the renderer caches it).
+    pub fn color(&self, func: u32, palette: Palette) -> String {
         let p = &self.profile;
-        (0..p.function_count() as u32)
-            .map(|f| frame_color(p.function_kind(f), p.function_name(f), palette).css())
-            .collect()
+        frame_color(p.function_kind(func), p.function_name(func), palette).css()
     }
 }
 

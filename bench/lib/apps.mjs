@@ -419,7 +419,7 @@ export function categorize(callFrame, jsGlueUrl) {
     if (STRING_GLUE.test(fn)) return 'strings across the JS↔wasm boundary';
     return 'JS glue (DOM, events, other imports)';
   }
-  if (!url && /^(text|json|arrayBuffer)$/.test(fn)) return 'Response.text() (UTF-8 → JS string)';
+  if (!url && /^(text|json|arrayBuffer)$/.test(fn)) return 'reading the Response body (text/json/arrayBuffer)';
   if (fn === 'instrument' || /__bench|lineInked|poll/.test(fn) || url === '') return 'harness instrumentation / native';
   return 'other JS';
 }
@@ -455,6 +455,8 @@ export async function profileEmbers(browser, server, { timeoutMs }) {
 
 function summarizeProfile(profile, glueName) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parentOf = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n);
   // Sample times, and the window between the two markers (see instrument.mjs).
   const times = [];
   let t = profile.startTime;
@@ -482,7 +484,9 @@ function summarizeProfile(profile, glueName) {
     if (!cat) continue;
     cats[cat] = (cats[cat] ?? 0) + us / 1000;
     const f = node.callFrame;
-    const key = `${f.functionName || '(anonymous)'}${f.url ? ` ${f.url.slice(f.url.lastIndexOf('/') + 1)}` : ''}`;
+    // Native functions (no URL) are named with their caller, e.g. `decode ← getStringFromWasm0`.
+    const caller = !f.url && parentOf.get(id)?.callFrame.functionName;
+    const key = `${f.functionName || '(anonymous)'}${f.url ? ` ${f.url.slice(f.url.lastIndexOf('/') + 1)}` : ''}${caller ? ` ← ${caller}` : ''}`;
     fns[key] = (fns[key] ?? 0) + us / 1000;
   }
   const round = (o) => Object.fromEntries(Object.entries(o).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, Math.round(v * 10) / 10]));

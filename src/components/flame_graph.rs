@@ -18,9 +18,8 @@ use wasm_bindgen::JsCast;
 use web_sys::{MouseEvent, ResizeObserver};
 
 use crate::components::theme::theme_state;
-use crate::render::{draw, js_colors, measure_char_width, prepare, Frame, Overlay, Theme};
+use crate::render::{draw, measure_char_width, prepare, ColorCache, Frame, Overlay, Theme};
 use crate::state::{Loaded, Metric};
-use embers_model::color::Palette;
 
 /// The pointer's offset from the tooltip, CSS px.
 const TOOLTIP_OFFSET_CSS: f64 = 14.0;
@@ -72,7 +71,7 @@ pub fn FlameGraph(
     let char_width = StoredValue::new(0.0f64);
     let theme_state = theme_state();
     // Colours per function, recomputed only when the palette changes.
-    let colors = StoredValue::new_local((None::<Palette>, Vec::<wasm_bindgen::JsValue>::new()));
+    let colors = StoredValue::new_local(None::<ColorCache>);
     let options = move || LayoutOptions {
         orientation: orientation.get(),
         ..LayoutOptions::default()
@@ -110,8 +109,8 @@ pub fn FlameGraph(
         let overlay = overlay.get();
         let theme = Theme::new(theme_state.is_dark());
         let palette = theme_state.palette.get();
-        if colors.with_value(|c| c.0 != Some(palette)) {
-            colors.set_value((Some(palette), js_colors(drawn.colors(palette))));
+        if colors.with_value(|c| c.as_ref().map(ColorCache::palette) != Some(palette)) {
+            colors.set_value(Some(ColorCache::new(&drawn, palette)));
         }
         let Some(el) = canvas.get() else { return };
         if vp.width_css <= 0.0 || vp.height_css <= 0.0 {
@@ -128,19 +127,19 @@ pub fn FlameGraph(
             bars.update_value(|b| layout(&drawn.profile, z, &vp, &options, b));
             last_layout.set_value(Some((vp, z, options.orientation)));
         }
-        let frame = Frame {
-            loaded: &drawn,
-            viewport: vp,
-            options,
-            metric,
-            hovered,
-            overlay: &overlay,
-            theme: &theme,
-            char_width_css: char_width.get_value(),
-            colors: &[],
-        };
-        colors.with_value(|(_, c)| {
-            let frame = Frame { colors: c, ..frame };
+        colors.with_value(|c| {
+            let Some(colors) = c else { return };
+            let frame = Frame {
+                loaded: &drawn,
+                viewport: vp,
+                options,
+                metric,
+                hovered,
+                overlay: &overlay,
+                theme: &theme,
+                char_width_css: char_width.get_value(),
+                colors,
+            };
             bars.with_value(|b| draw(&ctx, b, &frame));
         });
     });
