@@ -373,7 +373,14 @@ impl Labels {
 
     fn draw(&self, ctx: &CanvasRenderingContext2d) {
         if !self.ends.is_empty() {
-            fill_labels(ctx, &self.text, &self.ends, &self.xs, &self.ys, &self.alphas);
+            fill_labels(
+                ctx,
+                &self.text,
+                &self.ends,
+                &self.xs,
+                &self.ys,
+                &self.alphas,
+            );
         }
     }
 }

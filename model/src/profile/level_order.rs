@@ -148,50 +148,97 @@ pub(super) fn build(
 ) -> (Profile, usize) {
     let order = LevelOrder::new(&children, &table.func, root);
     drop(children);
-    let m = order.len();
-
-    // 2. Gather (summing the rows of merged nodes). Negative values read as 0, counted.
-    let mut func = Vec::with_capacity(m);
-    let mut self_value = Vec::with_capacity(m);
-    let mut total = Vec::with_capacity(m);
-    let (mut next_group, mut reached) = (0, 0);
-    for b in 0..m {
-        let rows = order.rows_of(b, &mut next_group);
-        let (mut s, mut t) = (0u64, 0u64);
-        for &r in rows {
-            s = s.saturating_add(non_negative(warnings, table.self_value[r as usize]));
-            t = t.saturating_add(non_negative(warnings, table.total_value[r as usize]));
-        }
-        reached += rows.len();
-        warnings.merged_siblings += rows.len() as u32 - 1;
-        func.push(table.func[rows[0] as usize]);
-        self_value.push(s);
-        total.push(t);
-    }
-    let derive_totals = table.derive_totals;
+    let values = Values::gather(&order, &table, warnings);
     drop(table);
+    let (values, size) = values.settle(&order, warnings);
+    let (pos, start) = place(&order, &size, &values.total);
+    let end: Vec<u32> = pos.iter().zip(&size).map(|(&p, &s)| p + s).collect();
+    drop(size);
+    let reached = values.reached;
+    let profile = Profile {
+        parent: preorder_parents(&order, &pos),
+        depth: preorder_depths(&order, &pos),
+        func: scatter(&pos, values.func),
+        self_value: scatter(&pos, values.self_value),
+        total: scatter(&pos, values.total),
+        start: scatter(&pos, start),
+        end: scatter(&pos, end),
+        row_offsets: order.level_offsets,
+        // Each level lists its nodes in ascending preorder: exactly a profile row.
+        row_nodes: pos,
+        ..Profile::default()
+    };
+    (profile, reached)
+}
 
-    // 3. Backward: every child is settled before its parent.
-    let mut size = vec![1u32; m];
-    let mut children_sum = vec![0u64; m];
-    for b in (0..m).rev() {
-        let needed = self_value[b].saturating_add(children_sum[b]);
-        if derive_totals {
-            total[b] = needed;
-        } else if total[b] < needed {
-            warnings.inconsistent_totals += 1;
-            total[b] = needed;
+/// Per-node function and values, in level order.
+struct Values {
+    func: Vec<u32>,
+    self_value: Vec<u64>,
+    total: Vec<u64>,
+    derive_totals: bool,
+    /// Table rows behind the nodes (more than nodes when siblings merged).
+    reached: usize,
+}
+
+impl Values {
+    /// Reads each node's rows from the table, summing the rows of merged nodes. Negative
+    /// values read as 0, counted.
+    fn gather(order: &LevelOrder, table: &NodeTable, warnings: &mut Warnings) -> Values {
+        let m = order.len();
+        let mut v = Values {
+            func: Vec::with_capacity(m),
+            self_value: Vec::with_capacity(m),
+            total: Vec::with_capacity(m),
+            derive_totals: table.derive_totals,
+            reached: 0,
+        };
+        let mut next_group = 0;
+        for b in 0..m {
+            let rows = order.rows_of(b, &mut next_group);
+            let (mut s, mut t) = (0u64, 0u64);
+            for &r in rows {
+                s = s.saturating_add(non_negative(warnings, table.self_value[r as usize]));
+                t = t.saturating_add(non_negative(warnings, table.total_value[r as usize]));
+            }
+            v.reached += rows.len();
+            warnings.merged_siblings += rows.len() as u32 - 1;
+            v.func.push(table.func[rows[0] as usize]);
+            v.self_value.push(s);
+            v.total.push(t);
         }
-        if b > 0 {
-            let p = order.parent[b] as usize;
-            children_sum[p] = children_sum[p].saturating_add(total[b]);
-            size[p] += size[b];
-        }
+        v
     }
-    drop(children_sum);
 
-    // 4. Forward: children are laid out one after another inside their parent, in both the
-    // preorder numbering and the value axis.
+    /// Backward over the levels (every child before its parent): raises each total to at
+    /// least self + children (or derives it), and returns the subtree sizes.
+    fn settle(mut self, order: &LevelOrder, warnings: &mut Warnings) -> (Values, Vec<u32>) {
+        let m = order.len();
+        let mut size = vec![1u32; m];
+        let mut children_sum = vec![0u64; m];
+        for b in (0..m).rev() {
+            let needed = self.self_value[b].saturating_add(children_sum[b]);
+            if self.derive_totals {
+                self.total[b] = needed;
+            } else if self.total[b] < needed {
+                warnings.inconsistent_totals += 1;
+                self.total[b] = needed;
+            }
+            if b > 0 {
+                let p = order.parent[b] as usize;
+                children_sum[p] = children_sum[p].saturating_add(self.total[b]);
+                size[p] += size[b];
+            }
+        }
+        (self, size)
+    }
+}
+
+/// Forward over the levels: children are laid out one after another inside their parent,
+/// in both the preorder numbering and the value axis. Returns each node's preorder position
+/// and start offset (in level order).
+fn place(order: &LevelOrder, size: &[u32], total: &[u64]) -> (Vec<u32>, Vec<u64>) {
+    let m = order.len();
     let mut pos = vec![0u32; m];
     let mut start = vec![0u64; m];
     for b in 0..m {
@@ -203,34 +250,27 @@ pub(super) fn build(
             next_start += total[c];
         }
     }
+    (pos, start)
+}
 
-    // 5. Scatter to preorder.
-    let end: Vec<u32> = pos.iter().zip(&size).map(|(&p, &s)| p + s).collect();
-    drop(size);
-    let mut parent = vec![NO_PARENT; m];
-    for b in 1..m {
+/// Parent of every node, both in preorder.
+fn preorder_parents(order: &LevelOrder, pos: &[u32]) -> Vec<u32> {
+    let mut parent = vec![NO_PARENT; pos.len()];
+    for b in 1..pos.len() {
         parent[pos[b] as usize] = pos[order.parent[b] as usize];
     }
-    let mut depth = vec![0u32; m];
+    parent
+}
+
+/// Depth of every node in preorder: the index of its level.
+fn preorder_depths(order: &LevelOrder, pos: &[u32]) -> Vec<u32> {
+    let mut depth = vec![0u32; pos.len()];
     for (d, level) in order.level_offsets.windows(2).enumerate() {
-        for b in level[0]..level[1] {
-            depth[pos[b as usize] as usize] = d as u32;
+        for &p in &pos[level[0] as usize..level[1] as usize] {
+            depth[p as usize] = d as u32;
         }
     }
-    let profile = Profile {
-        func: scatter(&pos, func),
-        parent,
-        depth,
-        self_value: scatter(&pos, self_value),
-        total: scatter(&pos, total),
-        start: scatter(&pos, start),
-        end: scatter(&pos, end),
-        row_offsets: order.level_offsets,
-        // Each level lists its nodes in ascending preorder: exactly a profile row.
-        row_nodes: pos,
-        ..Profile::default()
-    };
-    (profile, reached)
+    depth
 }
 
 /// Reads a wire value; negative ones count as a warning and read as 0.
