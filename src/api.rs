@@ -7,8 +7,11 @@
 use std::fmt;
 
 use embers_model::request::ProfileRequest;
-use gloo_net::http::Request;
-use web_sys::AbortSignal;
+use gloo_net::http::{Request, Response};
+use js_sys::Uint8Array;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{AbortSignal, ReadableStreamDefaultReader, ReadableStreamReadResult};
 
 /// The path of the operation below the base URL.
 pub const PROFILE_TRACING_PATH: &str = "/v1/profile/ProfileTracing";
@@ -64,11 +67,13 @@ pub struct RawResponse {
     pub body: Vec<u8>,
 }
 
-/// Posts `request` and returns whatever the server answered.
+/// Posts `request` and returns whatever the server answered. `progress(received, expected)`
+/// is called as the body arrives (`expected` from `Content-Length`, when sent).
 pub async fn post_profile_tracing(
     base_url: &str,
     request: &ProfileRequest,
     signal: &AbortSignal,
+    progress: impl FnMut(usize, Option<usize>),
 ) -> Result<RawResponse, ApiError> {
     let url = endpoint(base_url);
     let network = |detail: String| ApiError::Network {
@@ -81,11 +86,52 @@ pub async fn post_profile_tracing(
         .map_err(|e| network(e.to_string()))?;
     let response = pending.send().await.map_err(|e| network(e.to_string()))?;
     let status = response.status();
-    // Bytes, not `text()`: skips building a JS string of the whole body (tens of MB for big
-    // profiles) and encoding it back to UTF-8 for wasm.
-    let body = response
-        .binary()
+    let body = read_body(&response, progress)
         .await
         .map_err(|e| network(format!("reading the body failed: {e}")))?;
     Ok(RawResponse { status, body })
+}
+
+/// Most bytes reserved up front from a `Content-Length` (a lying header must not make us
+/// allocate gigabytes before a byte arrives).
+const MAX_PREALLOC_BYTES: usize = 512 << 20;
+
+/// Reads the body into wasm memory chunk by chunk as it arrives: bytes, not `text()` (no JS
+/// string of tens of MB to build and encode back), copied once, with progress.
+async fn read_body(
+    response: &Response,
+    mut progress: impl FnMut(usize, Option<usize>),
+) -> Result<Vec<u8>, String> {
+    let Some(stream) = response.body() else {
+        return Ok(Vec::new());
+    };
+    let expected = response
+        .headers()
+        .get("content-length")
+        .and_then(|v| v.trim().parse::<usize>().ok());
+    let reader = ReadableStreamDefaultReader::new(&stream).map_err(js_error)?;
+    let mut body = Vec::with_capacity(expected.unwrap_or(0).min(MAX_PREALLOC_BYTES));
+    loop {
+        let result: ReadableStreamReadResult = JsFuture::from(reader.read())
+            .await
+            .map_err(js_error)?
+            .unchecked_into();
+        if result.get_done().unwrap_or(true) {
+            break;
+        }
+        let chunk = Uint8Array::new(&result.get_value());
+        let start = body.len();
+        body.resize(start + chunk.length() as usize, 0);
+        chunk.copy_to(&mut body[start..]);
+        progress(body.len(), expected);
+    }
+    Ok(body)
+}
+
+/// A JS exception's message (or its string form).
+fn js_error(e: JsValue) -> String {
+    e.dyn_ref::<js_sys::Error>()
+        .map(|e| String::from(e.message()))
+        .or_else(|| e.as_string())
+        .unwrap_or_else(|| format!("{e:?}"))
 }

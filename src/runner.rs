@@ -68,8 +68,23 @@ impl QueryRunner {
             started_ms,
             phase: None,
         });
+        let mut last_progress_ms = started_ms;
+        let progress = move |received: usize, expected: Option<usize>| {
+            let now = now_ms();
+            if received < DECODE_NOTICE_MIN_BYTES
+                || now - last_progress_ms < PROGRESS_INTERVAL_MS
+                || self.generation.get_value() != generation
+            {
+                return;
+            }
+            last_progress_ms = now;
+            self.load.set(LoadState::Loading {
+                started_ms,
+                phase: Some(receiving_phase(received, expected)),
+            });
+        };
         spawn_local(async move {
-            let result = post_profile_tracing(&base_url, &request, &signal).await;
+            let result = post_profile_tracing(&base_url, &request, &signal, progress).await;
             if let Some(timer) = timer {
                 timer.clear();
             }
@@ -126,6 +141,22 @@ impl QueryRunner {
 /// Bodies at least this big get a "Decoding…" status before decoding (smaller ones decode
 /// faster than a frame, so the notice would only add a frame of delay).
 const DECODE_NOTICE_MIN_BYTES: usize = 1 << 20;
+
+/// How often the "Receiving…" status may change while a big body arrives.
+const PROGRESS_INTERVAL_MS: f64 = 100.0;
+
+/// `Receiving 12.3 of 26.1 MB`, or without the total when the server did not send one.
+fn receiving_phase(received: usize, expected: Option<usize>) -> String {
+    match expected.filter(|&e| e >= received) {
+        // Only bodies past a megabyte report progress, so both read in MB.
+        Some(e) => format!(
+            "Receiving {:.1} of {}",
+            received as f64 / 1e6,
+            format_bytes_len(e)
+        ),
+        None => format!("Receiving {}", format_bytes_len(received)),
+    }
+}
 
 /// `26.1 MB`-style size of a body.
 fn format_bytes_len(n: usize) -> String {

@@ -99,9 +99,11 @@ export async function newContext(browser, { viewport = { width: 1280, height: 80
       }
       return fillRect.call(this, x, y, w, h);
     };
+    // Labels are drawn after all bars (one batch a frame): each belongs to the bar it starts in.
     proto.fillText = function (text, x, y, ...rest) {
       const bars = isFlame(this) && window.__embersDraw?.bars;
-      if (bars && bars.length) bars[bars.length - 1].label = String(text);
+      const bar = bars && bars.findLast((b) => b.x <= x && x < b.x + b.w && b.y <= y && y < b.y + b.h);
+      if (bar) bar.label = String(text);
       return fillText.call(this, text, x, y, ...rest);
     };
     proto.strokeRect = function (x, y, w, h) {
