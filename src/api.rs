@@ -59,12 +59,12 @@ pub fn endpoint(base_url: &str) -> String {
     )
 }
 
-/// A raw answer: status and body text.
+/// A raw answer: status and body.
 pub struct RawResponse {
     /// HTTP status.
     pub status: u16,
-    /// Body bytes as sent (the decoder reads them without a separate UTF-8 pass).
-    pub body: Vec<u8>,
+    /// Body bytes as sent.
+    pub body: Body,
 }
 
 /// Posts `request` and returns whatever the server answered. `progress(received, expected)`
@@ -92,25 +92,53 @@ pub async fn post_profile_tracing(
     Ok(RawResponse { status, body })
 }
 
-/// Most bytes reserved up front from a `Content-Length` (a lying header must not make us
-/// allocate gigabytes before a byte arrives).
-const MAX_PREALLOC_BYTES: usize = 512 << 20;
+/// A response body as it arrived: the stream's chunks, still JS buffers (so they can be moved
+/// to the decode worker without a copy).
+#[derive(Clone, Debug, Default)]
+pub struct Body {
+    /// The chunks, in order.
+    pub chunks: Vec<Uint8Array>,
+    /// Total bytes.
+    pub len: usize,
+}
 
-/// Reads the body into wasm memory chunk by chunk as it arrives: bytes, not `text()` (no JS
-/// string of tens of MB to build and encode back), copied once, with progress.
+impl Body {
+    /// A body from bytes already in memory (imports, tests).
+    pub fn from_bytes(bytes: &[u8]) -> Body {
+        Body {
+            chunks: vec![Uint8Array::from(bytes)],
+            len: bytes.len(),
+        }
+    }
+
+    /// The bytes in one buffer in this thread's memory (for decoding here).
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = vec![0u8; self.len];
+        let mut at = 0;
+        for c in &self.chunks {
+            let n = c.length() as usize;
+            c.copy_to(&mut out[at..at + n]);
+            at += n;
+        }
+        out
+    }
+}
+
+/// Reads the body chunk by chunk as it arrives: bytes, not `text()` (no JS string of tens of
+/// MB to build and encode back), with progress.
 async fn read_body(
     response: &Response,
     mut progress: impl FnMut(usize, Option<usize>),
-) -> Result<Vec<u8>, String> {
+) -> Result<Body, String> {
     let Some(stream) = response.body() else {
-        return Ok(Vec::new());
+        return Ok(Body::default());
     };
     let expected = response
         .headers()
         .get("content-length")
         .and_then(|v| v.trim().parse::<usize>().ok());
     let reader = ReadableStreamDefaultReader::new(&stream).map_err(js_error)?;
-    let mut body = Vec::with_capacity(expected.unwrap_or(0).min(MAX_PREALLOC_BYTES));
+    let mut body = Body::default();
     loop {
         let result: ReadableStreamReadResult = JsFuture::from(reader.read())
             .await
@@ -119,11 +147,13 @@ async fn read_body(
         if result.get_done().unwrap_or(true) {
             break;
         }
-        let chunk = Uint8Array::new(&result.get_value());
-        let start = body.len();
-        body.resize(start + chunk.length() as usize, 0);
-        chunk.copy_to(&mut body[start..]);
-        progress(body.len(), expected);
+        let chunk: Uint8Array = result
+            .get_value()
+            .dyn_into()
+            .map_err(|_| "the body stream gave something other than bytes".to_string())?;
+        body.len += chunk.length() as usize;
+        body.chunks.push(chunk);
+        progress(body.len, expected);
     }
     Ok(body)
 }

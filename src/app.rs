@@ -20,7 +20,7 @@ use crate::state::{LoadState, Loaded};
 use crate::view::ViewSpec;
 use crate::view_state::ViewState;
 
-pub use crate::runner::{decode_owned_body, decode_to_state, QueryRunner};
+pub use crate::runner::{decode_to_state, QueryRunner};
 
 /// Windows at least this wide (CSS px) open the function table by default.
 const TABLE_DEFAULT_MIN_WIDTH_CSS: f64 = 1500.0;

@@ -14,6 +14,7 @@ use embers_model::request::ProfileRequest;
 use embers_model::{NodeId, Profile};
 use leptos::ev;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 use serde::Deserialize;
 use serde_json::json;
 use wasm_bindgen::JsValue;
@@ -91,13 +92,11 @@ pub fn listen(view: ViewState, runner: QueryRunner, form: FormState) {
                 base_url.unwrap_or_else(|| form.base_url.get_untracked()),
                 request,
             ),
-            Ok(Command::Load { body, name }) => {
+            Ok(Command::Load { body, name }) => spawn_local(async move {
+                let state = import_text(name.as_deref().unwrap_or("embedded.json"), &body).await;
                 view.zoom.set(0);
-                view.load.set(import_text(
-                    name.as_deref().unwrap_or("embedded.json"),
-                    &body,
-                ));
-            }
+                view.load.set(state);
+            }),
             // Other messages on the channel are not for us.
             Err(_) => {}
         }

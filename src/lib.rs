@@ -7,6 +7,7 @@
 pub mod api;
 pub mod app;
 pub mod components;
+pub mod decode_worker;
 pub mod embed;
 pub mod render;
 pub mod runner;

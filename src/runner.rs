@@ -13,9 +13,10 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::AbortController;
 
-use crate::api::{post_profile_tracing, ApiError, QUERY_TIMEOUT_MS};
+use crate::api::{post_profile_tracing, ApiError, Body, QUERY_TIMEOUT_MS};
+use crate::decode_worker::{self, DecodeFailure};
 use crate::state::{LoadState, Loaded};
-use crate::time::{now_ms, yield_to_paint};
+use crate::time::now_ms;
 
 /// Runs queries: one at a time, cancellable, the newest winning.
 #[derive(Clone, Copy)]
@@ -92,30 +93,50 @@ impl QueryRunner {
             if self.generation.get_value() != generation {
                 return;
             }
-            self.inflight.set_value(None);
+            // The query stays in flight (cancellable) until its answer is decoded.
             let state = match result {
                 Ok(raw) => {
-                    // Decoding a big answer blocks the page for a moment: say so first, and
-                    // let the browser paint that before starting.
-                    if raw.body.len() >= DECODE_NOTICE_MIN_BYTES {
-                        let phase = format!("Decoding {}", format_bytes_len(raw.body.len()));
+                    if raw.body.len >= DECODE_NOTICE_MIN_BYTES {
+                        let phase = format!("Decoding {}", format_bytes_len(raw.body.len));
                         self.load.set(LoadState::Loading {
                             started_ms,
                             phase: Some(phase),
                         });
-                        yield_to_paint().await;
-                        if self.generation.get_value() != generation {
-                            return;
-                        }
                     }
-                    decode_owned_body(raw.status, raw.body, request)
+                    let state = self.decode(raw.status, raw.body, request).await;
+                    // A newer query or a cancel took over while this one decoded.
+                    if self.generation.get_value() != generation {
+                        return;
+                    }
+                    state
                 }
                 Err(_) if timed_out.get() => LoadState::Failed(ApiError::TimedOut.to_string()),
                 Err(e) => LoadState::Failed(e.to_string()),
             };
+            self.inflight.set_value(None);
             self.zoom.set(0);
             self.load.set(state);
         });
+    }
+
+    /// Decodes a body in the decode worker (or on the page when no worker can run).
+    async fn decode(self, status: u16, body: Body, request: ProfileRequest) -> LoadState {
+        let started = now_ms();
+        match decode_worker::decode(status, &body).await {
+            Ok(d) => LoadState::Loaded(Arc::new(Loaded::new(
+                d.profile,
+                request,
+                d.shape,
+                now_ms() - started,
+            ))),
+            // Without a decoder an HTTP failure still says what happened.
+            Err(DecodeFailure::Unavailable(why)) if !(200..300).contains(&status) => {
+                LoadState::Failed(format!(
+                    "The service answered HTTP {status}; its body could not be read: {why}"
+                ))
+            }
+            Err(e) => LoadState::Failed(e.to_string()),
+        }
     }
 
     /// Cancels the running query, if any.
@@ -127,6 +148,7 @@ impl QueryRunner {
     }
 
     fn abort_inflight(self) -> bool {
+        decode_worker::cancel();
         let mut aborted = false;
         self.inflight.update_value(|slot| {
             if let Some(c) = slot.take() {
@@ -167,18 +189,11 @@ fn format_bytes_len(n: usize) -> String {
     }
 }
 
-/// Decodes a body into the state to show (a profile, possibly empty, or an error).
+/// Decodes a body into the state to show (a profile, possibly empty, or an error) on the
+/// calling thread: for tests and tools. The page decodes through [`decode_worker`].
 pub fn decode_to_state(status: u16, body: &str, request: ProfileRequest) -> LoadState {
-    decode_owned_body(status, body.as_bytes().to_vec(), request)
-}
-
-/// Like [`decode_to_state`], but frees the body as soon as the node table no longer needs it,
-/// so a big response and its tree are not both in memory at the peak.
-pub fn decode_owned_body(status: u16, body: Vec<u8>, request: ProfileRequest) -> LoadState {
     let started = now_ms();
-    let decoded = decode_response_table(status, &body);
-    drop(body);
-    match decoded {
+    match decode_response_table(status, body.as_bytes()) {
         Ok(table) => {
             let decoded = table.build();
             LoadState::Loaded(Arc::new(Loaded::new(

@@ -259,9 +259,9 @@ export class Viewer {
     throw new Error(`status did not match ${re} within ${timeout} ms; it reads: ${JSON.stringify(last)}`);
   }
 
-  /** Waits until no query runs (status neither "Ready." nor "Querying…"); returns the status. */
+  /** Waits until no query runs (not "Ready.", "Querying…", "Receiving…" or "Decoding…"). */
   waitForSettled(opts) {
-    return this.waitForStatus(/^(?!Ready\.$)(?!Querying)(?!Decoding)/u, opts);
+    return this.waitForStatus(/^(?!Ready\.$)(?!Querying)(?!Receiving)(?!Decoding)/u, opts);
   }
 
   /** Waits for a drawn graph: status with a node count and a painted, stable canvas. */

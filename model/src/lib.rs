@@ -26,5 +26,5 @@ pub mod transform;
 pub mod wire;
 
 pub use kind::FrameKind;
-pub use profile::{NodeId, Profile, Warnings};
+pub use profile::{NodeId, Profile, ProfileParts, Warnings};
 pub use wire::{decode_response, DecodeError, Decoded};

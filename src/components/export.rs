@@ -8,13 +8,15 @@ use embers_model::folded::{parse_folded, to_folded_stacks};
 use embers_model::format::ValueUnit;
 use embers_model::request::ProfileRequest;
 use embers_model::svg::{render_svg, SvgOptions};
-use embers_model::wire::{decode_result, Shape};
-use embers_model::{decode_response, Profile};
+use embers_model::wire::Shape;
+use embers_model::Profile;
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
+use crate::api::Body;
+use crate::decode_worker;
 use crate::state::{LoadState, Loaded};
 use crate::time::now_ms;
 use crate::view_state::ViewState;
@@ -23,8 +25,9 @@ use crate::view_state::ViewState;
 pub const IMPORT_FAILURE_PREFIX: &str = "Could not import";
 
 /// Turns a saved file's text into something to show: a ProfileTracing response (either shape,
-/// with or without the envelope) or folded stacks (rooted at `root_name`).
-pub fn import_text(file_name: &str, text: &str) -> LoadState {
+/// with or without the envelope; decoded like a query's answer, off the page's thread) or
+/// folded stacks (rooted at `root_name`).
+pub async fn import_text(file_name: &str, text: &str) -> LoadState {
     let started = now_ms();
     let trimmed = text.trim_start();
     let root_name = root_name_from_file(file_name);
@@ -34,16 +37,17 @@ pub fn import_text(file_name: &str, text: &str) -> LoadState {
     let mut unit = None;
     let mut event_type = "on-cpu".to_string();
     let result = if is_json {
-        decode_response(200, text)
-            .map(|d| (d.profile, d.shape))
-            .or_else(|envelope_err| {
+        match decode_worker::decode(200, &Body::from_bytes(text.as_bytes())).await {
+            Ok(d) => Ok((d.profile, d.shape)),
+            Err(envelope_err) => {
                 // Not an envelope: maybe a bare `result` value.
-                serde_json::from_str::<&serde_json::value::RawValue>(text)
-                    .ok()
-                    .and_then(|raw| decode_result(Some(raw)).ok())
+                let wrapped = format!(r#"{{"OPT_STATUS":"SUCCESS","result":{text}}}"#);
+                decode_worker::decode(200, &Body::from_bytes(wrapped.as_bytes()))
+                    .await
                     .map(|d| (d.profile, d.shape))
-                    .ok_or_else(|| envelope_err.to_string())
-            })
+                    .map_err(|_| envelope_err.to_string())
+            }
+        }
     } else {
         // Folded files count samples, unless Embers wrote them and said what they hold.
         match folded_event_type(text) {
@@ -110,7 +114,7 @@ fn root_name_from_file(name: &str) -> String {
 async fn read_file(view: ViewState, file: web_sys::File) {
     let name = file.name();
     let state = match wasm_bindgen_futures::JsFuture::from(file.text()).await {
-        Ok(text) => import_text(&name, &text.as_string().unwrap_or_default()),
+        Ok(text) => import_text(&name, &text.as_string().unwrap_or_default()).await,
         Err(_) => LoadState::Failed(format!("Could not read {name}.")),
     };
     view.zoom.set(0);

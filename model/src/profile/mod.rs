@@ -14,6 +14,9 @@ use crate::kind::FrameKind;
 mod builder;
 mod child_index;
 mod level_order;
+mod parts;
+
+pub use parts::{ProfileParts, WARNING_ORDER};
 
 use crate::table::{NodeTable, NO_PARENT};
 

@@ -1,0 +1,73 @@
+// The decode worker: big answers decode off the page's thread (so Cancel works while they
+// decode), and without a worker the page still decodes them itself.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
+
+const env = useServerAndBrowser();
+const ROUTE = '**/v1/profile/ProfileTracing';
+
+/**
+ * A shape-B answer of about `nodes` nodes (~24 bytes each): a root, 64 threads, and chains of
+ * 40 frames under them, each ending in one sample.
+ */
+function bigShapeB(nodes) {
+  const F = 3000;
+  const THREADS = 64;
+  const CHAIN = 40;
+  const SAMPLE = 10101;
+  const functions = ['big-service'];
+  for (let i = 1; i < F; i++) functions.push(i <= THREADS ? `[t] worker-${i}` : `pkg${i % 50}::fn_${i}`);
+  const rows = [[0, -1, 0, 0]];
+  for (let t = 1; t <= THREADS; t++) rows.push([t, 0, 0, 0]);
+  for (let c = 0; rows.length + CHAIN <= nodes; c++) {
+    const thread = 1 + (c % THREADS);
+    const j = Math.floor(c / THREADS); // chain number within its thread: distinct heads
+    let parent = thread;
+    for (let k = 0; k < CHAIN; k++) {
+      const f = THREADS + 1 + ((j + k * 7) % (F - THREADS - 1));
+      const leaf = k === CHAIN - 1;
+      rows.push([f, parent, leaf ? SAMPLE : 0, SAMPLE]);
+      parent = rows.length - 1;
+    }
+    rows[thread][3] += SAMPLE;
+    rows[0][3] += SAMPLE;
+  }
+  const values = rows.map((r) => `[${r.join(',')}]`).join(',');
+  return `{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":{"functions":${JSON.stringify(functions)},`
+    + `"node_values":{"columns":["function_id","parent_node_id","self_value","total_value"],"values":[${values}]}}}`;
+}
+
+test('W1. a big answer decodes in the worker: Cancel works while it decodes', async (t) => {
+  const body = bigShapeB(1_000_000);
+  const v = await openViewer(t, env);
+  const worker = v.page.workers()[0] ?? (await v.page.waitForEvent('worker'));
+  assert.match(worker.url(), /decode_worker_loader\.js$/, 'the decode worker runs');
+  await v.page.route(ROUTE, (route) => route.fulfill({ status: 200, contentType: 'application/json', body }));
+  await v.fillForm({ app: 'big-service' });
+  await v.submit();
+  await v.waitForStatus(/^Decoding 2\d\.\d MB… /u);
+  // The page's thread is free: the click lands while the worker decodes.
+  await v.el('cancel').click();
+  assert.equal(await v.waitForStatus(/^Cancelled\.$/), 'Cancelled.');
+  await v.page.waitForTimeout(500);
+  assert.equal(await v.status(), 'Cancelled.', 'the abandoned answer never shows');
+
+  // The worker that was busy is replaced; the same answer decodes fully next time.
+  const s = await v.query({ app: 'big-service' }, { timeout: 60_000 }).then(() => v.waitForGraph({ timeout: 60_000 }));
+  assert.equal(s.root, 'big-service');
+  assert.ok(s.nodes > 990_000, `nodes ${s.nodes}`);
+  v.assertNoErrors();
+});
+
+test('W2. without a worker, the page decodes answers itself', async (t) => {
+  const v = await openViewer(t, env, { params: null });
+  await v.page.route('**/decode_worker_loader.js', (route) => route.abort());
+  await v.goto({ app_service: 'redis-server' });
+  const s = await v.waitForGraph();
+  assert.equal(s.root, 'redis-server');
+  assert.ok(s.nodes > 10, `nodes ${s.nodes}`);
+  v.assertNoErrors({ allow: [/decode_worker_loader|Failed to load resource|net::ERR_FAILED/] });
+});

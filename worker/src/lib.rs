@@ -1,0 +1,238 @@
+//! The messages between the page and the decode worker, in one place for both sides.
+//!
+//! The page sends the response body as it arrived (its chunks, transferred, not copied) with
+//! the HTTP status; the worker answers with the decoded profile as typed arrays (transferred)
+//! or with the decoder's error message. Requests carry an id so the page can match answers.
+//! Everything read from a message is checked: a malformed one is an error, never a panic.
+
+use embers_model::wire::{decode_response_table, Shape};
+use embers_model::ProfileParts;
+use js_sys::{Array, BigInt64Array, BigUint64Array, Object, Reflect, Uint32Array, Uint8Array};
+use wasm_bindgen::{JsCast, JsValue};
+
+/// What the worker posts once it listens (messages sent before that would be lost).
+pub const READY: &str = "embers-decode-worker:ready";
+
+/// Answers one request message: decodes its body and returns the reply message with the
+/// buffers to transfer. The worker's message handler and the page's fallback (the same code
+/// run on the page when no worker can start) both use it.
+pub fn answer(msg: &JsValue) -> Result<(JsValue, Array), String> {
+    let request = DecodeRequest::from_js(msg)?;
+    let body = request.body();
+    // Free this thread's copy of the body before the tree is built (lower peak memory).
+    let decoded = decode_response_table(request.status, &body);
+    drop(body);
+    let reply = match decoded {
+        Ok(table) => {
+            let decoded = table.build();
+            DecodeReply::Decoded {
+                id: request.id,
+                parts: Box::new(decoded.profile.into_parts()),
+                shape: decoded.shape,
+            }
+        }
+        Err(e) => DecodeReply::Failed {
+            id: request.id,
+            message: e.to_string(),
+        },
+    };
+    Ok(reply.to_js())
+}
+
+/// A body to decode.
+pub struct DecodeRequest {
+    /// Matches the reply to the request.
+    pub id: u32,
+    /// The HTTP status the body came with.
+    pub status: u16,
+    /// The body's bytes, in order.
+    pub chunks: Vec<Uint8Array>,
+}
+
+impl DecodeRequest {
+    /// The message and the buffers to transfer with it.
+    pub fn to_js(&self) -> (JsValue, Array) {
+        let msg = Object::new();
+        let chunks: Array = self.chunks.iter().collect();
+        let transfer: Array = self.chunks.iter().map(|c| c.buffer()).collect();
+        set(&msg, "id", self.id.into());
+        set(&msg, "status", self.status.into());
+        set(&msg, "chunks", chunks.into());
+        (msg.into(), transfer)
+    }
+
+    /// Reads a request message.
+    pub fn from_js(msg: &JsValue) -> Result<DecodeRequest, String> {
+        let chunks = get(msg, "chunks")?
+            .dyn_into::<Array>()
+            .map_err(|_| "`chunks` is not an array")?
+            .iter()
+            .map(|c| c.dyn_into::<Uint8Array>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|_| "a chunk is not a Uint8Array")?;
+        Ok(DecodeRequest {
+            id: number(msg, "id")?,
+            status: u16::try_from(number(msg, "status")?).map_err(|_| "bad status")?,
+            chunks,
+        })
+    }
+
+    /// The body in one buffer (copied into this thread's memory).
+    pub fn body(&self) -> Vec<u8> {
+        let len = self.chunks.iter().map(|c| c.length() as usize).sum();
+        let mut body = vec![0u8; len];
+        let mut at = 0;
+        for c in &self.chunks {
+            let n = c.length() as usize;
+            c.copy_to(&mut body[at..at + n]);
+            at += n;
+        }
+        body
+    }
+}
+
+/// The worker's answer.
+#[derive(Debug)]
+pub enum DecodeReply {
+    /// The decoded profile (empty when the query matched nothing).
+    Decoded {
+        id: u32,
+        parts: Box<ProfileParts>,
+        shape: Option<Shape>,
+    },
+    /// The decoder's message for a body it could not use.
+    Failed { id: u32, message: String },
+}
+
+impl DecodeReply {
+    /// The request this answers.
+    pub fn id(&self) -> u32 {
+        match self {
+            DecodeReply::Decoded { id, .. } | DecodeReply::Failed { id, .. } => *id,
+        }
+    }
+
+    /// The message and the buffers to transfer with it (the columns are copied out of wasm
+    /// memory once, then moved).
+    pub fn to_js(&self) -> (JsValue, Array) {
+        let msg = Object::new();
+        let transfer = Array::new();
+        set(&msg, "id", self.id().into());
+        match self {
+            DecodeReply::Failed { message, .. } => set(&msg, "error", message.as_str().into()),
+            DecodeReply::Decoded { parts, shape, .. } => {
+                let shape = match shape {
+                    Some(Shape::A) => "A".into(),
+                    Some(Shape::B) => "B".into(),
+                    None => JsValue::NULL,
+                };
+                set(&msg, "shape", shape);
+                let put = |key: &str, array: JsValue, buffer: JsValue| {
+                    set(&msg, key, array);
+                    transfer.push(&buffer);
+                };
+                let u8s = |v: &[u8]| Uint8Array::from(v);
+                let u32s = |v: &[u32]| Uint32Array::from(v);
+                let u64s = |v: &[u64]| BigUint64Array::from(v);
+                for (key, a) in [("names", u8s(&parts.names)), ("kinds", u8s(&parts.kinds))] {
+                    put(key, a.clone().into(), a.buffer().into());
+                }
+                for (key, a) in [
+                    ("name_ends", u32s(&parts.name_ends)),
+                    ("func", u32s(&parts.func)),
+                    ("parent", u32s(&parts.parent)),
+                    ("depth", u32s(&parts.depth)),
+                    ("end", u32s(&parts.end)),
+                    ("row_offsets", u32s(&parts.row_offsets)),
+                    ("row_nodes", u32s(&parts.row_nodes)),
+                    ("warnings", u32s(&parts.warnings)),
+                ] {
+                    put(key, a.clone().into(), a.buffer().into());
+                }
+                for (key, a) in [
+                    ("self_value", u64s(&parts.self_value)),
+                    ("total", u64s(&parts.total)),
+                    ("start", u64s(&parts.start)),
+                ] {
+                    put(key, a.clone().into(), a.buffer().into());
+                }
+                if let Some(v) = &parts.server_function_values {
+                    let a = BigInt64Array::from(&v[..]);
+                    put(
+                        "server_function_values",
+                        a.clone().into(),
+                        a.buffer().into(),
+                    );
+                }
+            }
+        }
+        (msg.into(), transfer)
+    }
+
+    /// Reads a reply message.
+    pub fn from_js(msg: &JsValue) -> Result<DecodeReply, String> {
+        let id = number(msg, "id")?;
+        if let Some(message) = get(msg, "error").ok().and_then(|e| e.as_string()) {
+            return Ok(DecodeReply::Failed { id, message });
+        }
+        let shape = match get(msg, "shape")?.as_string().as_deref() {
+            Some("A") => Some(Shape::A),
+            Some("B") => Some(Shape::B),
+            _ => None,
+        };
+        let u8s = |key| typed::<Uint8Array>(msg, key).map(|a| a.to_vec());
+        let u32s = |key| typed::<Uint32Array>(msg, key).map(|a| a.to_vec());
+        let u64s = |key| typed::<BigUint64Array>(msg, key).map(|a| a.to_vec());
+        let warnings = u32s("warnings")?
+            .try_into()
+            .map_err(|_| "`warnings` has the wrong length")?;
+        let server_function_values = match get(msg, "server_function_values") {
+            Ok(v) if !v.is_undefined() => Some(
+                v.dyn_into::<BigInt64Array>()
+                    .map_err(|_| "`server_function_values` is not a BigInt64Array")?
+                    .to_vec(),
+            ),
+            _ => None,
+        };
+        let parts = Box::new(ProfileParts {
+            names: u8s("names")?,
+            name_ends: u32s("name_ends")?,
+            kinds: u8s("kinds")?,
+            func: u32s("func")?,
+            parent: u32s("parent")?,
+            depth: u32s("depth")?,
+            self_value: u64s("self_value")?,
+            total: u64s("total")?,
+            start: u64s("start")?,
+            end: u32s("end")?,
+            row_offsets: u32s("row_offsets")?,
+            row_nodes: u32s("row_nodes")?,
+            server_function_values,
+            warnings,
+        });
+        Ok(DecodeReply::Decoded { id, parts, shape })
+    }
+}
+
+fn set(obj: &Object, key: &str, value: JsValue) {
+    // Setting a property on a plain object we just made cannot fail.
+    let _ = Reflect::set(obj, &JsValue::from_str(key), &value);
+}
+
+fn get(msg: &JsValue, key: &str) -> Result<JsValue, String> {
+    Reflect::get(msg, &JsValue::from_str(key)).map_err(|_| format!("the message has no `{key}`"))
+}
+
+fn number(msg: &JsValue, key: &str) -> Result<u32, String> {
+    get(msg, key)?
+        .as_f64()
+        .filter(|v| v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(v))
+        .map(|v| v as u32)
+        .ok_or_else(|| format!("`{key}` is not a whole number"))
+}
+
+fn typed<T: JsCast>(msg: &JsValue, key: &str) -> Result<T, String> {
+    get(msg, key)?
+        .dyn_into::<T>()
+        .map_err(|_| format!("`{key}` is not the expected typed array"))
+}

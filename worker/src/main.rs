@@ -1,0 +1,50 @@
+//! The decode worker's entry point: decodes each body it is sent and posts the profile back
+//! (see the library for the messages). The page runs it so that decoding a big response never
+//! blocks scrolling, typing or the Cancel button.
+//!
+//! Where no worker can start, the page loads this same module on its own thread and calls
+//! [`decode_message`] instead.
+
+#[cfg(target_arch = "wasm32")]
+mod entry {
+    use embers_decode_worker::{answer, READY};
+    use wasm_bindgen::prelude::*;
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+    /// Runs on load. In a worker, starts listening; on the page (the fallback), does nothing.
+    pub fn start() {
+        let global = js_sys::global();
+        let in_worker = js_sys::Reflect::has(&global, &"WorkerGlobalScope".into()).unwrap_or(false)
+            && !js_sys::Reflect::has(&global, &"document".into()).unwrap_or(false);
+        if !in_worker {
+            return;
+        }
+        let scope: DedicatedWorkerGlobalScope = global.unchecked_into();
+        let replies = scope.clone();
+        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            // Only the page talks to a dedicated worker; anything unreadable is ignored.
+            if let Ok((msg, transfer)) = answer(&e.data()) {
+                let _ = replies.post_message_with_transfer(&msg, &transfer);
+            }
+        });
+        scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        on_message.forget();
+        let _ = scope.post_message(&JsValue::from_str(READY));
+    }
+
+    /// The page's fallback: answers a request message on the calling thread.
+    #[wasm_bindgen]
+    pub fn decode_message(msg: JsValue) -> JsValue {
+        match answer(&msg) {
+            Ok((reply, _)) => reply,
+            Err(e) => JsValue::from_str(&e),
+        }
+    }
+}
+
+fn main() {
+    #[cfg(target_arch = "wasm32")]
+    entry::start();
+    #[cfg(not(target_arch = "wasm32"))]
+    eprintln!("decode_worker runs in a browser as a Web Worker (built by Trunk from index.html)");
+}
