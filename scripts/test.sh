@@ -41,7 +41,7 @@ step() {
 
 step fmt       cargo fmt --all -- --check
 step clippy    cargo clippy --workspace --all-targets -- -D warnings
-step clippy-wasm cargo clippy -p embers --target wasm32-unknown-unknown --all-targets -- -D warnings
+step clippy-wasm cargo clippy -p embers -p embers-decode-worker --target wasm32-unknown-unknown --all-targets -- -D warnings
 step native    cargo test --workspace
 step wasm      cargo test -p embers --target wasm32-unknown-unknown
 step build     trunk build --release --offline

@@ -11,6 +11,10 @@ mod entry {
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
+    /// Rows of the warm-up decode: enough for the browser to optimize the hot loops, small
+    /// enough to finish in tens of milliseconds while the page boots.
+    const WARM_UP_ROWS: usize = 60_000;
+
     /// Runs on load. In a worker, starts listening; on the page (the fallback), does nothing.
     pub fn start() {
         let global = js_sys::global();
@@ -29,6 +33,7 @@ mod entry {
         });
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
+        embers_decode_worker::warm_up(WARM_UP_ROWS);
         let _ = scope.post_message(&JsValue::from_str(READY));
     }
 
