@@ -107,15 +107,17 @@ impl DecodeRequest {
         })
     }
 
-    /// The body in one buffer (copied into this thread's memory).
+    /// The body in one buffer (copied into this thread's memory once, without zeroing it
+    /// first: for a 180 MB shape-A answer that is a pass over memory saved).
     pub fn body(&self) -> Vec<u8> {
         let len = self.chunks.iter().map(|c| c.length() as usize).sum();
-        let mut body = vec![0u8; len];
-        let mut at = 0;
+        let mut body = Vec::with_capacity(len);
         for c in &self.chunks {
             let n = c.length() as usize;
-            c.copy_to(&mut body[at..at + n]);
-            at += n;
+            let at = body.len();
+            c.copy_to_uninit(&mut body.spare_capacity_mut()[..n]);
+            // SAFETY: `copy_to_uninit` initialised exactly `n` more bytes after `at`.
+            unsafe { body.set_len(at + n) };
         }
         body
     }

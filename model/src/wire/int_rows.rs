@@ -101,7 +101,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 
 /// A plain JSON integer at `i`: `-?[0-9]+`, not followed by `.`/`e`/`E`.
 #[inline]
-fn parse_int(b: &[u8], mut i: usize) -> Option<(i64, usize)> {
+pub(super) fn parse_int(b: &[u8], mut i: usize) -> Option<(i64, usize)> {
     let negative = b.get(i) == Some(&b'-');
     if negative {
         i += 1;

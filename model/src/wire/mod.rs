@@ -6,6 +6,7 @@
 //! `{` → shape B, `null` → empty) and handed to one module per shape. Neither shape goes
 //! through `serde_json::Value`: rows are streamed straight into [`crate::table::NodeTable`] columns.
 
+mod cursor;
 mod int_rows;
 mod num;
 mod one_pass;
@@ -163,14 +164,14 @@ impl DecodedTable {
 }
 
 /// [`decode_response`] up to the node table (see [`DecodedTable`]), from the body's bytes (it
-/// need not be valid UTF-8 outside the strings that are read). A plain shape-B success is read
-/// in one pass; everything else goes through serde.
+/// need not be valid UTF-8 outside the strings that are read). A plain success is read
+/// in one pass (see `one_pass`); everything else goes through serde.
 pub fn decode_response_table(http_status: u16, body: &[u8]) -> Result<DecodedTable, DecodeError> {
     if (200..300).contains(&http_status) {
-        if let Some(table) = one_pass::decode_shape_b_success(body) {
+        if let Some((table, shape)) = one_pass::decode_success(body) {
             return Ok(DecodedTable {
                 table: Some(table),
-                shape: Some(Shape::B),
+                shape: Some(shape),
             });
         }
     }

@@ -11,6 +11,7 @@ use std::fmt;
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
+use super::cursor::Cursor;
 use super::num::Num;
 use crate::fxhash::FxHashMap;
 use crate::table::{NodeTable, NO_PARENT};
@@ -36,13 +37,83 @@ struct WireNode<'a> {
 
 /// Decodes a shape-A `result` array into a node table.
 pub fn decode(text: &str) -> Result<NodeTable, String> {
-    let mut de = serde_json::Deserializer::from_str(text);
+    let (table, end) = decode_prefix(text.as_bytes())?;
+    match text[end..].trim() {
+        "" => Ok(table),
+        rest => Err(format!("unexpected text after the array: {:.20}", rest)),
+    }
+}
+
+/// Decodes the shape-A array at the start of `bytes`, not looking past it; returns the table
+/// and the index just after the array (the one-pass reader goes on from there).
+pub(super) fn decode_prefix(bytes: &[u8]) -> Result<(NodeTable, usize), String> {
+    if let Some(read) = scan_prefix(bytes) {
+        return Ok(read);
+    }
+    let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Rows>();
+    match stream.next() {
+        Some(Ok(Rows(table))) => Ok((table, stream.byte_offset())),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err("there is no array".to_string()),
+    }
+}
+
+/// The fast path of [`decode_prefix`]: a cursor reads elements whose strings have no escapes
+/// and whose values are integers, without serde's generic field matching. `None` on anything
+/// else (serde then reads the array, and reports what is wrong).
+fn scan_prefix(bytes: &[u8]) -> Option<(NodeTable, usize)> {
+    let mut c = Cursor::new(bytes);
     let mut sink = Sink::default();
-    (&mut sink)
-        .deserialize(&mut de)
-        .map_err(|e| e.to_string())?;
-    de.end().map_err(|e| e.to_string())?;
-    Ok(sink.finish())
+    c.eat(b'[')?;
+    if c.peek()? == b']' {
+        return Some((sink.finish(), c.i + 1));
+    }
+    loop {
+        sink.push(scan_node(&mut c)?);
+        match c.peek()? {
+            b',' => c.i += 1,
+            b']' => return Some((sink.finish(), c.i + 1)),
+            _ => return None,
+        }
+    }
+}
+
+/// One node object (fields in any order, unknown ones skipped, a repeated one refused).
+fn scan_node<'a>(c: &mut Cursor<'a>) -> Option<WireNode<'a>> {
+    let (mut name, mut id, mut parent) = (None, None, None);
+    let (mut self_value, mut total_value) = (None, None);
+    let text = |c: &mut Cursor<'a>, slot: &mut Option<&'a str>| {
+        let s = std::str::from_utf8(c.plain_str()?).ok()?;
+        slot.replace(s).is_none().then_some(())
+    };
+    let int =
+        |c: &mut Cursor<'a>, slot: &mut Option<i64>| slot.replace(c.int()?).is_none().then_some(());
+    c.object(|key, c| match key {
+        b"profile_location_str" => text(c, &mut name),
+        b"node_id" => text(c, &mut id),
+        b"parent_node_id" => text(c, &mut parent),
+        b"self_value" => int(c, &mut self_value),
+        b"total_value" => int(c, &mut total_value),
+        _ => c.skip_checked(),
+    })?;
+    Some(WireNode {
+        profile_location_str: Cow::Borrowed(name?),
+        node_id: Cow::Borrowed(id?),
+        parent_node_id: Cow::Borrowed(parent?),
+        self_value: Num(self_value.unwrap_or(0)),
+        total_value: Num(total_value.unwrap_or(0)),
+    })
+}
+
+/// A whole shape-A array, read into a table.
+struct Rows(NodeTable);
+
+impl<'de> Deserialize<'de> for Rows {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Rows, D::Error> {
+        let mut sink = Sink::default();
+        (&mut sink).deserialize(d)?;
+        Ok(Rows(sink.finish()))
+    }
 }
 
 /// A node id: UUIDs (what the querier sends) as 128-bit numbers, anything else as text.
@@ -59,24 +130,49 @@ impl<'a> Id<'a> {
     }
 }
 
-/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (hex, either case) as a number.
+/// `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` (hex, either case) as a number. Two million of
+/// these per million-node answer: a table lookup per digit, and 64-bit halves (128-bit
+/// shifts are slow in wasm).
 fn parse_uuid(s: &str) -> Option<u128> {
     let b = s.as_bytes();
-    if b.len() != 36 {
+    if b.len() != 36 || [8, 13, 18, 23].iter().any(|&i| b[i] != b'-') {
         return None;
     }
-    let mut v: u128 = 0;
-    for (i, &c) in b.iter().enumerate() {
-        if matches!(i, 8 | 13 | 18 | 23) {
-            if c != b'-' {
-                return None;
-            }
+    let (mut hi, mut lo, mut digits) = (0u64, 0u64, 0);
+    for &c in b {
+        if c == b'-' {
             continue;
         }
-        v = (v << 4) | u128::from((c as char).to_digit(16)?);
+        let v = u64::from(HEX_VALUE[c as usize]);
+        if v > 15 {
+            return None;
+        }
+        if digits < 16 {
+            hi = (hi << 4) | v;
+        } else {
+            lo = (lo << 4) | v;
+        }
+        digits += 1;
     }
-    Some(v)
+    (digits == 32).then_some((u128::from(hi) << 64) | u128::from(lo))
 }
+
+/// The value of each hex digit byte; 255 for every other byte.
+const HEX_VALUE: [u8; 256] = {
+    let mut t = [255u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
 
 /// Collects rows while streaming; parent ids are kept until every id is known.
 #[derive(Default)]
@@ -197,6 +293,13 @@ mod tests {
             parse_uuid("2dad06a1-75f5-55fe-8b34-c882168bf68f")
         );
         assert_eq!(parse_uuid("2dad06a1x75f5-55fe-8b34-c882168bf68f"), None);
+        assert_eq!(parse_uuid("2dad06a1-75f5-55fe-8b34-c882168b-68f"), None);
+        assert_eq!(parse_uuid("2dad06a1-75f5-55fe-8b34-c882168bf6g8"), None);
+        assert_eq!(parse_uuid("00000000-0000-0000-0000-000000000001"), Some(1));
+        assert_eq!(
+            parse_uuid("ffffffff-ffff-ffff-ffff-ffffffffffff"),
+            Some(u128::MAX)
+        );
         assert_eq!(parse_uuid("u1"), None);
         assert_eq!(Id::new("".into()), Id::Text("".into()));
     }
