@@ -268,7 +268,13 @@ impl Client {
                             .and_then(|m| m.as_string())
                             .filter(|m| !m.is_empty())
                             .unwrap_or_else(|| "its script failed".into());
+                        let crashed = c.status.get() == Status::Ready;
                         c.fail(&why);
+                        if crashed {
+                            // It ran, then died (out of memory on a huge answer, say): the
+                            // next answer gets a fresh worker rather than the page.
+                            set_timeout(restart, Duration::ZERO);
+                        }
                     }
                 })
             };
