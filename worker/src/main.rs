@@ -11,9 +11,24 @@ mod entry {
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
-    /// Rows of the warm-up decode: enough for the browser to optimize the hot loops, small
-    /// enough to finish in tens of milliseconds while the page boots.
-    const WARM_UP_ROWS: usize = 60_000;
+    /// The warm-up: small decodes that make the browser optimize the decoder's hot loops
+    /// before the first real answer (see `warm_up`). Each slice is a separate task of ~10 ms,
+    /// so an answer that arrives meanwhile waits for one slice at most.
+    const WARM_UP_SLICES: usize = 6;
+    const WARM_UP_SLICE_ROWS: usize = 10_000;
+
+    fn warm_up_in_slices(scope: DedicatedWorkerGlobalScope, left: usize) {
+        if left == 0 {
+            return;
+        }
+        let timer_scope = scope.clone();
+        let slice = Closure::once_into_js(move || {
+            embers_decode_worker::warm_up(WARM_UP_SLICE_ROWS);
+            warm_up_in_slices(scope, left - 1);
+        });
+        let _ = timer_scope
+            .set_timeout_with_callback_and_timeout_and_arguments_0(slice.unchecked_ref(), 0);
+    }
 
     /// Runs on load. In a worker, starts listening; on the page (the fallback), does nothing.
     pub fn start() {
@@ -33,8 +48,8 @@ mod entry {
         });
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
-        embers_decode_worker::warm_up(WARM_UP_ROWS);
         let _ = scope.post_message(&JsValue::from_str(READY));
+        warm_up_in_slices(scope, WARM_UP_SLICES);
     }
 
     /// The page's fallback: answers a request message on the calling thread.
