@@ -25,10 +25,37 @@ pub async fn handle(State(state): State<AppState>, request: Request) -> Response
         return not_built(&state, &path);
     }
     let service = ServeDir::new(&state.static_dir).fallback(ServeFile::new(index));
-    match service.oneshot(request).await {
+    let mut response = match service.oneshot(request).await {
         Ok(response) => response.map(Body::new),
         Err(never) => match never {},
+    };
+    if response.status().is_success() {
+        response.headers_mut().insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static(cache_control(&path)),
+        );
     }
+    response
+}
+
+/// How long browsers may keep a file. Trunk names the page's own files after their content
+/// (`embers-<hash>.js`, `snippets/embers-<hash>/…`), so those never change; everything else —
+/// `index.html` and the decode worker, whose names the page must know in advance — is checked
+/// with the server on every load, so an upgrade never pairs a new page with an old worker.
+fn cache_control(path: &str) -> &'static str {
+    if path.split('/').any(has_content_hash) {
+        "public, max-age=31536000, immutable"
+    } else {
+        "no-cache"
+    }
+}
+
+/// Whether a path segment is `name-<16+ hex digits>` (before any extension or `_bg` suffix).
+fn has_content_hash(segment: &str) -> bool {
+    let stem = segment.split('.').next().unwrap_or("");
+    let stem = stem.strip_suffix("_bg").unwrap_or(stem);
+    stem.rsplit_once('-')
+        .is_some_and(|(_, hash)| hash.len() >= 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn not_built(state: &AppState, path: &str) -> Response {
@@ -51,4 +78,36 @@ fn not_built(state: &AppState, path: &str) -> Response {
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cache_control;
+
+    #[test]
+    fn content_hashed_files_are_immutable_and_the_rest_revalidated() {
+        for path in [
+            "/embers-ee52d4e313d05d5a.js",
+            "/embers-ee52d4e313d05d5a_bg.wasm",
+            "/main-2bb08620ee04affc.css",
+            "/snippets/embers-06b3f3957067fe8e/inline0.js",
+        ] {
+            assert_eq!(
+                cache_control(path),
+                "public, max-age=31536000, immutable",
+                "{path}"
+            );
+        }
+        for path in [
+            "/",
+            "/index.html",
+            "/decode_worker_loader.js",
+            "/decode_worker.js",
+            "/decode_worker_bg.wasm",
+            "/some/client/route",
+            "/x-12.js",
+        ] {
+            assert_eq!(cache_control(path), "no-cache", "{path}");
+        }
+    }
 }
