@@ -59,6 +59,7 @@ test('W1. a big answer decodes in the worker: Cancel works while it decodes', as
   const s = await v.query({ app: 'big-service' }, { timeout: 60_000 }).then(() => v.waitForGraph({ timeout: 60_000 }));
   assert.equal(s.root, 'big-service');
   assert.ok(s.nodes > 990_000, `nodes ${s.nodes}`);
+  await v.screenshot('million-nodes');
   v.assertNoErrors();
 });
 
