@@ -93,7 +93,6 @@ pub struct NodeTable {
 
 impl NodeTable {
     /// Appends one row.
-    #[inline(always)]
     pub fn push(&mut self, func: u32, parent: u32, self_value: i64, total_value: i64) {
         self.func.push(func);
         self.parent.push(parent);

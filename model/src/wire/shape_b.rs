@@ -206,7 +206,6 @@ impl RowSink for NodeRows {
         self.short_rows = 0;
     }
 
-    #[inline(always)]
     fn row(&mut self, cells: &[i64]) {
         if cells.len() < self.needed {
             self.short_rows += 1;
