@@ -110,18 +110,6 @@ impl Body {
             len: bytes.len(),
         }
     }
-
-    /// The bytes in one buffer in this thread's memory (for decoding here).
-    pub fn to_vec(&self) -> Vec<u8> {
-        let mut out = vec![0u8; self.len];
-        let mut at = 0;
-        for c in &self.chunks {
-            let n = c.length() as usize;
-            c.copy_to(&mut out[at..at + n]);
-            at += n;
-        }
-        out
-    }
 }
 
 /// Reads the body chunk by chunk as it arrives: bytes, not `text()` (no JS string of tens of
@@ -137,12 +125,12 @@ async fn read_body(
         .headers()
         .get("content-length")
         .and_then(|v| v.trim().parse::<usize>().ok());
-    let reader = ReadableStreamDefaultReader::new(&stream).map_err(js_error)?;
+    let reader = ReadableStreamDefaultReader::new(&stream).map_err(|e| js_error(&e))?;
     let mut body = Body::default();
     loop {
         let result: ReadableStreamReadResult = JsFuture::from(reader.read())
             .await
-            .map_err(js_error)?
+            .map_err(|e| js_error(&e))?
             .unchecked_into();
         if result.get_done().unwrap_or(true) {
             break;
@@ -159,7 +147,7 @@ async fn read_body(
 }
 
 /// A JS exception's message (or its string form).
-fn js_error(e: JsValue) -> String {
+pub(crate) fn js_error(e: &JsValue) -> String {
     e.dyn_ref::<js_sys::Error>()
         .map(|e| String::from(e.message()))
         .or_else(|| e.as_string())

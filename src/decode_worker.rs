@@ -21,7 +21,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlScriptElement, MessageEvent, Worker};
 
-use crate::api::Body;
+use crate::api::{js_error, Body};
 
 /// The loader Trunk writes for the `decode_worker` binary (`data-loader-shim` in index.html),
 /// next to the page.
@@ -166,7 +166,7 @@ async fn decode_on_page(request: &DecodeRequest) -> Result<JsValue, DecodeFailur
         Some(f) => f,
         None => {
             let f = load_page_decoder().await.map_err(|e| {
-                unavailable(format!("Could not load the decoder ({}).", js_text(&e)))
+                unavailable(format!("Could not load the decoder ({}).", js_error(&e)))
             })?;
             PAGE_DECODER.with(|d| *d.borrow_mut() = Some(f.clone()));
             f
@@ -175,7 +175,7 @@ async fn decode_on_page(request: &DecodeRequest) -> Result<JsValue, DecodeFailur
     let (msg, _) = request.to_js();
     decode
         .call1(&JsValue::NULL, &msg)
-        .map_err(|e| unavailable(format!("Decoding failed: {}", js_text(&e))))
+        .map_err(|e| unavailable(format!("Decoding failed: {}", js_error(&e))))
 }
 
 async fn load_page_decoder() -> Result<Function, JsValue> {
@@ -211,14 +211,6 @@ async fn load_page_decoder() -> Result<Function, JsValue> {
 extern "C" {
     /// The decoder script's `wasm_bindgen` (after the script loaded), else `undefined`.
     fn decoder_global() -> JsValue;
-}
-
-/// A JS error's message, or the value as text.
-fn js_text(e: &JsValue) -> String {
-    e.dyn_ref::<js_sys::Error>()
-        .map(|e| String::from(e.message()))
-        .or_else(|| e.as_string())
-        .unwrap_or_else(|| "unknown error".into())
 }
 
 fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
@@ -302,7 +294,7 @@ impl Client {
             self.pending.borrow_mut().remove(&request.id);
             return Err(unavailable(format!(
                 "Could not hand the answer to the decoder: {}",
-                js_text(&e)
+                js_error(&e)
             )));
         }
         match JsFuture::from(answer).await {

@@ -160,8 +160,8 @@ impl QueryRunner {
     }
 }
 
-/// Bodies at least this big get a "Decoding…" status before decoding (smaller ones decode
-/// faster than a frame, so the notice would only add a frame of delay).
+/// Bodies at least this big report "Receiving…" progress and a "Decoding…" status (smaller
+/// ones arrive and decode too fast for either to be read).
 const DECODE_NOTICE_MIN_BYTES: usize = 1 << 20;
 
 /// How often the "Receiving…" status may change while a big body arrives.

@@ -1,7 +1,7 @@
 //! Time helpers on the browser clock: `datetime-local` values ↔ Unix seconds, and presets.
 
 use js_sys::Date;
-use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen::JsValue;
 
 /// Relative time ranges offered in the form: (label, seconds back from now).
 pub const PRESETS: [(&str, i64); 5] = [
@@ -43,22 +43,4 @@ pub fn format_local(secs: i64) -> String {
         d.get_minutes(),
         d.get_seconds()
     )
-}
-
-/// Resolves after the browser has had a chance to paint (an animation frame, then a task), so a
-/// status message set just before a long synchronous step is visible during it.
-pub async fn yield_to_paint() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let Some(window) = web_sys::window() else {
-            let _ = resolve.call0(&JsValue::NULL);
-            return;
-        };
-        let after_frame = wasm_bindgen::closure::Closure::once_into_js(move || {
-            if let Some(w) = web_sys::window() {
-                let _ = w.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-            }
-        });
-        let _ = window.request_animation_frame(after_frame.unchecked_ref());
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
