@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use embers_model::request::ProfileRequest;
+use embers_model::contract::request::ProfileRequest;
 use gloo_net::http::{Request, Response};
 use js_sys::Uint8Array;
 use wasm_bindgen::{JsCast, JsValue};

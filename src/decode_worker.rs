@@ -12,7 +12,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use embers_decode_worker::{DecodeReply, DecodeRequest, READY};
-use embers_model::wire::Shape;
+use embers_model::contract::shape::ResultShape;
 use embers_model::Profile;
 use js_sys::{Function, Promise, Reflect};
 use leptos::prelude::set_timeout;
@@ -59,7 +59,7 @@ pub struct DecodedProfile {
     /// The call tree.
     pub profile: Profile,
     /// The shape the server used (`None` for an empty result).
-    pub shape: Option<Shape>,
+    pub shape: Option<ResultShape>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]

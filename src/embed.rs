@@ -10,7 +10,7 @@
 //! - `{type: "embers:loaded", app_service, nodes, root_total}` / `{type: "embers:error", message}`;
 //! - `{type: "embers:select", name, path, total, self, depth}` when a frame is clicked.
 
-use embers_model::request::ProfileRequest;
+use embers_model::contract::request::ProfileRequest;
 use embers_model::{NodeId, Profile};
 use leptos::ev;
 use leptos::prelude::*;

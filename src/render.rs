@@ -4,13 +4,13 @@
 //! (`css_px × devicePixelRatio`) and the context is scaled once, so bars and text stay sharp
 //! on HiDPI screens while every coordinate below stays in CSS pixels.
 
-use embers_model::color::{self_heat, Palette, MERGED_COLOR};
-use embers_model::format::{elide, format_percent};
+use embers_model::view::color::{self_heat, Palette, MERGED_COLOR};
+use embers_model::view::format::{elide, format_percent};
 use std::cell::OnceCell;
 use std::sync::Arc;
 
-use embers_model::layout::{Bar, LayoutOptions, Viewport};
-use embers_model::search::SearchResult;
+use embers_model::tree::search::SearchResult;
+use embers_model::view::layout::{Bar, LayoutOptions, Viewport};
 use embers_model::NodeId;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};

@@ -6,7 +6,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use embers_model::request::ProfileRequest;
+use embers_model::contract::request::ProfileRequest;
 use embers_model::wire::decode_response_table;
 use embers_model::NodeId;
 use leptos::prelude::*;

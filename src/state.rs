@@ -2,10 +2,10 @@
 
 use std::sync::Arc;
 
-use embers_model::color::{frame_color, Palette};
-use embers_model::format::{measure_name, ValueUnit};
-use embers_model::request::ProfileRequest;
-use embers_model::wire::Shape;
+use embers_model::contract::request::ProfileRequest;
+use embers_model::contract::shape::ResultShape;
+use embers_model::view::color::{frame_color, Palette};
+use embers_model::view::format::{measure_name, ValueUnit};
 use embers_model::{FrameKind, Profile};
 
 /// Which value labels, tooltips and shading lead with.
@@ -43,7 +43,7 @@ pub struct Loaded {
     /// The request that produced it.
     pub request: ProfileRequest,
     /// The result shape the server used (`None` for an empty result).
-    pub shape: Option<Shape>,
+    pub shape: Option<ResultShape>,
     /// Frame kinds that occur, in legend order.
     pub kinds: Vec<FrameKind>,
     /// What the values are in.
@@ -59,7 +59,7 @@ impl Loaded {
     pub fn new(
         profile: Profile,
         request: ProfileRequest,
-        shape: Option<Shape>,
+        shape: Option<ResultShape>,
         decode_ms: f64,
     ) -> Loaded {
         let mut present = [false; FrameKind::ALL.len()];

@@ -1,6 +1,8 @@
 //! The page URL: query fields given as parameters run on load, and the view is written back.
 
-use embers_model::request::{request_from_url_pairs, request_to_url_pairs, ProfileRequest};
+use embers_model::contract::request::{
+    request_from_url_pairs, request_to_url_pairs, ProfileRequest,
+};
 use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;

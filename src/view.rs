@@ -2,12 +2,12 @@
 //! mode, search, metric. Encoded to and from URL parameters so a link reproduces the view.
 //! Pure Rust (no web-sys): unit-tested natively.
 
-use embers_model::layout::Orientation;
-use embers_model::search::{parse_terms, substring_matcher};
-use embers_model::transform::{
+use embers_model::tree::search::{parse_terms, substring_matcher};
+use embers_model::tree::transform::{
     cap_kernel_depth, collapse_unresolved, fold_threads, func_set, hide_functions, invert,
     keep_stacks_through,
 };
+use embers_model::view::layout::Orientation;
 use embers_model::Profile;
 
 use crate::state::Metric;
@@ -280,7 +280,8 @@ fn split_transforms(s: &str) -> Vec<Transform> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use embers_model::folded::{parse_folded, to_folded};
+    use embers_model::export::folded::to_folded;
+    use embers_model::wire::folded::parse_folded;
 
     #[test]
     fn view_round_trips_through_url_params() {

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use embers_model::layout::Orientation;
-use embers_model::search::{parse_terms, search_funcs, substring_matcher, SearchResult};
-use embers_model::transform::{func_set, sandwich, Sandwich};
+use embers_model::tree::search::{parse_terms, search_funcs, substring_matcher, SearchResult};
+use embers_model::tree::transform::{func_set, sandwich, Sandwich};
+use embers_model::view::layout::Orientation;
 use embers_model::{NodeId, Profile};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;

@@ -7,7 +7,7 @@ use embers::app::{decode_to_state, Viewer};
 use embers::state::LoadState;
 use embers::view::ViewSpec;
 use embers::view_state::ViewState;
-use embers_model::request::ProfileRequest;
+use embers_model::contract::request::ProfileRequest;
 use embers_model::NodeId;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -499,7 +499,7 @@ async fn a_5000_level_stack_renders_and_scrolls_with_a_viewport_sized_canvas() {
     use embers::state::Loaded;
     let frames: Vec<String> = (0..5000).map(|i| format!("f{i}")).collect();
     let folded = format!("{} 7\nshort 3\n", frames.join(";"));
-    let profile = embers_model::folded::parse_folded(&folded, "deep").unwrap();
+    let profile = embers_model::wire::folded::parse_folded(&folded, "deep").unwrap();
     assert_eq!(profile.max_depth(), 5000);
     let loaded = Loaded::new(profile, request(), None, 0.0);
     let m = mount_viewer(LoadState::Loaded(std::sync::Arc::new(loaded)));

@@ -4,7 +4,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use embers_decode_worker::{answer, DecodeReply, DecodeRequest};
-use embers_model::wire::Shape;
+use embers_model::contract::shape::ResultShape;
 use embers_model::{decode_response, Profile};
 use js_sys::{Object, Uint8Array};
 use wasm_bindgen::JsValue;
@@ -29,7 +29,7 @@ fn request(id: u32, status: u16, body: &str, chunk: usize) -> DecodeRequest {
     }
 }
 
-fn decoded(reply: DecodeReply) -> (u32, Profile, Option<Shape>) {
+fn decoded(reply: DecodeReply) -> (u32, Profile, Option<ResultShape>) {
     match reply {
         DecodeReply::Decoded { id, parts, shape } => {
             (id, Profile::from_parts(*parts).expect("valid parts"), shape)
@@ -49,7 +49,7 @@ fn requests_survive_the_trip_and_rejoin_their_chunks() {
 
 #[wasm_bindgen_test]
 fn answers_match_decoding_on_the_page_for_both_shapes() {
-    for (body, shape) in [(ONCPU_B, Shape::B), (ONCPU_A, Shape::A)] {
+    for (body, shape) in [(ONCPU_B, ResultShape::B), (ONCPU_A, ResultShape::A)] {
         let (msg, _) = request(3, 200, body, 4096).to_js();
         let (reply, transfer) = answer(&msg).expect("an answer");
         assert!(transfer.length() >= 12, "the columns are transferred");

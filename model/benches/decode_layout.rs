@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use embers_model::layout::{layout, LayoutOptions, Viewport};
 use embers_model::synth::{SynthOptions, SynthProfile};
+use embers_model::view::layout::{layout, LayoutOptions, Viewport};
 use embers_model::wire::decode_response;
 
 struct Counting;
@@ -116,32 +116,35 @@ fn bench(c: &mut Criterion) {
     g.bench_function("search (substring, 2 terms)", |b| {
         let terms = vec!["handle".to_string(), "[k] poll".to_string()];
         b.iter(|| {
-            embers_model::search::search(&profile, embers_model::search::substring_matcher(&terms))
-                .nodes
-                .len()
+            embers_model::tree::search::search(
+                &profile,
+                embers_model::tree::search::substring_matcher(&terms),
+            )
+            .nodes
+            .len()
         })
     });
     g.bench_function("function table stats", |b| {
-        b.iter(|| embers_model::stats::function_stats(&profile).len())
+        b.iter(|| embers_model::tree::stats::function_stats(&profile).len())
     });
     g.bench_function("fold threads", |b| {
-        b.iter(|| embers_model::transform::fold_threads(&profile).node_count())
+        b.iter(|| embers_model::tree::transform::fold_threads(&profile).node_count())
     });
     g.bench_function("invert (bottom-up)", |b| {
         b.iter(|| {
-            embers_model::transform::invert(&profile)
+            embers_model::tree::transform::invert(&profile)
                 .profile
                 .node_count()
         })
     });
-    let busiest = embers_model::stats::function_stats(&profile)
+    let busiest = embers_model::tree::stats::function_stats(&profile)
         .iter()
         .skip(1)
         .max_by_key(|s| s.total)
         .map_or(0, |s| s.func);
     g.bench_function("sandwich of the busiest function", |b| {
         b.iter(|| {
-            embers_model::transform::sandwich(&profile, busiest)
+            embers_model::tree::transform::sandwich(&profile, busiest)
                 .callees
                 .node_count()
         })

@@ -1,30 +1,27 @@
-//! Embers' web-free core.
+//! Embers' web-free core, shared by the viewer, the decode worker and the service.
 //!
-//! Data flows one way through these modules:
-//! `wire` (HTTP body → typed tables, one module per result shape) → [`table::NodeTable`]
-//! → [`Profile`] (immutable call tree, struct-of-arrays, totals computed once)
-//! → [`layout`] (profile + viewport → bars; hit-testing reuses the same bars)
-//! → the viewer's renderer. Nothing here depends on web-sys, so it is tested natively,
-//! benchmarked with criterion, and shared with the service (`build`, `encode`, `folded`).
+//! The folders follow the data, one way:
+//!
+//! - [`contract`]: the ProfileTracing interface itself — the request, the result shapes, the
+//!   tag field table and `tag_filter` grammar, the kernel-depth and event-type rules, the
+//!   response envelope. Both the viewer and the service speak through these types.
+//! - [`wire`]: bytes → [`tree::table::NodeTable`], one reader per result shape (and folded
+//!   stacks for imports).
+//! - [`tree`]: the immutable call tree ([`Profile`], struct-of-arrays) and everything derived from
+//!   one: transforms, search, per-function stats.
+//! - [`view`]: pure presentation decisions — layout (profile + viewport → bars), paint (bars →
+//!   draw list), colours and number formatting.
+//! - [`export`]: writing a profile out again — shapes A/B, folded stacks, SVG.
+//!
+//! Nothing here depends on web-sys, so it is tested natively and benchmarked with criterion.
 
-pub mod build;
-pub mod color;
-pub mod encode;
-pub mod folded;
-pub mod format;
-pub mod fxhash;
-pub mod kind;
-pub mod layout;
-pub mod profile;
-pub mod request;
-pub mod search;
-pub mod stats;
-pub mod svg;
+pub mod contract;
+pub mod export;
 pub mod synth;
-pub mod table;
-pub mod transform;
+pub mod tree;
+pub mod view;
 pub mod wire;
 
-pub use kind::FrameKind;
-pub use profile::{NodeId, Profile, ProfileParts, Warnings};
+pub use tree::kind::FrameKind;
+pub use tree::profile::{NodeId, Profile, ProfileParts, Warnings};
 pub use wire::{decode_response, DecodeError, Decoded};

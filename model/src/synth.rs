@@ -317,11 +317,11 @@ mod tests {
         let a = decode_response(200, &synth.to_shape_a_json())
             .unwrap()
             .profile;
-        let f = crate::folded::parse_folded(&synth.to_folded(), "synthetic-service").unwrap();
+        let f = crate::wire::folded::parse_folded(&synth.to_folded(), "synthetic-service").unwrap();
         assert_eq!(b.root_total(), synth.total[0]);
-        let folded = crate::folded::to_folded(&b);
-        assert_eq!(crate::folded::to_folded(&a), folded);
-        assert_eq!(crate::folded::to_folded(&f), folded);
+        let folded = crate::export::folded::to_folded(&b);
+        assert_eq!(crate::export::folded::to_folded(&a), folded);
+        assert_eq!(crate::export::folded::to_folded(&f), folded);
         assert_eq!(b.warnings().inconsistent_totals, 0);
         assert!(b.max_depth() > 50, "deep stacks: {}", b.max_depth());
     }

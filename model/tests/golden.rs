@@ -7,9 +7,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use embers_model::folded::to_folded;
-use embers_model::layout::{layout, LayoutOptions, Viewport};
-use embers_model::stats::function_stats;
+use embers_model::export::folded::to_folded;
+use embers_model::tree::stats::function_stats;
+use embers_model::view::layout::{layout, LayoutOptions, Viewport};
 use embers_model::{decode_response, DecodeError, Profile};
 use serde_json::Value;
 

@@ -9,10 +9,13 @@ use std::collections::HashSet;
 use std::io::{BufReader, Cursor};
 use std::time::{Duration, Instant};
 
-use embers_model::encode::ResultShape;
+use embers_model::contract::selection::Selection;
+use embers_model::contract::shape::ResultShape;
+use embers_model::contract::tag_filter;
+use embers_model::export::encode::encode_result;
 use embers_server::demo::Rng;
-use embers_server::store::{Batch, BatchMeta, ProfileQuery, Sample, Store, Tags};
-use embers_server::{tag_filter, tree};
+use embers_server::store::{Batch, BatchMeta, Sample, Store, Tags};
+use embers_server::tree;
 use inferno::collapse::Collapse;
 
 /// Start of the synthetic hour.
@@ -121,7 +124,7 @@ fn ms(d: Duration) -> String {
 }
 
 /// Run a query `REPEAT` times; report the fastest split into SQL, tree building and encoding.
-fn time_query(store: &Store, label: &str, q: &ProfileQuery) {
+fn time_query(store: &Store, label: &str, q: &Selection) {
     let mut best: Option<(Duration, Duration, Duration, Duration, usize, usize, usize)> = None;
     for _ in 0..REPEAT {
         let start = Instant::now();
@@ -141,7 +144,9 @@ fn time_query(store: &Store, label: &str, q: &ProfileQuery) {
         );
         let build = t.elapsed();
         let t = Instant::now();
-        let body = tree::encode(profile.as_ref(), ResultShape::B, "on-cpu").to_string();
+        let body =
+            serde_json::to_string(&encode_result(profile.as_ref(), ResultShape::B, "on-cpu"))
+                .unwrap_or_default();
         let encode = t.elapsed();
         let total = start.elapsed();
         let nodes = profile.as_ref().map_or(0, |p| p.node_count());
@@ -235,10 +240,10 @@ fn main() {
         std::fs::metadata(dir.path().join("bench.db")).map_or(0.0, |m| m.len() as f64 / 1e6)
     );
 
-    let query = |filter: &str, start: i64, end: i64| ProfileQuery {
+    let query = |filter: &str, start: i64, end: i64| Selection {
         app_service: Some("bench-app".into()),
-        language: "eBPF".into(),
-        event_type: "on-cpu".into(),
+        language: Some("eBPF".into()),
+        event_type: Some("on-cpu".into()),
         time_start: start,
         time_end: end,
         filter: tag_filter::parse(filter).unwrap_or_default(),
@@ -267,7 +272,7 @@ fn main() {
     let text = lines.join("\n");
 
     let t = Instant::now();
-    let profile = embers_model::folded::parse_folded(&text, "bench-app");
+    let profile = embers_model::wire::folded::parse_folded(&text, "bench-app");
     let model_time = t.elapsed();
     println!(
         "embers-model parse_folded (parse + merge into a tree) of the same {n_samples} lines: {} ({} nodes)",

@@ -10,10 +10,11 @@
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 use std::sync::Arc;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
-use embers_model::encode::ResultShape;
+use clap::{Args, Parser, Subcommand};
+use embers_model::contract::shape::ResultShape;
 
 use crate::http::upstream::Upstream;
 use crate::input::{self, BatchInput};
@@ -49,24 +50,6 @@ pub enum Command {
     Import(ImportArgs),
 }
 
-/// The `result` shape flag.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ShapeArg {
-    /// Node array with string ids (DeepFlow up to v6.5).
-    A,
-    /// Function and node tables (DeepFlow v6.6+).
-    B,
-}
-
-impl From<ShapeArg> for ResultShape {
-    fn from(s: ShapeArg) -> Self {
-        match s {
-            ShapeArg::A => ResultShape::A,
-            ShapeArg::B => ResultShape::B,
-        }
-    }
-}
-
 /// Options of `serve`.
 #[derive(Debug, Clone, Args)]
 pub struct ServeArgs {
@@ -84,8 +67,8 @@ pub struct ServeArgs {
     #[arg(long)]
     pub upstream: Option<String>,
     /// Shape of `result` unless the request asks otherwise with "result_shape".
-    #[arg(long, value_enum, default_value = "b", ignore_case = true)]
-    pub result_shape: ShapeArg,
+    #[arg(long, default_value = "b", value_parser = ResultShape::from_str)]
+    pub result_shape: ResultShape,
     /// Fill an empty database with an hour of deterministic demo profiles.
     #[arg(long)]
     pub demo: bool,
@@ -107,13 +90,13 @@ pub struct ImportArgs {
     #[arg(long)]
     pub app_service: String,
     /// profile_language_type.
-    #[arg(long, default_value = input::DEFAULT_LANGUAGE)]
+    #[arg(long, default_value = embers_model::contract::event::DEFAULT_LANGUAGE)]
     pub language: String,
     /// profile_event_type.
-    #[arg(long, default_value = input::DEFAULT_EVENT_TYPE)]
+    #[arg(long, default_value = embers_model::contract::event::DEFAULT_EVENT_TYPE)]
     pub event_type: String,
     /// profile_value_unit.
-    #[arg(long, default_value = input::DEFAULT_UNIT)]
+    #[arg(long, default_value = embers_model::contract::event::DEFAULT_UNIT)]
     pub unit: String,
     /// Unix seconds of every sample [default: now].
     #[arg(long)]
@@ -172,7 +155,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     }
     let state = AppState {
         store,
-        default_shape: args.result_shape.into(),
+        default_shape: args.result_shape,
         upstream,
         static_dir: args.static_dir.clone(),
         limits: Limits {
@@ -312,14 +295,14 @@ mod tests {
         ]);
         assert!(cli.command.is_none());
         assert!(cli.serve.demo);
-        assert_eq!(cli.serve.result_shape, ShapeArg::A);
+        assert_eq!(cli.serve.result_shape, ResultShape::A);
         let cli = Cli::parse_from(["embers-server", "serve", "--db", "/tmp/x.db"]);
         match cli.command {
             Some(Command::Serve(args)) => {
                 assert_eq!(args.db.as_deref(), Some(Path::new("/tmp/x.db")));
                 assert_eq!(args.listen, "127.0.0.1:8080");
                 assert_eq!(args.static_dir, PathBuf::from("dist"));
-                assert_eq!(args.result_shape, ShapeArg::B);
+                assert_eq!(args.result_shape, ResultShape::B);
             }
             other => panic!("{other:?}"),
         }

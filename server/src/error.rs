@@ -14,15 +14,11 @@
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use embers_model::encode::ResultShape;
+use embers_model::contract::envelope::{Envelope, FAIL, INVALID_POST_DATA};
+use embers_model::contract::shape::ResultShape;
+use embers_model::export::encode::encode_result;
+use serde::Serialize;
 use serde_json::Value;
-
-/// `OPT_STATUS` of a successful answer.
-pub const SUCCESS: &str = "SUCCESS";
-/// `OPT_STATUS` of a rejected request.
-pub const INVALID_POST_DATA: &str = "INVALID_POST_DATA";
-/// `OPT_STATUS` of any other failure.
-pub const FAIL: &str = "FAIL";
 
 /// An error answered with the envelope.
 #[derive(Debug)]
@@ -144,9 +140,7 @@ impl IntoResponse for Error {
         } else {
             tracing::info!(status = self.status.as_u16(), "{}", self.description);
         }
-        let result = self
-            .empty_shape
-            .map_or(Value::Null, |shape| crate::tree::encode(None, shape, ""));
+        let result = self.empty_shape.map(|shape| encode_result(None, shape, ""));
         let debug = match (self.debug, self.detail) {
             (Some(mut diagnostics), Some(detail)) => {
                 if let Some(obj) = diagnostics.as_object_mut() {
@@ -172,18 +166,34 @@ pub fn envelope(
     status: StatusCode,
     opt_status: &str,
     description: &str,
-    result: Value,
-    debug: Value,
+    result: impl Serialize,
+    debug: impl Serialize,
 ) -> Response {
-    // Written by hand to keep the querier's member order (serde_json sorts object keys).
-    let body = format!(
-        "{{\"OPT_STATUS\":{},\"DESCRIPTION\":{},\"result\":{},\"debug\":{}}}",
-        Value::from(opt_status),
-        Value::from(description),
+    json_response(
+        status,
+        envelope_json(opt_status, description, result, debug),
+    )
+}
+
+/// The envelope as JSON text (for answers serialised off the async threads).
+pub fn envelope_json(
+    opt_status: &str,
+    description: &str,
+    result: impl Serialize,
+    debug: impl Serialize,
+) -> String {
+    let envelope = Envelope {
+        opt_status,
+        description,
         result,
-        debug
-    );
-    json_response(status, body)
+        debug,
+    };
+    serde_json::to_string(&envelope).unwrap_or_else(|e| {
+        tracing::error!("cannot serialise an answer: {e}");
+        format!(
+            r#"{{"OPT_STATUS":"{FAIL}","DESCRIPTION":"internal error: the answer could not be serialised","result":null,"debug":null}}"#
+        )
+    })
 }
 
 /// A JSON body with `Content-Type: application/json; charset=utf-8`, as the querier sends.
@@ -199,33 +209,6 @@ pub fn json_response(status: StatusCode, body: String) -> Response {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn envelope_members_keep_the_querier_order() {
-        let response = envelope(
-            StatusCode::OK,
-            SUCCESS,
-            "a \"quoted\" text",
-            Value::Null,
-            Value::Null,
-        );
-        let (_, body) = response.into_parts();
-        let bytes = body_text(body);
-        assert_eq!(
-            bytes,
-            r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"a \"quoted\" text","result":null,"debug":null}"#
-        );
-    }
-
-    fn body_text(body: axum::body::Body) -> String {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .expect("runtime");
-        let bytes = runtime
-            .block_on(axum::body::to_bytes(body, usize::MAX))
-            .expect("body");
-        String::from_utf8(bytes.to_vec()).expect("utf-8")
-    }
 
     #[test]
     fn internal_errors_hide_detail_unless_debug() {

@@ -12,20 +12,13 @@
 //! Defaults: language `eBPF`, event type `on-cpu`, unit `microseconds`, time = now.
 
 use std::collections::BTreeMap;
-use std::fmt;
 
-use embers_model::folded::parse_folded_line;
+use embers_model::contract::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, DEFAULT_UNIT};
+use embers_model::wire::folded::parse_folded_line;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::store::{Batch, BatchMeta, Sample, Tags};
-
-/// Default `profile_language_type`.
-pub const DEFAULT_LANGUAGE: &str = "eBPF";
-/// Default `profile_event_type`.
-pub const DEFAULT_EVENT_TYPE: &str = "on-cpu";
-/// Default `profile_value_unit` (DeepFlow labels every eBPF event type so).
-pub const DEFAULT_UNIT: &str = "microseconds";
 
 fn default_language() -> String {
     DEFAULT_LANGUAGE.to_owned()
@@ -63,7 +56,8 @@ pub struct BatchInput {
 }
 
 /// A rejected input, pointing at the batch and line where possible.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}{}{message}", prefix("batch", *.batch), prefix("line", *.line))]
 pub struct InputError {
     /// 1-based batch number when the input had several.
     pub batch: Option<usize>,
@@ -73,19 +67,10 @@ pub struct InputError {
     pub message: String,
 }
 
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some(b) = self.batch {
-            write!(f, "batch {b}: ")?;
-        }
-        if let Some(l) = self.line {
-            write!(f, "line {l}: ")?;
-        }
-        f.write_str(&self.message)
-    }
+/// `"batch 2: "` for `Some(2)`, nothing for `None`.
+fn prefix(what: &str, n: Option<usize>) -> String {
+    n.map_or_else(String::new, |n| format!("{what} {n}: "))
 }
-
-impl std::error::Error for InputError {}
 
 impl InputError {
     fn msg(message: impl Into<String>) -> InputError {

@@ -7,12 +7,9 @@
 pub mod cli;
 pub mod demo;
 pub mod error;
-pub mod fields;
 pub mod http;
 pub mod input;
-pub mod kernel_depth;
 pub mod store;
-pub mod tag_filter;
 pub mod tree;
 
 use std::path::PathBuf;
@@ -21,7 +18,7 @@ use std::sync::Arc;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
-use embers_model::encode::ResultShape;
+use embers_model::contract::shape::ResultShape;
 use tower_http::trace::TraceLayer;
 
 pub use error::Error;

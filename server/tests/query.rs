@@ -282,7 +282,7 @@ async fn shapes_a_and_b_describe_the_same_tree() {
 async fn server_flag_selects_shape_a_and_request_overrides() {
     let db = TempDb::new();
     let server = TestServer::start_with(&db.path(), |s| {
-        s.default_shape = embers_model::encode::ResultShape::A;
+        s.default_shape = embers_model::contract::shape::ResultShape::A;
     })
     .await;
     server

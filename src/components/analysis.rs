@@ -1,8 +1,8 @@
 //! The analysis bar: search (substring or regex, highlight or filter, step through matches),
 //! view switches (icicle/flame, inverted, sandwich) and noise control as removable chips.
 
-use embers_model::format::format_percent;
-use embers_model::layout::Orientation;
+use embers_model::view::format::format_percent;
+use embers_model::view::layout::Orientation;
 use leptos::prelude::*;
 
 use crate::view::{Transform, TreeMode};

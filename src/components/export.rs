@@ -3,12 +3,14 @@
 
 use std::sync::Arc;
 
-use embers_model::encode::{encode_result, ResultShape};
-use embers_model::folded::{parse_folded, to_folded_stacks};
-use embers_model::format::ValueUnit;
-use embers_model::request::ProfileRequest;
-use embers_model::svg::{render_svg, SvgOptions};
-use embers_model::wire::Shape;
+use embers_model::contract::envelope::{Envelope, SUCCESS};
+use embers_model::contract::request::ProfileRequest;
+use embers_model::contract::shape::ResultShape;
+use embers_model::export::encode::encode_result;
+use embers_model::export::folded::to_folded_stacks;
+use embers_model::export::svg::{render_svg, SvgOptions};
+use embers_model::view::format::ValueUnit;
+use embers_model::wire::folded::parse_folded;
 use embers_model::Profile;
 use leptos::ev;
 use leptos::prelude::*;
@@ -166,14 +168,14 @@ fn file_stem(l: &Loaded) -> String {
 }
 
 /// The saved-response JSON of a profile (ProfileTracing envelope, the response's own shape).
-pub fn response_json(profile: &Profile, shape: Option<Shape>) -> String {
-    let shape = if shape == Some(Shape::A) {
-        ResultShape::A
-    } else {
-        ResultShape::B
+pub fn response_json(profile: &Profile, shape: Option<ResultShape>, event_type: &str) -> String {
+    let envelope = Envelope {
+        opt_status: SUCCESS,
+        description: "",
+        result: encode_result(Some(profile), shape.unwrap_or_default(), event_type),
+        debug: (),
     };
-    let result = encode_result(Some(profile), shape);
-    format!(r#"{{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":{result},"debug":null}}"#)
+    serde_json::to_string(&envelope).unwrap_or_default()
 }
 
 /// The Export menu.
@@ -223,7 +225,7 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
         download(
             &format!("{}.json", file_stem(&l)),
             "application/json",
-            &response_json(&l.profile, l.shape),
+            &response_json(&l.profile, l.shape, &l.request.profile_event_type),
         );
     };
     view! {

@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
-use embers_model::format::{format_percent, format_value};
-use embers_model::layout::{
+use embers_model::view::format::{format_percent, format_value};
+use embers_model::view::layout::{
     content_height_css, hit_test, layout, row_top_css, Bar, LayoutOptions, Orientation, Viewport,
 };
 use embers_model::{NodeId, Profile};

@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use embers_model::format::{format_percent, format_value};
-use embers_model::layout::Orientation;
+use embers_model::view::format::{format_percent, format_value};
+use embers_model::view::layout::Orientation;
 use embers_model::NodeId;
 use leptos::prelude::*;
 

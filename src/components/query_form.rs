@@ -1,9 +1,11 @@
 //! The query form: every request field, validated next to the field before sending.
 
-use embers_model::request::{
-    render_tag_filter, FieldError, ProfileRequest, TagCondition, EVENT_TYPES, LANGUAGE_TYPES,
-    TAG_NAMES, TOTAL_APP_SERVICE,
+use embers_model::contract::event::{
+    supports_whole_host, EVENT_TYPES, LANGUAGE_TYPES, TOTAL_APP_SERVICE,
 };
+use embers_model::contract::fields::offered_names;
+use embers_model::contract::request::{FieldError, ProfileRequest};
+use embers_model::contract::tag_filter::{render_tag_filter, TagCondition};
 use leptos::prelude::*;
 
 use crate::app::QueryRunner;
@@ -199,7 +201,7 @@ pub fn QueryForm(form: FormState, runner: QueryRunner) -> impl IntoView {
         }
     };
     let loading = move || matches!(runner.load.get(), LoadState::Loading { .. });
-    let total_allowed = move || form.event_type.get() == "on-cpu";
+    let total_allowed = move || supports_whole_host(&form.event_type.get());
     Effect::new(move |_| {
         if !total_allowed() && form.whole_host.get_untracked() {
             form.whole_host.set(false);
@@ -305,7 +307,7 @@ fn TagFilter(form: FormState) -> impl IntoView {
                 <button type="button" class="ghost" data-testid="add-tag" on:click=move |_| form.add_row()>"+ Condition"</button>
             </div>
             <datalist id="tag-names">
-                {TAG_NAMES.iter().map(|n| view! { <option value=*n></option> }).collect_view()}
+                {offered_names().into_iter().map(|n| view! { <option value=n></option> }).collect_view()}
             </datalist>
             <For each=move || form.tag_rows.get() key=|(id, _)| *id let:row>
                 <TagRow form=form id=row.0 />

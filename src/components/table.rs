@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use embers_model::format::{format_percent, format_value};
-use embers_model::stats::{function_stats, FunctionStats};
+use embers_model::tree::stats::{function_stats, FunctionStats};
+use embers_model::view::format::{format_percent, format_value};
 use leptos::prelude::*;
 
 use crate::state::Loaded;

@@ -1,6 +1,6 @@
 //! Light/dark theme (following the system unless chosen) and the colour-blind-safe palette.
 
-use embers_model::color::Palette;
+use embers_model::view::color::Palette;
 use leptos::prelude::*;
 
 /// How the theme is chosen.

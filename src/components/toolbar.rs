@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use embers_model::color::kind_color;
-use embers_model::format::{format_count, format_value, ValueUnit};
+use embers_model::view::color::kind_color;
+use embers_model::view::format::{format_count, format_value, ValueUnit};
 use embers_model::NodeId;
 use leptos::prelude::*;
 
@@ -162,8 +162,8 @@ fn loaded_status(l: &Loaded, decode_ms: f64) -> String {
     let p = &l.profile;
     let root = p.name(0);
     let shape = l.shape.map(|s| match s {
-        embers_model::wire::Shape::A => " · shape A",
-        embers_model::wire::Shape::B => " · shape B",
+        embers_model::contract::shape::ResultShape::A => " · shape A",
+        embers_model::contract::shape::ResultShape::B => " · shape B",
     });
     format!(
         "{root}: {} nodes · {} functions · depth {} · {}{}{} · decoded in {:.0} ms",

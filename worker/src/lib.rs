@@ -5,7 +5,8 @@
 //! or with the decoder's error message. Requests carry an id so the page can match answers.
 //! Everything read from a message is checked: a malformed one is an error, never a panic.
 
-use embers_model::wire::{decode_response_table, Shape};
+use embers_model::contract::shape::ResultShape;
+use embers_model::wire::decode_response_table;
 use embers_model::ProfileParts;
 use js_sys::{Array, BigInt64Array, BigUint64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -127,7 +128,7 @@ pub enum DecodeReply {
     Decoded {
         id: u32,
         parts: Box<ProfileParts>,
-        shape: Option<Shape>,
+        shape: Option<ResultShape>,
     },
     /// The decoder's message for a body it could not use.
     Failed { id: u32, message: String },
@@ -151,8 +152,8 @@ impl DecodeReply {
             DecodeReply::Failed { message, .. } => set(&msg, "error", message.as_str().into()),
             DecodeReply::Decoded { parts, shape, .. } => {
                 let shape = match shape {
-                    Some(Shape::A) => "A".into(),
-                    Some(Shape::B) => "B".into(),
+                    Some(ResultShape::A) => "A".into(),
+                    Some(ResultShape::B) => "B".into(),
                     None => JsValue::NULL,
                 };
                 set(&msg, "shape", shape);
@@ -205,8 +206,8 @@ impl DecodeReply {
             return Ok(DecodeReply::Failed { id, message });
         }
         let shape = match get(msg, "shape")?.as_string().as_deref() {
-            Some("A") => Some(Shape::A),
-            Some("B") => Some(Shape::B),
+            Some("A") => Some(ResultShape::A),
+            Some("B") => Some(ResultShape::B),
             _ => None,
         };
         let u8s = |key| typed::<Uint8Array>(msg, key).map(|a| a.to_vec());

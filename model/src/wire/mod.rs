@@ -4,40 +4,24 @@
 //! [`DecodeError`] whose message a user can act on. The envelope is read first with `result`
 //! left raw, then the shape is detected from the first byte of `result` (`[` → shape A,
 //! `{` → shape B, `null` → empty) and handed to one module per shape. Neither shape goes
-//! through `serde_json::Value`: rows are streamed straight into [`crate::table::NodeTable`] columns.
+//! through `serde_json::Value`: rows are streamed straight into [`crate::tree::table::NodeTable`] columns.
 
 mod cursor;
+pub mod folded;
 mod int_rows;
 mod num;
 mod one_pass;
 pub mod shape_a;
 pub mod shape_b;
 
-use std::fmt;
-
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use thiserror::Error;
 
-use crate::profile::Profile;
-use crate::table::NodeTable;
-
-/// Which result shape a response used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Shape {
-    /// An array of node objects with UUID ids (servers up to v6.5).
-    A,
-    /// Function and node tables (servers from v6.6).
-    B,
-}
-
-impl fmt::Display for Shape {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Shape::A => "shape A (node array)",
-            Shape::B => "shape B (function/node tables)",
-        })
-    }
-}
+use crate::contract::envelope::SUCCESS;
+use crate::contract::shape::ResultShape;
+use crate::tree::profile::Profile;
+use crate::tree::table::NodeTable;
 
 /// A successfully decoded response.
 #[derive(Clone, Debug)]
@@ -45,13 +29,14 @@ pub struct Decoded {
     /// The call tree; empty when the query matched no samples.
     pub profile: Profile,
     /// The shape the server used, `None` when `result` was null.
-    pub shape: Option<Shape>,
+    pub shape: Option<ResultShape>,
 }
 
 /// Why a response could not be shown as a profile.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum DecodeError {
     /// The service answered with an error status or a non-SUCCESS `OPT_STATUS`.
+    #[error("The service answered HTTP {http_status}{}{}", opt_suffix(.opt_status), description_suffix(.description))]
     Server {
         /// HTTP status code.
         http_status: u16,
@@ -61,6 +46,9 @@ pub enum DecodeError {
         description: String,
     },
     /// The body is not JSON at all.
+    #[error(
+        "The response (HTTP {http_status}) is not JSON ({detail}); it starts with: {snippet:?}"
+    )]
     NotJson {
         /// HTTP status code.
         http_status: u16,
@@ -70,59 +58,34 @@ pub enum DecodeError {
         snippet: String,
     },
     /// JSON, but not a ProfileTracing envelope.
+    #[error("The response is JSON but not a ProfileTracing answer: {0}")]
     NotEnvelope(String),
     /// `result` is neither an array (shape A), an object (shape B) nor null.
+    #[error("`result` is neither a node array (shape A) nor function/node tables (shape B): {0}")]
     UnknownShape(String),
     /// `result` has a known shape but its content is malformed.
+    #[error("The result looks like {shape} but is malformed: {detail}")]
     BadShape {
         /// The shape that was being decoded.
-        shape: Shape,
+        shape: ResultShape,
         /// What was wrong, with position.
         detail: String,
     },
 }
 
-impl fmt::Display for DecodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DecodeError::Server {
-                http_status,
-                opt_status,
-                description,
-            } => {
-                write!(f, "The service answered HTTP {http_status}")?;
-                if let Some(s) = opt_status {
-                    write!(f, " {s}")?;
-                }
-                if description.is_empty() {
-                    Ok(())
-                } else {
-                    write!(f, ": {description}")
-                }
-            }
-            DecodeError::NotJson {
-                http_status,
-                detail,
-                snippet,
-            } => write!(
-                f,
-                "The response (HTTP {http_status}) is not JSON ({detail}); it starts with: {snippet:?}"
-            ),
-            DecodeError::NotEnvelope(d) => {
-                write!(f, "The response is JSON but not a ProfileTracing answer: {d}")
-            }
-            DecodeError::UnknownShape(d) => write!(
-                f,
-                "`result` is neither a node array (shape A) nor function/node tables (shape B): {d}"
-            ),
-            DecodeError::BadShape { shape, detail } => {
-                write!(f, "The result looks like {shape} but is malformed: {detail}")
-            }
-        }
-    }
+fn opt_suffix(opt_status: &Option<String>) -> String {
+    opt_status
+        .as_ref()
+        .map_or_else(String::new, |s| format!(" {s}"))
 }
 
-impl std::error::Error for DecodeError {}
+fn description_suffix(description: &str) -> String {
+    if description.is_empty() {
+        String::new()
+    } else {
+        format!(": {description}")
+    }
+}
 
 /// The response envelope, `result` left raw for the shape decoders.
 #[derive(Deserialize)]
@@ -150,7 +113,7 @@ pub struct DecodedTable {
     /// The rows, `None` when `result` was null.
     pub table: Option<NodeTable>,
     /// The shape the server used, `None` when `result` was null.
-    pub shape: Option<Shape>,
+    pub shape: Option<ResultShape>,
 }
 
 impl DecodedTable {
@@ -194,7 +157,7 @@ pub fn decode_response_table(http_status: u16, body: &[u8]) -> Result<DecodedTab
     };
     let ok_status = (200..300).contains(&http_status);
     match envelope.opt_status.as_deref() {
-        Some("SUCCESS") if ok_status => {}
+        Some(SUCCESS) if ok_status => {}
         None if ok_status => {
             return Err(DecodeError::NotEnvelope(
                 "it has no OPT_STATUS member".to_string(),
@@ -245,8 +208,8 @@ pub fn decode_result_table(result: Option<&RawValue>) -> Result<DecodedTable, De
     };
     let text = raw.get();
     let (shape, table) = match text.as_bytes().first() {
-        Some(b'[') => (Shape::A, shape_a::decode(text)),
-        Some(b'{') => (Shape::B, shape_b::decode(text)),
+        Some(b'[') => (ResultShape::A, shape_a::decode(text)),
+        Some(b'{') => (ResultShape::B, shape_b::decode(text)),
         Some(b'n') => return Ok(empty),
         _ => {
             let start: String = text.chars().take(40).collect();

@@ -15,12 +15,12 @@ use std::borrow::Cow;
 use super::cursor::Cursor;
 use super::shape_a;
 use super::shape_b::{Columns, NodeRows};
-use super::Shape;
-use crate::table::NodeTable;
+use crate::contract::shape::ResultShape;
+use crate::tree::table::NodeTable;
 
 /// The node table and shape of `body` if it is a `SUCCESS` envelope with a result this reader
 /// can take; `None` otherwise (the caller then takes the general path).
-pub(super) fn decode_success(body: &[u8]) -> Option<(NodeTable, Shape)> {
+pub(super) fn decode_success(body: &[u8]) -> Option<(NodeTable, ResultShape)> {
     let mut c = Cursor::new(body);
     let (mut success, mut table) = (false, None);
     c.object(|key, c| {
@@ -28,11 +28,11 @@ pub(super) fn decode_success(body: &[u8]) -> Option<(NodeTable, Shape)> {
             b"OPT_STATUS" => success = c.plain_str()? == b"SUCCESS",
             b"result" => {
                 table = Some(match c.peek()? {
-                    b'{' => (shape_b(c)?, Shape::B),
+                    b'{' => (shape_b(c)?, ResultShape::B),
                     b'[' => {
                         let (rows, end) = shape_a::decode_prefix(&c.b[c.i..]).ok()?;
                         c.i += end;
-                        (rows, Shape::A)
+                        (rows, ResultShape::A)
                     }
                     _ => return None,
                 })
@@ -129,7 +129,7 @@ mod tests {
     fn reads_a_plain_shape_b_body_like_the_general_path() {
         let text = shape_b(r#"["Total","a\"b"]"#, "[[1,1,5,5],[0,-1,0,5]]");
         let (table, shape) = decode_success(text.as_bytes()).expect("taken");
-        assert_eq!(shape, Shape::B);
+        assert_eq!(shape, ResultShape::B);
         let fast = Profile::from_table(table);
         let general = crate::wire::decode_response(200, &text).unwrap().profile;
         assert_eq!(format!("{fast:?}"), format!("{general:?}"));
@@ -160,7 +160,7 @@ mod tests {
                     format!("{:?}", general(&text)),
                     "{path:?}"
                 );
-                taken[usize::from(shape == Shape::B)] += 1;
+                taken[usize::from(shape == ResultShape::B)] += 1;
             }
         }
         assert!(

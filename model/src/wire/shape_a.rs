@@ -13,8 +13,8 @@ use serde::Deserialize;
 
 use super::cursor::Cursor;
 use super::num::Num;
-use crate::fxhash::FxHashMap;
-use crate::table::{NodeTable, NO_PARENT};
+use crate::tree::table::{NodeTable, NO_PARENT};
+use rustc_hash::FxHashMap;
 
 /// The parent id that marks the root.
 const ROOT_PARENT: &str = "-1";

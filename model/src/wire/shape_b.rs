@@ -15,8 +15,8 @@ use serde_json::value::RawValue;
 
 use super::int_rows::{scan_int_rows, Scanned};
 use super::num::deserialize_i64;
-use crate::kind::FrameKind;
-use crate::table::{NodeTable, NO_PARENT};
+use crate::tree::kind::FrameKind;
+use crate::tree::table::{NodeTable, NO_PARENT};
 
 #[derive(Deserialize)]
 struct Wire<'a> {

@@ -15,7 +15,9 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
-use crate::error::{envelope, SUCCESS};
+use embers_model::contract::envelope::SUCCESS;
+
+use crate::error::envelope;
 use crate::input::{self, BatchInput};
 use crate::store::{Batch, StoreError};
 use crate::{AppState, Error};
@@ -80,11 +82,11 @@ fn text_batch(params: &[(String, String)], body: &[u8], now: i64) -> Result<Batc
     let batch_input = BatchInput {
         app_service,
         profile_language_type: get("profile_language_type")
-            .unwrap_or_else(|| input::DEFAULT_LANGUAGE.to_owned()),
+            .unwrap_or_else(|| embers_model::contract::event::DEFAULT_LANGUAGE.to_owned()),
         profile_event_type: get("profile_event_type")
-            .unwrap_or_else(|| input::DEFAULT_EVENT_TYPE.to_owned()),
+            .unwrap_or_else(|| embers_model::contract::event::DEFAULT_EVENT_TYPE.to_owned()),
         profile_value_unit: get("profile_value_unit")
-            .unwrap_or_else(|| input::DEFAULT_UNIT.to_owned()),
+            .unwrap_or_else(|| embers_model::contract::event::DEFAULT_UNIT.to_owned()),
         time,
         tags,
         folded: text.to_owned(),

@@ -11,7 +11,9 @@ use axum::extract::rejection::BytesRejection;
 use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 
-use crate::error::{envelope, FAIL};
+use embers_model::contract::envelope::FAIL;
+
+use crate::error::envelope;
 use crate::Error;
 
 /// Turn a body-reading failure into the envelope: 413 when over `limit`, else 400.

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::StoreError;
-use crate::fields::{self, FieldKind, FieldRef, Home, ResolveError};
+use embers_model::contract::fields::{self, FieldKind, FieldRef, ResolveError, Scope};
 
 /// Tags shared by every sample of a batch: fixed columns (`host`, `pod`, ...) and open-family
 /// tags (`k8s.label.app`, ...).
@@ -27,7 +27,7 @@ impl Tags {
     /// (`app_service`, `time`, ...), non-integer values for integer fields.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
         match fields::resolve(name) {
-            Ok(FieldRef::Column(def)) if def.home == Home::TagSet => {
+            Ok(FieldRef::Column(def)) if def.scope == Scope::Batch => {
                 if def.kind == FieldKind::Int && value.trim().parse::<i64>().is_err() {
                     return Err(format!(
                         "tag '{name}' takes an integer value, got '{value}'"
@@ -36,7 +36,7 @@ impl Tags {
                 if def.name == "profile_value_unit" {
                     return Err("set the unit with profile_value_unit, not as a tag".to_owned());
                 }
-                self.columns.insert(def.column, value.to_owned());
+                self.columns.insert(def.name, value.to_owned());
                 Ok(())
             }
             Ok(FieldRef::Column(def)) => Err(format!(
@@ -282,7 +282,7 @@ fn tagset_id(
         Some(id) => id,
         None => {
             let columns: Vec<_> = fields::settable_columns().collect();
-            let names: Vec<&str> = columns.iter().map(|d| d.column).collect();
+            let names: Vec<&str> = columns.iter().map(|d| d.name).collect();
             let placeholders: Vec<String> =
                 (0..=columns.len()).map(|i| format!("?{}", i + 1)).collect();
             let sql = format!(
@@ -313,15 +313,15 @@ fn tagset_id(
 /// The stored value of one tag column for `meta` (`''`/0 when absent).
 fn column_value(meta: &BatchMeta, def: &fields::FieldDef) -> rusqlite::types::Value {
     use rusqlite::types::Value;
-    if def.column == "profile_value_unit" {
+    if def.name == "profile_value_unit" {
         return Value::Text(meta.unit.clone());
     }
-    let given = meta.tags.columns.get(def.column);
+    let given = meta.tags.columns.get(def.name);
     match def.kind {
         FieldKind::Text => Value::Text(given.cloned().unwrap_or_default()),
         FieldKind::Int => {
             let parsed = given.and_then(|v| v.trim().parse::<i64>().ok());
-            let default = if def.column == "is_ipv4" {
+            let default = if def.name == "is_ipv4" {
                 // Infer from the sample IP when not given: IPv6 addresses contain ':'.
                 i64::from(
                     !meta

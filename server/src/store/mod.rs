@@ -9,48 +9,34 @@ pub mod ingest;
 pub mod query;
 pub mod schema;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
+use embers_model::contract::selection::Selection;
 use rusqlite::Connection;
+use thiserror::Error;
 
 pub use ingest::{Batch, BatchMeta, InsertStats, Sample, Tags};
-pub use query::{ProfileQuery, QueryError, QueryOutput};
+pub use query::{QueryError, QueryOutput};
 
 /// Most idle reader connections kept for reuse.
 const MAX_IDLE_READERS: usize = 4;
 
 /// A store failure.
-#[derive(Debug)]
+#[derive(Debug, Error)]
 pub enum StoreError {
     /// SQLite reported an error.
-    Sqlite(rusqlite::Error),
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
     /// The database file's schema is not one this build can use.
+    #[error("schema: {0}")]
     Schema(String),
     /// The data handed to the store is not valid (a caller's mistake, not the server's).
+    #[error("{0}")]
     Invalid(String),
     /// The database path is not usable.
+    #[error("database path: {0}")]
     Path(String),
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::Sqlite(e) => write!(f, "sqlite: {e}"),
-            StoreError::Schema(msg) => write!(f, "schema: {msg}"),
-            StoreError::Invalid(msg) => f.write_str(msg),
-            StoreError::Path(msg) => write!(f, "database path: {msg}"),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-impl From<rusqlite::Error> for StoreError {
-    fn from(e: rusqlite::Error) -> Self {
-        StoreError::Sqlite(e)
-    }
 }
 
 /// The writer connection and what it remembers between transactions.
@@ -156,7 +142,7 @@ impl Store {
     }
 
     /// Answer a ProfileTracing query with the matching stacks, summed per distinct stack.
-    pub fn query(&self, q: &ProfileQuery) -> Result<QueryOutput, QueryError> {
+    pub fn query(&self, q: &Selection) -> Result<QueryOutput, QueryError> {
         self.with_reader(|conn| query::run(conn, q))
     }
 }

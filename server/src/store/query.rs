@@ -4,37 +4,20 @@
 //! from the request (app_service, language, event type, times, tag values, open-tag names) is a
 //! bound parameter.
 
-use std::fmt;
 use std::time::{Duration, Instant};
 
 use rusqlite::types::Value as SqlValue;
 use rusqlite::Connection;
+use thiserror::Error;
 
 use super::StoreError;
-use crate::fields::{FieldRef, Home};
-use crate::tag_filter::{Condition, Op, TagFilter, Value};
+use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::fields::{FieldRef, Scope};
+use embers_model::contract::selection::Selection;
+use embers_model::contract::tag_filter::{Condition, Op, Value};
 
-/// The per-host pseudo app_service.
-pub const TOTAL: &str = "Total";
 /// Most app_services an unnamed query may match (and name its root after).
 pub const MAX_AUTO_APP_SERVICES: usize = 10;
-
-/// A ProfileTracing query, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ProfileQuery {
-    /// The process, `Total`, or `None` to find the matching app_services.
-    pub app_service: Option<String>,
-    /// `profile_language_type`.
-    pub language: String,
-    /// `profile_event_type`.
-    pub event_type: String,
-    /// Unix seconds, inclusive.
-    pub time_start: i64,
-    /// Unix seconds, inclusive.
-    pub time_end: i64,
-    /// Extra conditions.
-    pub filter: TagFilter,
-}
 
 /// The matching stacks, summed per distinct stack.
 #[derive(Debug, Clone, Default)]
@@ -50,45 +33,33 @@ pub struct QueryOutput {
 }
 
 /// Why a query could not be answered.
-#[derive(Debug)]
+#[derive(Debug, Error)]
 pub enum QueryError {
     /// `app_service` was omitted and nothing matched the other conditions.
+    #[error(
+        "app_service was not given and no app_service matches the other conditions; \
+         set app_service"
+    )]
     NoAppService,
     /// `app_service` was omitted and more than [`MAX_AUTO_APP_SERVICES`] matched (first 11 given).
+    #[error(
+        "app_service was not given and more than {MAX_AUTO_APP_SERVICES} app_services \
+         match ({}, ...); set app_service or narrow tag_filter",
+        first_names(.0)
+    )]
     TooManyAppServices(Vec<String>),
     /// The store failed.
-    Store(StoreError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
 }
 
-impl fmt::Display for QueryError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            QueryError::NoAppService => f.write_str(
-                "app_service was not given and no app_service matches the other conditions; \
-                 set app_service",
-            ),
-            QueryError::TooManyAppServices(names) => write!(
-                f,
-                "app_service was not given and more than {MAX_AUTO_APP_SERVICES} app_services \
-                 match ({}, ...); set app_service or narrow tag_filter",
-                names
-                    .iter()
-                    .take(MAX_AUTO_APP_SERVICES)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            QueryError::Store(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for QueryError {}
-
-impl From<StoreError> for QueryError {
-    fn from(e: StoreError) -> Self {
-        QueryError::Store(e)
-    }
+fn first_names(names: &[String]) -> String {
+    names
+        .iter()
+        .take(MAX_AUTO_APP_SERVICES)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 impl From<rusqlite::Error> for QueryError {
@@ -161,18 +132,22 @@ fn sql_value(v: &Value) -> SqlValue {
 }
 
 /// Append the conditions every statement shares: language, event type, time range, tag filter.
-fn common_where(sql: &mut Sql, q: &ProfileQuery) {
-    sql.push("profile_language_type = ")
-        .bind(q.language.clone());
-    sql.push(" AND profile_event_type = ")
-        .bind(q.event_type.clone());
-    sql.push(" AND time >= ").bind(q.time_start);
+fn common_where(sql: &mut Sql, q: &Selection) {
+    sql.push("time >= ").bind(q.time_start);
     sql.push(" AND time <= ").bind(q.time_end);
+    if let Some(language) = &q.language {
+        sql.push(" AND profile_language_type = ")
+            .bind(language.clone());
+    }
+    if let Some(event_type) = &q.event_type {
+        sql.push(" AND profile_event_type = ")
+            .bind(event_type.clone());
+    }
     let (per_sample, per_tagset): (Vec<&Condition>, Vec<&Condition>) = q
         .filter
         .conditions
         .iter()
-        .partition(|c| matches!(&c.field, FieldRef::Column(d) if d.home == Home::Sample));
+        .partition(|c| matches!(&c.field, FieldRef::Column(d) if d.scope == Scope::Sample));
     for c in per_sample {
         if let FieldRef::Column(def) = &c.field {
             // `def.name` is a fixed identifier from the field table, a column of the view.
@@ -189,7 +164,7 @@ fn common_where(sql: &mut Sql, q: &ProfileQuery) {
         }
         match &c.field {
             FieldRef::Column(def) => {
-                sql.push("ts.").push(def.column).op(c.op, &c.values);
+                sql.push("ts.").push(def.name).op(c.op, &c.values);
             }
             FieldRef::Open { name, .. } => {
                 sql.push(
@@ -206,7 +181,7 @@ fn common_where(sql: &mut Sql, q: &ProfileQuery) {
 }
 
 /// Run the query: resolve the app_service(s), then sum values per distinct stack.
-pub fn run(conn: &Connection, q: &ProfileQuery) -> Result<QueryOutput, QueryError> {
+pub fn run(conn: &Connection, q: &Selection) -> Result<QueryOutput, QueryError> {
     let started = Instant::now();
     let mut statements = Vec::new();
     let services = match &q.app_service {
@@ -237,7 +212,7 @@ pub fn run(conn: &Connection, q: &ProfileQuery) -> Result<QueryOutput, QueryErro
 
 /// The main statement: per distinct stack of the matching samples, its text and summed value.
 /// SQLite sums over the covering index, then looks each distinct stack up once.
-fn main_statement(q: &ProfileQuery, services: &[String]) -> Sql {
+fn main_statement(q: &Selection, services: &[String]) -> Sql {
     let mut sql = Sql::new(
         "SELECT st.location_str, agg.total FROM (\
          SELECT stack_id, SUM(profile_value) AS total FROM profile.in_process WHERE ",
@@ -257,12 +232,13 @@ fn main_statement(q: &ProfileQuery, services: &[String]) -> Sql {
 /// Find the app_services (other than `Total`) matching a query without one: 1 to 10, sorted.
 fn discover(
     conn: &Connection,
-    q: &ProfileQuery,
+    q: &Selection,
     statements: &mut Vec<String>,
 ) -> Result<Vec<String>, QueryError> {
     let mut sql = Sql::new("SELECT DISTINCT app_service FROM profile.in_process WHERE ");
     common_where(&mut sql, q);
-    sql.push(" AND app_service != ").bind(TOTAL.to_owned());
+    sql.push(" AND app_service != ")
+        .bind(TOTAL_APP_SERVICE.to_owned());
     sql.push(" ORDER BY app_service LIMIT ")
         .bind(i64::try_from(MAX_AUTO_APP_SERVICES + 1).unwrap_or(11));
     let mut stmt = conn.prepare_cached(&sql.text)?;
@@ -282,13 +258,13 @@ fn discover(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tag_filter;
+    use embers_model::contract::tag_filter;
 
-    fn query(filter: &str) -> ProfileQuery {
-        ProfileQuery {
+    fn query(filter: &str) -> Selection {
+        Selection {
             app_service: Some("app".into()),
-            language: "eBPF".into(),
-            event_type: "on-cpu".into(),
+            language: Some("eBPF".into()),
+            event_type: Some("on-cpu".into()),
             time_start: 1,
             time_end: 2,
             filter: tag_filter::parse(filter).expect("filter"),

@@ -22,7 +22,7 @@
 use rusqlite::Connection;
 
 use super::StoreError;
-use crate::fields::{self, FieldKind};
+use embers_model::contract::fields::{self, FieldKind};
 
 /// The schema version this build writes.
 pub const CURRENT_VERSION: i64 = 1;
@@ -58,8 +58,8 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 fn v1_sql() -> String {
     let tag_columns: Vec<String> = fields::settable_columns()
         .map(|def| match def.kind {
-            FieldKind::Text => format!("  {} TEXT NOT NULL DEFAULT ''", def.column),
-            FieldKind::Int => format!("  {} INTEGER NOT NULL DEFAULT 0", def.column),
+            FieldKind::Text => format!("  {} TEXT NOT NULL DEFAULT ''", def.name),
+            FieldKind::Int => format!("  {} INTEGER NOT NULL DEFAULT 0", def.name),
         })
         .collect();
     // Scalar subqueries rather than joins: SQLite evaluates them only for the columns a query
@@ -68,7 +68,7 @@ fn v1_sql() -> String {
         .map(|def| {
             format!(
                 "(SELECT t.{} FROM tagsets AS t WHERE t.id = s.tagset_id) AS {}",
-                def.column, def.name
+                def.name, def.name
             )
         })
         .collect();

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use embers_model::folded::to_folded;
+use embers_model::export::folded::to_folded;
 use embers_server::store::Store;
 use embers_server::{app, AppState};
 use serde_json::{json, Value};

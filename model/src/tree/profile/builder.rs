@@ -3,7 +3,7 @@
 
 use super::child_index::ChildIndex;
 use super::{level_order, Profile, Warnings};
-use crate::table::{NodeTable, NO_PARENT};
+use crate::tree::table::{NodeTable, NO_PARENT};
 
 /// Builds the canonical tree of `table`, repairing and counting what is wrong with it.
 pub(super) fn build(mut table: NodeTable) -> Profile {
@@ -43,7 +43,7 @@ pub(super) fn build(mut table: NodeTable) -> Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::NodeTable;
+    use crate::tree::table::NodeTable;
 
     /// Builds a table from `(name, parent_row, self, total)` rows.
     fn table(rows: &[(&str, i64, i64, i64)]) -> NodeTable {

@@ -4,8 +4,8 @@
 //! none), and the self/total values the server claims. [`crate::Profile::from_table`] then turns
 //! this into a sound tree, counting whatever it had to repair.
 
-use crate::fxhash::FxHashMap;
-use crate::kind::FrameKind;
+use crate::tree::kind::FrameKind;
+use rustc_hash::FxHashMap;
 
 /// Marks "no parent" in a [`NodeTable`] (the root) and in a [`crate::Profile`].
 pub const NO_PARENT: u32 = u32::MAX;

@@ -1,6 +1,6 @@
 //! The children of every table row, sorted by name once, before the tree is built.
 
-use crate::table::{Interner, NodeTable};
+use crate::tree::table::{Interner, NodeTable};
 
 /// Children of every table row (CSR over rows), each list sorted by function name with the
 /// row index breaking ties, so repeated siblings (same function) end up adjacent.

@@ -4,9 +4,9 @@
 //! the same [`Profile::from_table`] path the wire decoders use, so children order, totals and
 //! geometry are computed by exactly one piece of code.
 
-use crate::fxhash::FxHashMap;
-use crate::profile::Profile;
-use crate::table::{NodeTable, NO_PARENT};
+use crate::tree::profile::Profile;
+use crate::tree::table::{NodeTable, NO_PARENT};
+use rustc_hash::FxHashMap;
 
 /// Accumulates stacks into a call tree.
 #[derive(Debug)]

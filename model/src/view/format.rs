@@ -17,7 +17,7 @@ pub enum ValueUnit {
 impl ValueUnit {
     /// The unit that an event type's values really are in.
     pub fn for_event_type(event_type: &str) -> ValueUnit {
-        if event_type.starts_with("mem-") || event_type.starts_with("hbm-") {
+        if crate::contract::event::is_memory_event(event_type) {
             ValueUnit::Bytes
         } else {
             ValueUnit::Microseconds

@@ -3,7 +3,7 @@
 //! A function's total counts every sample once even when the function is on the stack several
 //! times (recursion), unlike the server's `function_values`, which adds up every node.
 
-use crate::profile::Profile;
+use crate::tree::profile::Profile;
 
 /// Self and total of one function, summed over every node where it appears.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -53,7 +53,7 @@ pub fn function_stats(profile: &Profile) -> Vec<FunctionStats> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::TreeBuilder;
+    use crate::tree::build::TreeBuilder;
 
     #[test]
     fn recursion_is_counted_once() {

@@ -1,8 +1,9 @@
 //! The field table of `profile.in_process`: which names a `tag_filter` (and an ingest request's
-//! `tags`) may use, where each lives in the store and what type its values have.
+//! `tags`) may use, whether each is per sample or shared by a batch, and what type its values
+//! have. The viewer's tag builder offers [`offered_names`]; the service resolves with [`resolve`].
 //!
-//! Names and meanings follow the seed interface's "Profile record" table. Column names here are
-//! fixed identifiers that end up in SQL text; user input never does (values are always bound).
+//! Names and meanings follow the seed interface's "Profile record" table. Names here are fixed
+//! identifiers that stores may put into SQL text; user input never is (values are always bound).
 
 /// How values of a field are typed in SQL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,34 +14,31 @@ pub enum FieldKind {
     Int,
 }
 
-/// Which stored table holds the field.
+/// Whether a field varies per sample or is a tag shared by every sample of an ingested batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Home {
-    /// A column of `profile.samples` (one value per stored sample).
+pub enum Scope {
+    /// Set per sample (time, app_service, event type, ...).
     Sample,
-    /// A column of `profile.tagsets` (shared by every sample of one ingested batch).
-    TagSet,
+    /// A resource tag, shared by every sample of one ingested batch (host, pod, ...).
+    Batch,
 }
 
 /// One named, filterable field.
 #[derive(Debug, PartialEq, Eq)]
 pub struct FieldDef {
-    /// The name used in `tag_filter` and as the column name of the `profile.in_process` view.
+    /// The name used in `tag_filter` and as the column name of `profile.in_process`.
     pub name: &'static str,
-    /// The column in its home table (equal to `name` except for `_id`).
-    pub column: &'static str,
     /// Value type.
     pub kind: FieldKind,
-    /// Home table.
-    pub home: Home,
+    /// Per sample or per batch.
+    pub scope: Scope,
 }
 
 const fn text(name: &'static str) -> FieldDef {
     FieldDef {
         name,
-        column: name,
         kind: FieldKind::Text,
-        home: Home::TagSet,
+        scope: Scope::Batch,
     }
 }
 
@@ -48,45 +46,38 @@ const fn text(name: &'static str) -> FieldDef {
 pub const FIELDS: &[FieldDef] = &[
     FieldDef {
         name: "_id",
-        column: "id",
         kind: FieldKind::Int,
-        home: Home::Sample,
+        scope: Scope::Sample,
     },
     FieldDef {
         name: "time",
-        column: "time",
         kind: FieldKind::Int,
-        home: Home::Sample,
+        scope: Scope::Sample,
     },
     FieldDef {
         name: "app_service",
-        column: "app_service",
         kind: FieldKind::Text,
-        home: Home::Sample,
+        scope: Scope::Sample,
     },
     FieldDef {
         name: "profile_language_type",
-        column: "profile_language_type",
         kind: FieldKind::Text,
-        home: Home::Sample,
+        scope: Scope::Sample,
     },
     FieldDef {
         name: "profile_event_type",
-        column: "profile_event_type",
         kind: FieldKind::Text,
-        home: Home::Sample,
+        scope: Scope::Sample,
     },
     FieldDef {
         name: "profile_create_timestamp",
-        column: "profile_create_timestamp",
         kind: FieldKind::Int,
-        home: Home::Sample,
+        scope: Scope::Sample,
     },
     FieldDef {
         name: "profile_in_timestamp",
-        column: "profile_in_timestamp",
         kind: FieldKind::Int,
-        home: Home::Sample,
+        scope: Scope::Sample,
     },
     text("profile_value_unit"),
     text("profile_id"),
@@ -124,9 +115,8 @@ pub const FIELDS: &[FieldDef] = &[
     text("ip"),
     FieldDef {
         name: "is_ipv4",
-        column: "is_ipv4",
         kind: FieldKind::Int,
-        home: Home::TagSet,
+        scope: Scope::Batch,
     },
     text("agent"),
 ];
@@ -233,9 +223,18 @@ pub fn resolve(name: &str) -> Result<FieldRef, ResolveError> {
     Err(ResolveError::Unknown)
 }
 
+/// The names the viewer's tag-filter builder suggests: every field, the `vtap` alias, and each
+/// open family as a prefix ending in `.` for the user to complete with a key.
+pub fn offered_names() -> Vec<String> {
+    let fields = FIELDS.iter().map(|d| d.name.to_owned());
+    let aliases = ALIASES.iter().map(|(alias, _)| (*alias).to_owned());
+    let families = Family::ALL.iter().map(|f| format!("{}.", f.base()));
+    fields.chain(aliases).chain(families).collect()
+}
+
 /// The fixed fields an ingest request may set through `tags` (those stored per batch).
 pub fn settable_columns() -> impl Iterator<Item = &'static FieldDef> {
-    FIELDS.iter().filter(|def| def.home == Home::TagSet)
+    FIELDS.iter().filter(|def| def.scope == Scope::Batch)
 }
 
 #[cfg(test)]
@@ -272,12 +271,26 @@ mod tests {
     }
 
     #[test]
-    fn column_names_are_plain_identifiers() {
+    fn names_are_plain_identifiers() {
         for def in FIELDS {
             assert!(def
-                .column
+                .name
                 .chars()
                 .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()));
         }
+    }
+
+    #[test]
+    fn every_offered_name_resolves_once_completed() {
+        for name in offered_names() {
+            let complete = if name.ends_with('.') {
+                format!("{name}key")
+            } else {
+                name.clone()
+            };
+            assert!(resolve(&complete).is_ok(), "{name}");
+        }
+        assert!(offered_names().iter().any(|n| n == "k8s.label."));
+        assert!(!offered_names().iter().any(|n| n == "tag."));
     }
 }

@@ -1,34 +1,63 @@
-//! `max_kernel_stack_depth`: trimming the kernel tail of eBPF stacks.
+//! `max_kernel_stack_depth`: trimming the kernel tail of eBPF stacks — one rule for the service
+//! (which trims each stored stack) and the viewer's "cap kernel depth" transform (which trims a
+//! tree node by node through [`Tail`]).
 //!
 //! Kernel frames (`[k] `) are the last frames of a stored stack (root→leaf). With a depth `N ≥ 0`
 //! a stack keeps at most the first `N` of its trailing `[k]` frames, counted from the user/kernel
-//! boundary; the sample's value then lands on the last kept frame. A stack without `[k]` frames
-//! gets the same treatment for trailing `[c]` (CUDA) frames. `N < 0` keeps everything.
+//! boundary; the sample's value then lands on the last kept frame. A stack without trailing `[k]`
+//! frames gets the same treatment for trailing `[c]` (CUDA) frames. `N < 0` keeps everything.
 
-/// Prefix of kernel (or CUDA library) frames.
-pub const KERNEL_PREFIX: &str = "[k] ";
-/// Prefix of CUDA frames.
-pub const CUDA_PREFIX: &str = "[c] ";
+use crate::tree::kind::FrameKind;
+
+/// The trailing kernel and CUDA runs of a stack, followed frame by frame from the root: the
+/// state a tree walk carries from a parent to its child.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tail {
+    /// Consecutive `[k]` frames ending at the current frame.
+    kernel: u32,
+    /// Consecutive `[c]` frames ending at the current frame.
+    cuda: u32,
+}
+
+impl Tail {
+    /// The runs after one more frame of `kind`.
+    pub fn then(self, kind: FrameKind) -> Tail {
+        Tail {
+            kernel: if kind == FrameKind::Kernel {
+                self.kernel + 1
+            } else {
+                0
+            },
+            cuda: if kind == FrameKind::Cuda {
+                self.cuda + 1
+            } else {
+                0
+            },
+        }
+    }
+
+    /// How many frames at the end of a stack ending here `max_depth` removes.
+    pub fn excess(self, max_depth: i64) -> u32 {
+        let Ok(max) = u32::try_from(max_depth) else {
+            return 0;
+        };
+        let tail = if self.kernel > 0 {
+            self.kernel
+        } else {
+            self.cuda
+        };
+        tail.saturating_sub(max)
+    }
+}
 
 /// How many leading frames of `frames` (root→leaf) to keep for `max_depth`.
 ///
 /// Returns `frames.len()` when `max_depth < 0` or when nothing needs trimming.
 pub fn kept_len(frames: &[&str], max_depth: i64) -> usize {
-    let Ok(max) = usize::try_from(max_depth) else {
-        return frames.len();
-    };
-    let trailing = |prefix: &str| {
-        frames
-            .iter()
-            .rev()
-            .take_while(|f| f.starts_with(prefix))
-            .count()
-    };
-    let mut tail = trailing(KERNEL_PREFIX);
-    if tail == 0 {
-        tail = trailing(CUDA_PREFIX);
-    }
-    frames.len() - tail + tail.min(max)
+    let tail = frames
+        .iter()
+        .fold(Tail::default(), |t, f| t.then(FrameKind::from_name(f)));
+    frames.len() - tail.excess(max_depth) as usize
 }
 
 /// The frames to keep for `max_depth` (see [`kept_len`]).
@@ -62,6 +91,7 @@ mod tests {
         assert_eq!(trim(&STACK, 2), &STACK[..5]);
         assert_eq!(trim(&STACK, 3), &STACK[..]);
         assert_eq!(trim(&STACK, 100), &STACK[..]);
+        assert_eq!(trim(&STACK, i64::MAX), &STACK[..]);
     }
 
     #[test]
@@ -89,5 +119,11 @@ mod tests {
         let s = ["[k] a", "[k] b"];
         assert!(trim(&s, 0).is_empty());
         assert_eq!(trim(&s, 1), &s[..1]);
+    }
+
+    #[test]
+    fn only_the_trailing_run_counts() {
+        let s = ["[k] early", "main", "[k] a", "[k] b"];
+        assert_eq!(trim(&s, 1), &s[..3]);
     }
 }

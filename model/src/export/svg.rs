@@ -4,9 +4,9 @@
 
 use std::fmt::Write as _;
 
-use crate::color::{frame_color, Palette};
-use crate::format::{format_percent, format_value, ValueUnit};
-use crate::profile::{NodeId, Profile};
+use crate::tree::profile::{NodeId, Profile};
+use crate::view::color::{frame_color, Palette};
+use crate::view::format::{format_percent, format_value, ValueUnit};
 
 /// SVG export settings. `SvgOptions::default()` documents the defaults.
 #[derive(Clone, Debug)]
@@ -191,7 +191,7 @@ const SCRIPT: &str = r#"(function () {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::folded::parse_folded;
+    use crate::wire::folded::parse_folded;
 
     #[test]
     fn names_are_escaped_and_every_visible_frame_is_drawn() {

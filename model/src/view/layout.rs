@@ -8,7 +8,7 @@
 //! Coordinate spaces: `css_px` (layout, hit-testing, DOM events) here; the renderer alone
 //! multiplies by `devicePixelRatio` into `device_px`.
 
-use crate::profile::{NodeId, Profile};
+use crate::tree::profile::{NodeId, Profile};
 
 /// Which way the graph grows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -262,7 +262,7 @@ pub fn hit_test(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::build::TreeBuilder;
+    use crate::tree::build::TreeBuilder;
 
     fn profile() -> Profile {
         let mut b = TreeBuilder::new("app");

@@ -17,7 +17,7 @@
 
 use super::child_index::ChildIndex;
 use super::{Profile, Warnings};
-use crate::table::{NodeTable, NO_PARENT};
+use crate::tree::table::{NodeTable, NO_PARENT};
 
 /// A node made of several sibling rows sharing a function (the table repeated a sibling).
 #[derive(Clone, Copy)]

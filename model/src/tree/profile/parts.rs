@@ -5,8 +5,8 @@
 //! rest of the model relies on is verified, so a bad message is an error, never a panic later.
 
 use super::{Profile, Warnings};
-use crate::kind::FrameKind;
-use crate::table::NO_PARENT;
+use crate::tree::kind::FrameKind;
+use crate::tree::table::NO_PARENT;
 
 /// The arrays of a [`Profile`] (see there for what each column means).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

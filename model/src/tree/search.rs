@@ -3,8 +3,8 @@
 //! Matching is by function name and left to the caller (a substring matcher is provided; the
 //! viewer passes the browser's RegExp for regex searches), so this module stays pure.
 
-use crate::profile::{NodeId, Profile};
-use crate::transform::{func_set, FuncSet};
+use crate::tree::profile::{NodeId, Profile};
+use crate::tree::transform::{func_set, FuncSet};
 
 /// The outcome of a search over one profile.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -104,7 +104,7 @@ pub fn search_funcs(profile: &Profile, funcs: FuncSet) -> SearchResult {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::folded::parse_folded;
+    use crate::wire::folded::parse_folded;
 
     #[test]
     fn nested_matches_count_once_and_terms_combine() {

@@ -1,79 +1,12 @@
-//! The ProfileTracing request: the body the viewer posts and the service reads, the tag-filter
-//! text built from rows of name/value, validation with per-field messages, and URL parameters.
+//! The ProfileTracing request: the body the viewer posts (and the service reads, see
+//! [`crate::contract::body`]), validation with per-field messages for the form, and the URL
+//! parameters that reproduce a request.
 
 use serde::{Deserialize, Serialize};
 
-/// The fixed value of `app_service` that asks for the per-host graph.
-pub const TOTAL_APP_SERVICE: &str = "Total";
-
-/// eBPF event types the querier knows, in menu order.
-pub const EVENT_TYPES: [&str; 6] = [
-    "on-cpu",
-    "off-cpu",
-    "mem-alloc",
-    "mem-inuse",
-    "hbm-alloc",
-    "hbm-inuse",
-];
-
-/// Language types the querier knows, in menu order (`eBPF` is the agent's own data).
-pub const LANGUAGE_TYPES: [&str; 8] = [
-    "eBPF", "Golang", "Java", "python", "ruby", "PHP", "dotnet", "Node",
-];
-
-/// The tag names of `profile.in_process` a filter may use (the interface's field table), plus
-/// the open families that take a `.key` suffix.
-pub const TAG_NAMES: [&str; 49] = [
-    "region",
-    "az",
-    "host",
-    "chost",
-    "vpc",
-    "router",
-    "dhcpgw",
-    "lb",
-    "lb_listener",
-    "natgw",
-    "redis",
-    "rds",
-    "pod_cluster",
-    "pod_ns",
-    "pod_node",
-    "pod_ingress",
-    "pod_service",
-    "pod_group_type",
-    "pod_group",
-    "pod",
-    "service",
-    "gprocess",
-    "host_ip",
-    "host_hostname",
-    "chost_ip",
-    "chost_hostname",
-    "pod_node_ip",
-    "pod_node_hostname",
-    "ip",
-    "is_ipv4",
-    "app_service",
-    "app_instance",
-    "trace_id",
-    "span_name",
-    "agent",
-    "vtap",
-    "profile_value_unit",
-    "profile_event_type",
-    "profile_create_timestamp",
-    "profile_in_timestamp",
-    "profile_language_type",
-    "profile_id",
-    "_id",
-    "time",
-    "k8s.label.",
-    "k8s.annotation.",
-    "k8s.env.",
-    "cloud.tag.",
-    "tag.",
-];
+use crate::contract::event::{
+    supports_whole_host, DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, TOTAL_APP_SERVICE,
+};
 
 /// The body of `POST /v1/profile/ProfileTracing`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -95,6 +28,18 @@ pub struct ProfileRequest {
     /// Keep at most this many leading kernel frames; -1 keeps all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_kernel_stack_depth: Option<i64>,
+}
+
+impl ProfileRequest {
+    /// `max_kernel_stack_depth` as the service applies it: -1 (keep all) unless given, and only
+    /// for eBPF data.
+    pub fn kernel_depth(&self) -> i64 {
+        if crate::contract::event::is_ebpf(&self.profile_language_type) {
+            self.max_kernel_stack_depth.unwrap_or(-1)
+        } else {
+            -1
+        }
+    }
 }
 
 /// A problem with one field of a request, for display next to that field.
@@ -127,7 +72,7 @@ impl ProfileRequest {
             );
         }
         if self.app_service.as_deref() == Some(TOTAL_APP_SERVICE)
-            && self.profile_event_type != "on-cpu"
+            && !supports_whole_host(&self.profile_event_type)
         {
             err(
                 "app_service",
@@ -162,56 +107,14 @@ impl ProfileRequest {
     }
 }
 
-/// One `name = 'value'` row of the tag-filter builder.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TagCondition {
-    /// Tag name, e.g. `pod` or `k8s.label.app`.
-    pub name: String,
-    /// Raw value; quoting is applied by [`render_tag_filter`].
-    pub value: String,
-    /// `!=` instead of `=`.
-    pub negated: bool,
-}
-
-/// Quotes a value for a tag filter: single quotes, with `\` and `'` escaped by a backslash
-/// (what both ClickHouse and our service read).
-pub fn quote_tag_value(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 2);
-    out.push('\'');
-    for c in value.chars() {
-        if c == '\'' || c == '\\' {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('\'');
-    out
-}
-
-/// Renders builder rows as `name='value' AND ...`, skipping rows without a name.
-pub fn render_tag_filter(rows: &[TagCondition]) -> String {
-    rows.iter()
-        .filter(|r| !r.name.trim().is_empty())
-        .map(|r| {
-            format!(
-                "{}{}{}",
-                r.name.trim(),
-                if r.negated { "!=" } else { "=" },
-                quote_tag_value(&r.value)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" AND ")
-}
-
 /// Reads request fields from URL query pairs (already percent-decoded), using the request's
 /// own field names. Returns `None` when the URL names no query (no `app_service` and no times).
 pub fn request_from_url_pairs<'a>(
     pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Option<ProfileRequest> {
     let mut req = ProfileRequest {
-        profile_language_type: "eBPF".to_string(),
-        profile_event_type: "on-cpu".to_string(),
+        profile_language_type: DEFAULT_LANGUAGE.to_string(),
+        profile_event_type: DEFAULT_EVENT_TYPE.to_string(),
         ..ProfileRequest::default()
     };
     let mut named_any = false;
@@ -289,32 +192,6 @@ mod tests {
         let mut r = valid();
         r.time_start = 0;
         assert_eq!(r.validate()[0].field, "time_start");
-    }
-
-    #[test]
-    fn tag_filter_rows_render_with_escaped_quotes() {
-        let rows = [
-            TagCondition {
-                name: "pod".into(),
-                value: "web-1".into(),
-                negated: false,
-            },
-            TagCondition {
-                name: " ".into(),
-                value: "ignored".into(),
-                negated: false,
-            },
-            TagCondition {
-                name: "pod_ns".into(),
-                value: r"team-o'brien\x".into(),
-                negated: true,
-            },
-        ];
-        assert_eq!(
-            render_tag_filter(&rows),
-            r"pod='web-1' AND pod_ns!='team-o\'brien\\x'"
-        );
-        assert_eq!(render_tag_filter(&[]), "");
     }
 
     #[test]

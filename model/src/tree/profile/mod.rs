@@ -10,7 +10,7 @@
 //! table: unreachable rows (orphans, cycles), negative values and totals below their parts are
 //! repaired and counted in [`Warnings`].
 
-use crate::kind::FrameKind;
+use crate::tree::kind::FrameKind;
 mod builder;
 mod child_index;
 mod level_order;
@@ -18,7 +18,7 @@ mod parts;
 
 pub use parts::{ProfileParts, WARNING_ORDER};
 
-use crate::table::{NodeTable, NO_PARENT};
+use crate::tree::table::{NodeTable, NO_PARENT};
 
 /// Index of a node in a [`Profile`] (preorder position; the root is 0).
 pub type NodeId = u32;

@@ -1,52 +1,35 @@
-//! Folded stacks (`frame;frame;frame value`), the lingua franca of `perf script` collapsers,
-//! py-spy and async-profiler: parsing for import, and writing for export and golden tests.
+//! Reading folded stacks (`frame;frame;frame value`), the lingua franca of `perf script`
+//! collapsers, py-spy and async-profiler, for imports and the service's ingest. Writing them
+//! is [`crate::export::folded`].
 
-use std::fmt;
+use thiserror::Error;
 
-use crate::build::TreeBuilder;
-use crate::profile::{NodeId, Profile};
+use crate::tree::build::TreeBuilder;
+use crate::tree::profile::Profile;
 
 /// Why a folded line could not be read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum FoldedError {
     /// The line has no space-separated value at its end.
+    #[error("expected `frame;frame;... value` but found no value after the stack")]
     MissingValue,
     /// The value is not a non-negative integer.
+    #[error("the value {0:?} is not a non-negative integer")]
     BadValue(String),
     /// A frame between two `;` is empty.
+    #[error("the stack has an empty frame (`;;`)")]
     EmptyFrame,
 }
 
-impl fmt::Display for FoldedError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FoldedError::MissingValue => {
-                f.write_str("expected `frame;frame;... value` but found no value after the stack")
-            }
-            FoldedError::BadValue(v) => write!(f, "the value {v:?} is not a non-negative integer"),
-            FoldedError::EmptyFrame => f.write_str("the stack has an empty frame (`;;`)"),
-        }
-    }
-}
-
-impl std::error::Error for FoldedError {}
-
 /// A folded-stacks error with the 1-based line it occurred on.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("line {line}: {error}")]
 pub struct FoldedLineError {
     /// 1-based line number.
     pub line: usize,
     /// What was wrong.
     pub error: FoldedError,
 }
-
-impl fmt::Display for FoldedLineError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "line {}: {}", self.line, self.error)
-    }
-}
-
-impl std::error::Error for FoldedLineError {}
 
 /// A parsed folded line: frames root→leaf and the sample value.
 pub type FoldedStack<'a> = (Vec<&'a str>, u64);
@@ -88,52 +71,6 @@ pub fn parse_folded(text: &str, root_name: &str) -> Result<Profile, FoldedLineEr
     Ok(builder.finish())
 }
 
-/// Writes `root;a;b self` for every node with self > 0, sorted, one per line (the fixtures'
-/// canonical form). Names containing `;` would be ambiguous, so they are written with `:`, as
-/// DeepFlow stores them.
-pub fn to_folded(profile: &Profile) -> String {
-    folded_lines(profile, true)
-}
-
-/// Like [`to_folded`] but without the root frame: what `perf` collapsers write, and what
-/// [`parse_folded`] reads back under a root of the caller's choosing.
-pub fn to_folded_stacks(profile: &Profile) -> String {
-    folded_lines(profile, false)
-}
-
-fn folded_lines(profile: &Profile, with_root: bool) -> String {
-    let mut lines = Vec::new();
-    let mut path: Vec<String> = Vec::new();
-    for node in profile.nodes() {
-        let depth = profile.depth(node) as usize;
-        path.truncate(depth);
-        path.push(profile.name(node).replace(';', ":"));
-        if profile.self_value(node) > 0 {
-            let frames = if with_root { &path[..] } else { &path[1..] };
-            if frames.is_empty() {
-                continue;
-            }
-            lines.push(format!("{} {}", frames.join(";"), profile.self_value(node)));
-        }
-    }
-    lines.sort();
-    let mut out = lines.join("\n");
-    if !out.is_empty() {
-        out.push('\n');
-    }
-    out
-}
-
-/// The folded stack of one node (its path from the root, `;`-joined).
-pub fn stack_of(profile: &Profile, node: NodeId) -> String {
-    profile
-        .path_to(node)
-        .iter()
-        .map(|&n| profile.name(n))
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -163,17 +100,6 @@ mod tests {
             parse_folded_line("a;b -3").unwrap_err(),
             FoldedError::BadValue("-3".into())
         );
-    }
-
-    #[test]
-    fn folded_round_trips() {
-        let text = "main;a 2\nmain;b;c 5\nmain 1\n";
-        let p = parse_folded(text, "app").unwrap();
-        assert_eq!(to_folded(&p), "app;main 1\napp;main;a 2\napp;main;b;c 5\n");
-        assert_eq!(stack_of(&p, p.node_count() as u32 - 1), "app;main;b;c");
-        assert_eq!(to_folded_stacks(&p), "main 1\nmain;a 2\nmain;b;c 5\n");
-        let again = parse_folded(&to_folded_stacks(&p), "app").unwrap();
-        assert_eq!(to_folded(&again), to_folded(&p));
     }
 
     #[test]

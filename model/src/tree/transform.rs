@@ -6,11 +6,12 @@
 //! the new root, and whether its self time counts. Sibling frames that end up with the same name
 //! merge, exactly like duplicate stacks do. No recursion over depth anywhere.
 
-use crate::build::TreeBuilder;
-use crate::fxhash::FxHashMap;
-use crate::kind::FrameKind;
-use crate::profile::{NodeId, Profile};
-use crate::table::{NodeTable, NO_PARENT};
+use crate::contract::kernel::Tail;
+use crate::tree::build::TreeBuilder;
+use crate::tree::kind::FrameKind;
+use crate::tree::profile::{NodeId, Profile};
+use crate::tree::table::{NodeTable, NO_PARENT};
+use rustc_hash::FxHashMap;
 
 /// A set of functions (by interned id of the profile it was made for).
 pub type FuncSet = Vec<bool>;
@@ -39,13 +40,14 @@ pub enum FrameRule {
 
 const UNMAPPED: u32 = u32::MAX;
 
-/// Rebuilds `profile`: `rule` decides each non-root node's fate, `counts` whether its self time
-/// is kept. Nodes left with no counted time are pruned. `root_name` names the new root.
+/// Rebuilds `profile`: `rule` decides each non-root node's fate, `self_of` how much self time it
+/// brings (its own, a share moved to it, or 0 to leave it out). Nodes left with no time are
+/// pruned. `root_name` names the new root.
 pub fn rebuild(
     profile: &Profile,
     root_name: &str,
     mut rule: impl FnMut(NodeId) -> FrameRule,
-    mut counts: impl FnMut(NodeId) -> bool,
+    mut self_of: impl FnMut(NodeId) -> u64,
 ) -> Profile {
     if profile.is_empty() {
         return Profile::default();
@@ -89,14 +91,14 @@ pub fn rebuild(
             }
         };
         map[node as usize] = target;
-        if target != UNMAPPED && counts(node) {
+        if target != UNMAPPED {
             let slot = &mut table.self_value[target as usize];
-            *slot = slot.saturating_add(profile.self_value(node) as i64);
+            *slot = slot.saturating_add(i64::try_from(self_of(node)).unwrap_or(i64::MAX));
         }
     }
-    if counts(0) {
-        table.self_value[0] = profile.self_value(0) as i64;
-    }
+    // Frames merged into the root (or made the root) have already added to its self time.
+    let root_self = i64::try_from(self_of(0)).unwrap_or(i64::MAX);
+    table.self_value[0] = table.self_value[0].saturating_add(root_self);
     prune_empty(Profile::from_table(table))
 }
 
@@ -131,7 +133,7 @@ fn prune_empty(profile: Profile) -> Profile {
                 FrameRule::Keep
             }
         },
-        |_| true,
+        |n| profile.self_value(n),
     )
 }
 
@@ -142,26 +144,31 @@ pub fn fold_threads(profile: &Profile) -> Profile {
         profile,
         &root,
         |n| merge_if(profile.kind(n) == FrameKind::Thread),
-        |_| true,
+        |n| profile.self_value(n),
     )
 }
 
-/// Keeps at most `keep` kernel (`[k]`) frames per stack, counted from the user/kernel boundary;
-/// `keep = 0` hides kernel frames entirely (their time goes to the calling user frame).
+/// Keeps at most `keep` kernel (`[k]`) frames per stack, counted from the user/kernel boundary
+/// (trailing `[c]` frames likewise when a stack has no kernel tail); `keep = 0` hides them
+/// entirely. The rule is the service's `max_kernel_stack_depth` ([`crate::contract::kernel`]),
+/// applied to the stack ending at each node: its self time moves up to the last kept frame.
 pub fn cap_kernel_depth(profile: &Profile, keep: u32) -> Profile {
-    let mut kernel_depth = vec![0u32; profile.node_count()];
+    let mut tails = vec![Tail::default(); profile.node_count()];
+    let mut moved = vec![0u64; profile.node_count()];
+    for n in profile.nodes() {
+        let tail = match profile.parent(n) {
+            Some(p) => tails[p as usize].then(profile.kind(n)),
+            None => Tail::default(),
+        };
+        tails[n as usize] = tail;
+        let mut target = n;
+        for _ in 0..tail.excess(i64::from(keep)) {
+            target = profile.parent(target).unwrap_or(target);
+        }
+        moved[target as usize] = moved[target as usize].saturating_add(profile.self_value(n));
+    }
     let root = profile.name(0).to_string();
-    rebuild(
-        profile,
-        &root,
-        |n| {
-            let parent_depth = profile.parent(n).map_or(0, |p| kernel_depth[p as usize]);
-            let is_kernel = profile.kind(n) == FrameKind::Kernel;
-            kernel_depth[n as usize] = parent_depth + u32::from(is_kernel);
-            merge_if(is_kernel && kernel_depth[n as usize] > keep)
-        },
-        |_| true,
-    )
+    rebuild(profile, &root, |_| FrameRule::Keep, |n| moved[n as usize])
 }
 
 /// Collapses runs of unresolved frames (`[/path]`, `[unknown] 0x...`) into their first frame.
@@ -172,7 +179,7 @@ pub fn collapse_unresolved(profile: &Profile) -> Profile {
         profile,
         &root,
         |n| merge_if(unresolved(n) && profile.parent(n).is_some_and(unresolved)),
-        |_| true,
+        |n| profile.self_value(n),
     )
 }
 
@@ -183,7 +190,7 @@ pub fn hide_functions(profile: &Profile, hidden: &FuncSet) -> Profile {
         profile,
         &root,
         |n| merge_if(hidden[profile.func(n) as usize]),
-        |_| true,
+        |n| profile.self_value(n),
     )
 }
 
@@ -191,7 +198,12 @@ pub fn hide_functions(profile: &Profile, hidden: &FuncSet) -> Profile {
 pub fn keep_stacks_through(profile: &Profile, funcs: &FuncSet) -> Profile {
     let through = stacks_through(profile, funcs);
     let root = profile.name(0).to_string();
-    rebuild(profile, &root, |_| FrameRule::Keep, |n| through[n as usize])
+    rebuild(
+        profile,
+        &root,
+        |_| FrameRule::Keep,
+        |n| counted(profile, n, through[n as usize]),
+    )
 }
 
 /// Per node: whether it or one of its ancestors is one of `funcs`.
@@ -347,11 +359,20 @@ pub fn sandwich(profile: &Profile, func: u32) -> Sandwich {
                 FrameRule::Keep
             }
         },
-        |n| inside[n as usize],
+        |n| counted(profile, n, inside[n as usize]),
     );
     Sandwich {
         callers: callers.finish(),
         callees,
+    }
+}
+
+/// A node's self time when it counts, else 0.
+fn counted(profile: &Profile, node: NodeId, counts: bool) -> u64 {
+    if counts {
+        profile.self_value(node)
+    } else {
+        0
     }
 }
 
@@ -366,7 +387,8 @@ fn merge_if(cond: bool) -> FrameRule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::folded::{parse_folded, to_folded};
+    use crate::export::folded::to_folded;
+    use crate::wire::folded::parse_folded;
 
     fn p(text: &str) -> Profile {
         parse_folded(text, "app").unwrap()
@@ -392,6 +414,68 @@ mod tests {
             to_folded(&cap_kernel_depth(&prof, 0)),
             "app;main 1\napp;main;read 4\n"
         );
+    }
+
+    #[test]
+    fn folding_threads_keeps_the_threads_own_time() {
+        let prof = p("[p] redis;[t] io 3\n[p] redis 2\n[t] main 4\n");
+        assert_eq!(to_folded(&fold_threads(&prof)), "app 4\napp;[p] redis 5\n");
+    }
+
+    /// The tree transform and the service's per-stack rule are one rule: capping a built tree
+    /// gives the tree built from the trimmed stacks.
+    #[test]
+    fn kernel_cap_matches_the_services_per_stack_rule() {
+        let kinds = [
+            "main",
+            "work",
+            "[k] sys",
+            "[k] vfs",
+            "[c] launch",
+            "[l] libc",
+        ];
+        let mut seed = 7u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut stacks = Vec::new();
+        for _ in 0..300 {
+            let len = 1 + next(7) as usize;
+            let frames: Vec<&str> = (0..len).map(|_| kinds[next(6) as usize]).collect();
+            stacks.push((frames, 1 + next(9)));
+        }
+        let text: String = stacks
+            .iter()
+            .map(|(f, v)| format!("{} {v}\n", f.join(";")))
+            .collect();
+        let prof = p(&text);
+        for keep in [0u32, 1, 2, 5] {
+            let trimmed: String = stacks
+                .iter()
+                .map(|(f, v)| {
+                    let kept = crate::contract::kernel::trim(f, i64::from(keep));
+                    if kept.is_empty() {
+                        format!("{v}\n")
+                    } else {
+                        format!("{} {v}\n", kept.join(";"))
+                    }
+                })
+                .collect();
+            let mut reference = TreeBuilder::new("app");
+            for line in trimmed.lines() {
+                let (stack, v) = line.rsplit_once(' ').unwrap_or(("", line));
+                let frames = stack.split(';').filter(|s| !s.is_empty());
+                reference.add_stack(frames, v.trim().parse().unwrap());
+            }
+            assert_eq!(
+                to_folded(&cap_kernel_depth(&prof, keep)),
+                to_folded(&reference.finish()),
+                "keep {keep}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,57 @@
+//! Event types, language types and the defaults of a request, and what an event type implies:
+//! which support the per-host `Total` graph, and which measure bytes rather than time.
+
+/// The fixed value of `app_service` that asks for the per-host graph.
+pub const TOTAL_APP_SERVICE: &str = "Total";
+
+/// eBPF event types the querier knows, in menu order.
+pub const EVENT_TYPES: [&str; 6] = [
+    "on-cpu",
+    "off-cpu",
+    "mem-alloc",
+    "mem-inuse",
+    "hbm-alloc",
+    "hbm-inuse",
+];
+
+/// Language types the querier knows, in menu order (`eBPF` is the agent's own data).
+pub const LANGUAGE_TYPES: [&str; 8] = [
+    "eBPF", "Golang", "Java", "python", "ruby", "PHP", "dotnet", "Node",
+];
+
+/// `profile_language_type` when none is given: the agent's own eBPF data.
+pub const DEFAULT_LANGUAGE: &str = "eBPF";
+/// `profile_event_type` when none is given.
+pub const DEFAULT_EVENT_TYPE: &str = "on-cpu";
+/// `profile_value_unit` of stored samples (DeepFlow labels every eBPF event type so).
+pub const DEFAULT_UNIT: &str = "microseconds";
+
+/// Whether an event type profiles memory: its values are bytes (though stored as
+/// "microseconds") and the leaves of its stacks are allocated object types.
+pub fn is_memory_event(event_type: &str) -> bool {
+    event_type.starts_with("mem-") || event_type.starts_with("hbm-")
+}
+
+/// Whether the per-host (`Total`) graph exists for an event type: on-CPU only.
+pub fn supports_whole_host(event_type: &str) -> bool {
+    event_type == "on-cpu"
+}
+
+/// Whether a language type is the agent's eBPF data, for which `max_kernel_stack_depth` applies.
+pub fn is_ebpf(language: &str) -> bool {
+    language.eq_ignore_ascii_case(DEFAULT_LANGUAGE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_events_and_whole_host_support() {
+        assert!(is_memory_event("mem-alloc") && is_memory_event("hbm-inuse"));
+        assert!(!is_memory_event("on-cpu") && !is_memory_event("off-cpu"));
+        assert!(supports_whole_host("on-cpu"));
+        assert!(!EVENT_TYPES[1..].iter().any(|e| supports_whole_host(e)));
+        assert!(is_ebpf("ebpf") && !is_ebpf("Java"));
+    }
+}

@@ -1,0 +1,16 @@
+//! The ProfileTracing contract, written once for the viewer, the decode worker and the service:
+//! the request and its validation ([`request`]), how the service reads bodies ([`body`]) and
+//! which samples they select ([`selection`]), the result shapes ([`shape`]), the tag field
+//! table ([`fields`]) and the `tag_filter` grammar ([`tag_filter`]), the rules for
+//! `max_kernel_stack_depth` ([`kernel`]) and event types ([`event`]), and the response envelope
+//! ([`envelope`]). Facts about the interface live here and nowhere else.
+
+pub mod body;
+pub mod envelope;
+pub mod event;
+pub mod fields;
+pub mod kernel;
+pub mod request;
+pub mod selection;
+pub mod shape;
+pub mod tag_filter;

@@ -1,0 +1,6 @@
+//! Writing profiles out: the ProfileTracing result shapes ([`encode`], for the service's answers
+//! and saved responses), folded stacks ([`folded`]) and a standalone interactive SVG ([`svg`]).
+
+pub mod encode;
+pub mod folded;
+pub mod svg;

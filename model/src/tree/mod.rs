@@ -1,0 +1,11 @@
+//! The call tree: the decoders' flat [`table::NodeTable`], the immutable [`profile::Profile`]
+//! built from it (or from stacks, [`build`]), and what is derived from a profile — transforms,
+//! search and per-function statistics. Trees only: no wire formats, no pixels.
+
+pub mod build;
+pub mod kind;
+pub mod profile;
+pub mod search;
+pub mod stats;
+pub mod table;
+pub mod transform;

@@ -1,0 +1,7 @@
+//! Pure presentation: where bars go ([`layout`]), how they are painted ([`paint`]), their
+//! colours ([`color`]) and how numbers read ([`format`]). The viewer's canvas only replays what
+//! these decide, so every decision is tested natively.
+
+pub mod color;
+pub mod format;
+pub mod layout;
