@@ -1,54 +1,39 @@
-//! The page: the query form above the viewer (toolbars, graph or sandwich, table, status).
+//! The page: the query form above the viewer. The composition root: it creates the state, the
+//! session objects that write into it, and hands both to the components.
 
-use std::sync::Arc;
-
-use embers_model::NodeId;
-use leptos::ev;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
-use crate::components::analysis::AnalysisBar;
-use crate::components::export::{DropZone, ExportMenu};
-use crate::components::flame_graph::FlameGraph;
-use crate::components::panels::{Announcer, EmptyState, ErrorBanner, SandwichView, Shortcuts};
-use crate::components::query_form::{FormState, QueryForm};
-use crate::components::table::FunctionTable;
-use crate::components::theme::{theme_state, ThemeSwitch};
-use crate::components::toolbar::{StatusLine, Toolbar};
-use crate::render::Overlay;
-use crate::state::{LoadState, Loaded};
-use crate::view::ViewSpec;
-use crate::view_state::ViewState;
-
-pub use crate::runner::{decode_to_state, QueryRunner};
-
-/// Windows at least this wide (CSS px) open the function table by default.
-const TABLE_DEFAULT_MIN_WIDTH_CSS: f64 = 1500.0;
+use crate::components::form::query_form::QueryForm;
+use crate::components::theme::theme_state;
+use crate::components::viewer::Viewer;
+use crate::session::form::FormState;
+use crate::session::runner::QueryRunner;
+use crate::session::url::{page_params, sync_view_to_url};
+use crate::session::{embed, url};
+use crate::state::view_spec::ViewSpec;
+use crate::state::view_state::ViewState;
 
 /// The whole page.
 #[component]
 pub fn App() -> impl IntoView {
     // Owned by the app root, so every component shares one theme for the page's life.
     theme_state();
-    let load = RwSignal::new(LoadState::Idle);
-    let page = crate::url::page_params();
+    let page = page_params();
     let spec = ViewSpec::from_params(page.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let embed = page.iter().any(|(k, v)| k == "embed" && v != "0");
-    let view = ViewState::new(load, spec);
-    let runner = QueryRunner::new(load, view.zoom);
+    let embedded = url::is_embedded(&page);
+    let view = ViewState::new(spec);
+    let runner = QueryRunner::new(view);
     let form = FormState::from_page();
-    crate::embed::listen(view, runner, form);
-    crate::url::sync_view_to_url(view, form, embed);
-
+    embed::listen(runner, form.base_url);
+    sync_view_to_url(view, form.base_url, embedded);
     if form.run_on_load {
         if let Ok(req) = form.to_request() {
             runner.run(form.base_url.get_untracked(), req);
         }
     }
-
     view! {
-        <div class="app" class:embedded=embed>
-            {(!embed).then(|| view! {
+        <div class="app" class:embedded=embedded>
+            {(!embedded).then(|| view! {
                 <header class="topbar">
                     <div class="brand" aria-label="Embers">
                         <span class="brand-mark" aria-hidden="true"></span>
@@ -59,127 +44,5 @@ pub fn App() -> impl IntoView {
             })}
             <Viewer view=view />
         </div>
-    }
-}
-
-/// Everything below the form: toolbars, error, graph (or sandwich), table and status line,
-/// driven by `view.load`. Embedders and tests can mount it with a profile they decoded themselves.
-#[component]
-pub fn Viewer(view: ViewState) -> impl IntoView {
-    theme_state();
-    let help = RwSignal::new(false);
-    // The table shares the width with the graph: open it by default only on wide windows.
-    let wide = web_sys::window()
-        .and_then(|w| w.inner_width().ok())
-        .and_then(|w| w.as_f64())
-        .is_some_and(|w| w >= TABLE_DEFAULT_MIN_WIDTH_CSS);
-    let table_open = RwSignal::new(wide);
-    let keys = window_event_listener(ev::keydown, move |e| global_key(view, help, &e));
-    on_cleanup(move || keys.remove());
-    let graph = move || match view.shown.get() {
-        Some(l) if !l.profile.is_empty() => match view.sandwich() {
-            Some((callers, callees)) => {
-                view! { <SandwichView view=view callers=callers callees=callees /> }.into_any()
-            }
-            None => view! { <MainGraph view=view loaded=l /> }.into_any(),
-        },
-        _ => view! { <EmptyState state=view.load.get() view=view /> }.into_any(),
-    };
-    let table_toggle: ChildrenFn = Arc::new(move || {
-        view! {
-            <ExportMenu view=view />
-            <button type="button" data-testid="table-toggle" aria-pressed=move || table_open.get().to_string()
-                class:active=move || table_open.get() title="Show or hide the function table"
-                on:click=move |_| table_open.update(|o| *o = !*o)>"Table"</button>
-            <ThemeSwitch />
-            <button type="button" class="icon" data-testid="help-toggle" title="Keyboard shortcuts (?)"
-                on:click=move |_| help.update(|h| *h = !*h)>"?"</button>
-        }
-        .into_any()
-    });
-    view! {
-            <Toolbar view=view extra=table_toggle />
-            {move || view.shown.get().filter(|l| !l.profile.is_empty()).map(|_| view! { <AnalysisBar view=view /> })}
-            <ErrorBanner load=view.load />
-            <div class="workspace">
-                <main class="graph-area">{graph}</main>
-                {move || (table_open.get() && view.shown.get().is_some_and(|l| !l.profile.is_empty()))
-                    .then(|| view! { <FunctionTable view=view /> })}
-            </div>
-            <Announcer view=view />
-            {move || help.get().then(|| view! { <Shortcuts close=move || help.set(false) /> })}
-            <footer class="footer">
-                <StatusLine load=view.load shown=view.shown />
-    {move || view.transforms.with(|t| !t.is_empty()).then(|| view! { <span class="status-note">"transformed view"</span> })}
-                {move || view.shown.get().and_then(|l| l.note.clone()).map(|n| view! { <span class="status-note" data-testid="view-note">{n}</span> })}
-            </footer>
-            <DropZone view=view />
-        }
-}
-
-/// Page-wide keys: Esc resets (or closes help), `/` focuses the search, `?` toggles help.
-fn global_key(view: ViewState, help: RwSignal<bool>, e: &web_sys::KeyboardEvent) {
-    let typing = e
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
-    match e.key().as_str() {
-        "Escape" if help.get_untracked() => help.set(false),
-        "Escape" => {
-            view.zoom.set(0);
-            view.focused.set(None);
-            // The selection feeds the sandwich; while that is open, keep it.
-            if !view.sandwich_open.get_untracked() {
-                view.selected.set(None);
-            }
-        }
-        "/" if !typing => {
-            e.prevent_default();
-            focus_testid("search");
-        }
-        "?" if !typing => help.update(|h| *h = !*h),
-        _ => {}
-    }
-}
-
-fn focus_testid(id: &str) {
-    let el = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| {
-            d.query_selector(&format!("[data-testid='{id}']"))
-                .ok()
-                .flatten()
-        })
-        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
-    if let Some(el) = el {
-        let _ = el.focus();
-    }
-}
-
-/// The main graph with search/selection overlay, keyboard focus, and click-to-select.
-#[component]
-fn MainGraph(view: ViewState, loaded: Arc<Loaded>) -> impl IntoView {
-    // Name → function id is a scan over every name: do it when the selection changes, not on
-    // every redraw (hover redraws read the overlay too).
-    let function_id = |names: RwSignal<Option<String>>| {
-        let profile = loaded.clone();
-        Memo::new(move |_| names.get().and_then(|n| profile.profile.function_id(&n)))
-    };
-    let (selected, highlighted) = (function_id(view.selected), function_id(view.highlighted));
-    let overlay = Signal::derive(move || Overlay {
-        search: view.found.get(),
-        selected: selected.get(),
-        highlighted: highlighted.get(),
-        focused: view.focused.get(),
-    });
-    let for_pick = loaded.clone();
-    let pick = Callback::new(move |node: NodeId| {
-        view.selected
-            .set(Some(for_pick.profile.name(node).to_string()));
-        crate::embed::announce_selection(&for_pick.profile, node);
-    });
-    view! {
-        <FlameGraph loaded=loaded zoom=view.zoom metric=view.metric orientation=view.orientation
-            overlay=overlay focused=view.focused on_pick=pick />
     }
 }

@@ -1,20 +1,20 @@
 //! Embers: an interactive canvas flame-graph viewer for ProfileTracing services.
 //!
-//! The web-free work (decoding, the call-tree model, layout, formatting) lives in
-//! `embers-model`; this crate holds only what touches the browser: the HTTP client ([`api`]),
-//! view state ([`state`]), the canvas renderer ([`render`]) and Leptos components.
+//! The web-free work (the contract, decoding, the call-tree model, layout, paint, formatting)
+//! lives in `embers-model`; this crate holds what touches the browser, in layers that data
+//! flows through one way (see `docs/architecture.md`):
+//!
+//! - [`net`]: the HTTP client and the decode worker's client — bytes in, model types out;
+//! - [`state`]: what is loaded and how it is looked at (signals, derived values as memos);
+//! - [`session`]: how results come to be — the query runner, imports, the form, the URL, the
+//!   embedding API; it uses `net` and writes into `state`;
+//! - [`components`]: what the user sees; they read `state` and call `session`;
+//! - [`app`]: the composition root.
 
-pub mod api;
 pub mod app;
 pub mod components;
-pub mod decode_worker;
-pub mod embed;
-pub mod render;
-pub mod runner;
+pub mod net;
+pub mod session;
 pub mod state;
-pub mod time;
-pub mod url;
-pub mod view;
-pub mod view_state;
 
 pub use app::App;

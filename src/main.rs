@@ -6,6 +6,6 @@ fn main() {
         web_sys::console::error_1(&format!("Embers panicked: {info}").into())
     }));
     // Loads in the background while the page boots; queries decode there once it is ready.
-    embers::decode_worker::start();
+    embers::net::decode_worker::start();
     leptos::mount::mount_to_body(embers::App);
 }

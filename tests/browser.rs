@@ -1,15 +1,16 @@
 //! Headless-Chromium tests of the real components: mounting, drawing a decoded fixture,
-//! zoom and reset, the Self/Total toggle, and error display.
+//! zoom and reset, the Self/Total toggle, errors, search, transforms, the table and sandwich,
+//! keyboard navigation and deep stacks. Every wait is on a condition (`support::until`).
 //! Run: `CHROMEDRIVER=/usr/bin/chromedriver cargo test --target wasm32-unknown-unknown -p embers`.
 #![cfg(target_arch = "wasm32")]
 
-use embers::app::{decode_to_state, Viewer};
-use embers::state::LoadState;
-use embers::view::ViewSpec;
-use embers::view_state::ViewState;
-use embers_model::contract::request::ProfileRequest;
-use embers_model::NodeId;
+mod support;
+
+use embers::session::runner::decode_to_state;
+use embers::state::loaded::{LoadState, Loaded};
+use embers::state::view_spec::Transform;
 use leptos::prelude::*;
+use support::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
 use web_sys::{HtmlCanvasElement, HtmlElement};
@@ -19,125 +20,24 @@ wasm_bindgen_test_configure!(run_in_browser);
 const ONCPU_B: &str = include_str!("../model/tests/data/fixtures/process-oncpu-b/response.json");
 const ERROR_500: &str = include_str!("../model/tests/data/fixtures/error-500-fail/response.json");
 
-fn document() -> web_sys::Document {
-    web_sys::window().unwrap().document().unwrap()
-}
-
-async fn sleep(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
-}
-
-const STYLE: &str = include_str!("../style/main.css");
-
-/// A fresh, sized host element for one test, with the app's stylesheet on the page.
-fn host() -> HtmlElement {
-    let doc = document();
-    if doc.query_selector("style[data-embers]").unwrap().is_none() {
-        let style = doc.create_element("style").unwrap();
-        style.set_attribute("data-embers", "").unwrap();
-        style.set_text_content(Some(STYLE));
-        doc.head().unwrap().append_child(&style).unwrap();
-    }
-    let el: HtmlElement = document().create_element("div").unwrap().unchecked_into();
-    el.set_attribute(
-        "style",
-        "width:1000px;height:600px;display:flex;flex-direction:column",
-    )
-    .unwrap();
-    document().body().unwrap().append_child(&el).unwrap();
-    el
-}
-
-fn by_testid(root: &HtmlElement, id: &str) -> Option<HtmlElement> {
-    root.query_selector(&format!("[data-testid='{id}']"))
-        .unwrap()
-        .map(JsCast::unchecked_into)
-}
-
-struct Mounted {
-    root: HtmlElement,
-    load: RwSignal<LoadState>,
-    zoom: RwSignal<NodeId>,
-    view: ViewState,
-}
-
-fn mount_viewer(state: LoadState) -> Mounted {
-    let root = host();
-    let load = RwSignal::new(state);
-    let slot = std::rc::Rc::new(std::cell::Cell::new(None));
-    let out = slot.clone();
-    let handle = leptos::mount::mount_to(root.clone(), move || {
-        // The view state's effects need the mount's reactive owner.
-        let view = ViewState::new(load, ViewSpec::default());
-        out.set(Some(view));
-        view! { <Viewer view=view /> }
-    });
-    handle.forget();
-    let view = slot.take().expect("mounted");
-    Mounted {
-        root,
-        load,
-        zoom: view.zoom,
-        view,
-    }
-}
-
-fn request() -> ProfileRequest {
-    ProfileRequest {
-        app_service: Some("redis-server".into()),
-        ..ProfileRequest::default()
-    }
-}
-
-/// Pixels of the canvas that are not the background colour.
-fn painted_pixels(canvas: &HtmlCanvasElement) -> (usize, Vec<u8>) {
-    let ctx: web_sys::CanvasRenderingContext2d =
-        canvas.get_context("2d").unwrap().unwrap().unchecked_into();
-    let data = ctx
-        .get_image_data(
-            0.0,
-            0.0,
-            f64::from(canvas.width()),
-            f64::from(canvas.height()),
-        )
-        .unwrap()
-        .data()
-        .0;
-    let bg = [
-        data[data.len() - 4],
-        data[data.len() - 3],
-        data[data.len() - 2],
-    ];
-    let painted = data
-        .chunks_exact(4)
-        .filter(|p| [p[0], p[1], p[2]] != bg)
-        .count();
-    (painted, data)
-}
-
-fn click_canvas(canvas: &HtmlCanvasElement, x: f64, y: f64) {
-    let rect = canvas.get_bounding_client_rect();
-    let init = web_sys::MouseEventInit::new();
-    init.set_bubbles(true);
-    init.set_client_x((rect.left() + x) as i32);
-    init.set_client_y((rect.top() + y) as i32);
-    for kind in ["mousemove", "click"] {
-        let ev = web_sys::MouseEvent::new_with_mouse_event_init_dict(kind, &init).unwrap();
-        canvas.dispatch_event(&ev).unwrap();
-    }
+/// Mounts the viewer with the on-CPU fixture and waits until its graph is painted.
+async fn mounted_fixture() -> (Mounted, HtmlCanvasElement) {
+    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
+    until("the graph is painted", || {
+        canvas(&m.root, "flame-canvas").is_some_and(|c| is_painted(&c, 0.05))
+    })
+    .await;
+    let c = canvas(&m.root, "flame-canvas").unwrap();
+    (m, c)
 }
 
 #[wasm_bindgen_test]
 async fn the_app_mounts_with_its_form() {
-    let root = host();
-    leptos::mount::mount_to(root.clone(), embers::App).forget();
-    sleep(20).await;
+    let root = mount_app();
+    until("the form mounts", || {
+        by_testid(&root, "query-form").is_some()
+    })
+    .await;
     for id in [
         "query-form",
         "app-service",
@@ -156,11 +56,7 @@ async fn the_app_mounts_with_its_form() {
 
 #[wasm_bindgen_test]
 async fn a_decoded_fixture_paints_the_canvas_and_reports_status() {
-    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
-    sleep(100).await;
-    let canvas: HtmlCanvasElement = by_testid(&m.root, "flame-canvas")
-        .expect("canvas")
-        .unchecked_into();
+    let (m, canvas) = mounted_fixture().await;
     assert!(
         canvas.width() >= 1000,
         "canvas follows its container: {}",
@@ -172,24 +68,22 @@ async fn a_decoded_fixture_paints_the_canvas_and_reports_status() {
         painted > total / 20,
         "only {painted} of {total} pixels painted"
     );
-    let status = by_testid(&m.root, "status")
-        .unwrap()
-        .text_content()
-        .unwrap();
+    let status = text_of(&m.root, "status");
     assert!(status.contains("99 nodes"), "{status}");
     assert!(status.contains("1.66 s"), "{status}");
 }
 
 #[wasm_bindgen_test]
 async fn click_zooms_breadcrumbs_follow_and_escape_resets() {
-    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
-    sleep(100).await;
-    let canvas: HtmlCanvasElement = by_testid(&m.root, "flame-canvas").unwrap().unchecked_into();
+    let (m, canvas) = mounted_fixture().await;
     // Row 3 (y = 3.5 rows), right half: `main` under the redis-server thread.
     click_canvas(&canvas, 700.0, 18.0 * 3.5);
-    sleep(50).await;
-    assert_ne!(m.zoom.get_untracked(), 0, "click zoomed");
+    until("the click zooms", || m.view.zoom.get_untracked() != 0).await;
     let crumbs = by_testid(&m.root, "breadcrumbs").unwrap();
+    until("the breadcrumbs follow", || {
+        crumbs.query_selector_all("button").unwrap().length() == 4
+    })
+    .await;
     assert_eq!(
         crumbs.query_selector_all("button").unwrap().length(),
         4,
@@ -199,23 +93,17 @@ async fn click_zooms_breadcrumbs_follow_and_escape_resets() {
     assert!(!reset
         .unchecked_ref::<web_sys::HtmlButtonElement>()
         .disabled());
-    let esc = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &{
-        let i = web_sys::KeyboardEventInit::new();
-        i.set_key("Escape");
-        i
+    press(&web_sys::window().unwrap(), "Escape");
+    until("Esc resets the zoom", || m.view.zoom.get_untracked() == 0).await;
+    until("one crumb left", || {
+        crumbs.query_selector_all("button").unwrap().length() == 1
     })
-    .unwrap();
-    web_sys::window().unwrap().dispatch_event(&esc).unwrap();
-    sleep(50).await;
-    assert_eq!(m.zoom.get_untracked(), 0, "Esc reset the zoom");
-    assert_eq!(crumbs.query_selector_all("button").unwrap().length(), 1);
+    .await;
 }
 
 #[wasm_bindgen_test]
 async fn the_metric_toggle_changes_labels_and_shading() {
-    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
-    sleep(100).await;
-    let canvas: HtmlCanvasElement = by_testid(&m.root, "flame-canvas").unwrap().unchecked_into();
+    let (m, canvas) = mounted_fixture().await;
     let (_, before) = painted_pixels(&canvas);
     let toggle = by_testid(&m.root, "metric-toggle").unwrap();
     assert_eq!(
@@ -223,74 +111,64 @@ async fn the_metric_toggle_changes_labels_and_shading() {
         Some("total")
     );
     toggle.click();
-    sleep(50).await;
+    let changed = || {
+        let (_, after) = painted_pixels(&canvas);
+        before
+            .chunks_exact(4)
+            .zip(after.chunks_exact(4))
+            .filter(|(a, b)| a != b)
+            .count()
+    };
+    until("self mode repaints bars", || {
+        changed() > before.len() / 4 / 10
+    })
+    .await;
     assert_eq!(toggle.get_attribute("data-metric").as_deref(), Some("self"));
-    let (_, after) = painted_pixels(&canvas);
-    let changed = before
-        .chunks_exact(4)
-        .zip(after.chunks_exact(4))
-        .filter(|(a, b)| a != b)
-        .count();
-    assert!(
-        changed > before.len() / 4 / 10,
-        "self mode repaints bars ({changed} px changed)"
-    );
 }
 
 #[wasm_bindgen_test]
 async fn server_errors_are_shown_and_empty_results_are_not_errors() {
     let m = mount_viewer(decode_to_state(500, ERROR_500, request()));
-    sleep(30).await;
-    let error = by_testid(&m.root, "error")
-        .expect("error shown")
-        .text_content()
-        .unwrap();
+    until("the error shows", || by_testid(&m.root, "error").is_some()).await;
+    let error = text_of(&m.root, "error");
     assert!(error.contains("HTTP 500 FAIL"), "{error}");
     assert!(error.contains("Timeout exceeded"), "{error}");
     assert!(by_testid(&m.root, "flame-canvas").is_none());
 
-    m.load.set(decode_to_state(
+    m.view.replace_result(decode_to_state(
         200,
         "<html>502 Bad Gateway</html>",
         request(),
     ));
-    sleep(30).await;
-    let error = by_testid(&m.root, "error").unwrap().text_content().unwrap();
-    assert!(error.contains("not JSON"), "{error}");
+    until("the new error shows", || {
+        text_of(&m.root, "error").contains("not JSON")
+    })
+    .await;
 
     let empty = r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":null,"debug":null}"#;
-    m.load.set(decode_to_state(200, empty, request()));
-    sleep(30).await;
-    assert!(by_testid(&m.root, "error").is_none());
-    let status = by_testid(&m.root, "status")
-        .unwrap()
-        .text_content()
-        .unwrap();
+    m.view
+        .replace_result(decode_to_state(200, empty, request()));
+    until("the error goes", || by_testid(&m.root, "error").is_none()).await;
+    let status = text_of(&m.root, "status");
     assert!(status.contains("No samples"), "{status}");
 }
 
 #[wasm_bindgen_test]
 async fn a_submitted_query_that_fails_shows_an_error_and_keeps_the_form() {
-    let root = host();
-    leptos::mount::mount_to(root.clone(), embers::App).forget();
-    sleep(20).await;
+    let root = mount_app();
+    until("the form mounts", || {
+        by_testid(&root, "app-service").is_some()
+    })
+    .await;
     let app: web_sys::HtmlInputElement = by_testid(&root, "app-service").unwrap().unchecked_into();
     app.set_value("redis-server");
     app.dispatch_event(&web_sys::Event::new("input").unwrap())
         .unwrap();
     let form: web_sys::HtmlFormElement = by_testid(&root, "query-form").unwrap().unchecked_into();
     form.request_submit().unwrap();
-    for _ in 0..100 {
-        sleep(50).await;
-        if by_testid(&root, "error").is_some() {
-            break;
-        }
-    }
+    until("the error shows", || by_testid(&root, "error").is_some()).await;
     // The test server answers the relative URL with 404 and no envelope.
-    let error = by_testid(&root, "error")
-        .expect("error shown")
-        .text_content()
-        .unwrap();
+    let error = text_of(&root, "error");
     assert!(
         error.contains("HTTP 404") || error.contains("Could not reach"),
         "{error}"
@@ -303,23 +181,25 @@ async fn a_submitted_query_that_fails_shows_an_error_and_keeps_the_form() {
 
 #[wasm_bindgen_test]
 async fn an_empty_result_after_a_graph_clears_it_without_panicking() {
-    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
-    sleep(50).await;
-    m.zoom.set(3);
-    sleep(20).await;
+    let (m, _) = mounted_fixture().await;
+    m.view.zoom_to(3);
+    until("zoomed", || m.view.zoom.get_untracked() == 3).await;
     let empty = r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":null}"#;
-    m.load.set(decode_to_state(200, empty, request()));
-    sleep(50).await;
-    assert!(by_testid(&m.root, "flame-canvas").is_none());
-    let status = by_testid(&m.root, "status")
-        .unwrap()
-        .text_content()
-        .unwrap();
+    m.view
+        .replace_result(decode_to_state(200, empty, request()));
+    until("the graph goes", || {
+        by_testid(&m.root, "flame-canvas").is_none()
+    })
+    .await;
+    let status = text_of(&m.root, "status");
     assert!(status.contains("No samples"), "{status}");
     // And back to a graph.
-    m.load.set(decode_to_state(200, ONCPU_B, request()));
-    sleep(80).await;
-    assert!(by_testid(&m.root, "flame-canvas").is_some());
+    m.view
+        .replace_result(decode_to_state(200, ONCPU_B, request()));
+    until("the graph returns", || {
+        by_testid(&m.root, "flame-canvas").is_some()
+    })
+    .await;
     assert_eq!(
         m.view.shown.get_untracked().map(|l| l.profile.node_count()),
         Some(99)
@@ -328,46 +208,41 @@ async fn an_empty_result_after_a_graph_clears_it_without_panicking() {
 
 #[wasm_bindgen_test]
 async fn search_dims_non_matches_and_reports_the_share() {
-    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
-    sleep(100).await;
-    let canvas: HtmlCanvasElement = by_testid(&m.root, "flame-canvas").unwrap().unchecked_into();
+    let (m, canvas) = mounted_fixture().await;
     let (_, before) = painted_pixels(&canvas);
     m.view.search.update(|s| s.text = "ep_poll, tcp_".into());
-    sleep(60).await;
-    let found = m.view.found.get_untracked().expect("search ran");
+    let found = m
+        .view
+        .found
+        .with_untracked(|f| f.matches().cloned())
+        .expect("search ran");
     assert!(found.nodes.len() >= 3, "{} matches", found.nodes.len());
-    let summary = by_testid(&m.root, "search-summary")
-        .unwrap()
-        .text_content()
-        .unwrap();
-    assert!(
-        summary.contains("matches") && summary.contains('%'),
-        "{summary}"
-    );
-    let (_, after) = painted_pixels(&canvas);
-    assert_ne!(before, after, "non-matching frames are dimmed");
+    until("the summary shows the share", || {
+        let summary = text_of(&m.root, "search-summary");
+        summary.contains("matches") && summary.contains('%')
+    })
+    .await;
+    until("non-matching frames are dimmed", || {
+        painted_pixels(&canvas).1 != before
+    })
+    .await;
     // An invalid regex is reported, not thrown.
     m.view.search.update(|s| {
         s.text = "([".into();
         s.regex = true;
     });
-    sleep(40).await;
-    let summary = by_testid(&m.root, "search-summary")
-        .unwrap()
-        .text_content()
-        .unwrap();
-    assert!(summary.starts_with("Invalid regex"), "{summary}");
+    until("the invalid regex is reported", || {
+        text_of(&m.root, "search-summary").starts_with("Invalid regex")
+    })
+    .await;
 }
 
 #[wasm_bindgen_test]
 async fn transforms_show_as_chips_and_are_reversible() {
-    use embers::view::Transform;
-    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
-    sleep(60).await;
+    let (m, _) = mounted_fixture().await;
     m.view
         .transforms
         .set(vec![Transform::FoldThreads, Transform::KernelDepth(0)]);
-    sleep(60).await;
     let shown = m.view.shown.get_untracked().unwrap();
     assert!(
         shown.profile.node_count() < 99,
@@ -384,27 +259,27 @@ async fn transforms_show_as_chips_and_are_reversible() {
         1_656_564,
         "folding keeps the total"
     );
-    let chips = by_testid(&m.root, "chips").expect("chips");
-    assert_eq!(
-        chips
-            .query_selector_all("[data-testid='chip']")
-            .unwrap()
-            .length(),
-        2
-    );
-    let remove: HtmlElement = chips
+    until("two chips show", || {
+        by_testid(&m.root, "chips").is_some_and(|c| {
+            c.query_selector_all("[data-testid='chip']")
+                .unwrap()
+                .length()
+                == 2
+        })
+    })
+    .await;
+    let remove: HtmlElement = by_testid(&m.root, "chips")
+        .unwrap()
         .query_selector("[data-testid='chip'] button")
         .unwrap()
         .unwrap()
         .unchecked_into();
     remove.click();
-    sleep(60).await;
     assert_eq!(
         m.view.transforms.get_untracked(),
         vec![Transform::KernelDepth(0)]
     );
     m.view.transforms.set(Vec::new());
-    sleep(60).await;
     assert_eq!(
         m.view.shown.get_untracked().unwrap().profile.node_count(),
         99
@@ -413,17 +288,23 @@ async fn transforms_show_as_chips_and_are_reversible() {
 
 #[wasm_bindgen_test]
 async fn the_table_selects_functions_and_opens_their_sandwich() {
-    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
-    sleep(60).await;
+    let (m, _) = mounted_fixture().await;
     if by_testid(&m.root, "function-table").is_none() {
         by_testid(&m.root, "table-toggle").unwrap().click();
-        sleep(40).await;
     }
-    let table = by_testid(&m.root, "function-table").expect("table");
-    let rows = table
+    until("the table fills", || {
+        by_testid(&m.root, "function-table").is_some_and(|t| {
+            t.query_selector_all("[data-testid='table-row']")
+                .unwrap()
+                .length()
+                > 20
+        })
+    })
+    .await;
+    let rows = by_testid(&m.root, "function-table")
+        .unwrap()
         .query_selector_all("[data-testid='table-row']")
         .unwrap();
-    assert!(rows.length() > 20, "{} rows", rows.length());
     let first: HtmlElement = rows.get(0).unwrap().unchecked_into();
     assert!(
         first.text_content().unwrap().contains("ep_poll"),
@@ -431,41 +312,29 @@ async fn the_table_selects_functions_and_opens_their_sandwich() {
         first.text_content()
     );
     first.click();
-    sleep(40).await;
     assert_eq!(
         m.view.selected.get_untracked().as_deref(),
         Some("[k] ep_poll")
     );
+    until("the sandwich button is enabled", || {
+        by_testid(&m.root, "sandwich-toggle")
+            .is_some_and(|b| !b.unchecked_ref::<web_sys::HtmlButtonElement>().disabled())
+    })
+    .await;
     by_testid(&m.root, "sandwich-toggle").unwrap().click();
-    sleep(120).await;
     for id in ["sandwich-callers", "sandwich-callees"] {
-        let c: HtmlCanvasElement = by_testid(&m.root, id)
-            .unwrap_or_else(|| panic!("{id}"))
-            .unchecked_into();
-        let (painted, _) = painted_pixels(&c);
-        assert!(painted > 1000, "{id} painted {painted} px");
+        until(id, || {
+            canvas(&m.root, id).is_some_and(|c| painted_pixels(&c).0 > 1000)
+        })
+        .await;
     }
 }
 
 #[wasm_bindgen_test]
 async fn arrow_keys_move_focus_enter_zooms_and_the_focus_is_announced() {
-    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
-    sleep(80).await;
-    let canvas: HtmlCanvasElement = by_testid(&m.root, "flame-canvas").unwrap().unchecked_into();
-    let key = |k: &str| {
-        let init = web_sys::KeyboardEventInit::new();
-        init.set_key(k);
-        init.set_bubbles(true);
-        canvas
-            .dispatch_event(
-                &web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init)
-                    .unwrap(),
-            )
-            .unwrap();
-    };
-    key("ArrowDown");
-    key("ArrowDown");
-    sleep(30).await;
+    let (m, canvas) = mounted_fixture().await;
+    press(&canvas, "ArrowDown");
+    press(&canvas, "ArrowDown");
     let focused = m.view.focused.get_untracked().expect("focus moved");
     let shown = m.view.shown.get_untracked().unwrap();
     assert_eq!(shown.profile.depth(focused), 2);
@@ -474,37 +343,36 @@ async fn arrow_keys_move_focus_enter_zooms_and_the_focus_is_announced() {
         "[l] __libc_start_main",
         "down follows the widest child"
     );
-    let announced = by_testid(&m.root, "announcer")
-        .unwrap()
-        .text_content()
-        .unwrap();
-    assert!(
-        announced.starts_with("[l] __libc_start_main"),
-        "{announced}"
-    );
-    key("ArrowLeft");
-    sleep(20).await;
+    until("the focus is announced", || {
+        text_of(&m.root, "announcer").starts_with("[l] __libc_start_main")
+    })
+    .await;
+    press(&canvas, "ArrowLeft");
     assert_ne!(
         m.view.focused.get_untracked(),
         Some(focused),
         "left moves along the row"
     );
-    key("Enter");
-    sleep(30).await;
-    assert_eq!(Some(m.zoom.get_untracked()), m.view.focused.get_untracked());
+    press(&canvas, "Enter");
+    assert_eq!(
+        Some(m.view.zoom.get_untracked()),
+        m.view.focused.get_untracked()
+    );
 }
 
 #[wasm_bindgen_test]
 async fn a_5000_level_stack_renders_and_scrolls_with_a_viewport_sized_canvas() {
-    use embers::state::Loaded;
     let frames: Vec<String> = (0..5000).map(|i| format!("f{i}")).collect();
     let folded = format!("{} 7\nshort 3\n", frames.join(";"));
     let profile = embers_model::wire::folded::parse_folded(&folded, "deep").unwrap();
     assert_eq!(profile.max_depth(), 5000);
     let loaded = Loaded::new(profile, request(), None, 0.0);
     let m = mount_viewer(LoadState::Loaded(std::sync::Arc::new(loaded)));
-    sleep(100).await;
-    let canvas: HtmlCanvasElement = by_testid(&m.root, "flame-canvas").unwrap().unchecked_into();
+    until("the graph is painted", || {
+        canvas(&m.root, "flame-canvas").is_some_and(|c| is_painted(&c, 0.001))
+    })
+    .await;
+    let canvas = canvas(&m.root, "flame-canvas").unwrap();
     let dpr = web_sys::window().unwrap().device_pixel_ratio();
     assert!(
         f64::from(canvas.height()) <= 600.0 * dpr + 1.0,
@@ -521,14 +389,14 @@ async fn a_5000_level_stack_renders_and_scrolls_with_a_viewport_sized_canvas() {
         scroller.scroll_height() >= 5001 * 18,
         "content is as tall as the stack"
     );
+    let (_, before) = painted_pixels(&canvas);
     scroller.set_scroll_top(scroller.scroll_height());
     scroller
         .dispatch_event(&web_sys::Event::new("scroll").unwrap())
         .unwrap();
-    sleep(80).await;
-    let (painted, _) = painted_pixels(&canvas);
-    assert!(
-        painted > 1000,
-        "the deepest rows are drawn after scrolling ({painted} px)"
-    );
+    until("the deepest rows are drawn after scrolling", || {
+        let (painted, now) = painted_pixels(&canvas);
+        now != before && painted > 1000
+    })
+    .await;
 }

@@ -18,6 +18,8 @@
 pub mod contract;
 pub mod export;
 pub mod synth;
+#[cfg(feature = "testkit")]
+pub mod testkit;
 pub mod tree;
 pub mod view;
 pub mod wire;

@@ -2,46 +2,17 @@
 //! shared emulator fixtures) and our own layout snapshots in `tests/data/layout/`.
 //!
 //! Layout snapshots are regenerated with `BLESS=1 cargo test -p embers-model --test golden`;
-//! review the diff before committing.
-
-use std::fs;
-use std::path::{Path, PathBuf};
+//! review the diff before committing. Paint snapshots live in `tests/paint.rs`.
 
 use embers_model::export::folded::to_folded;
+use embers_model::testkit::{check_snapshot, data_dir, fixture, fixtures, Fixture};
 use embers_model::tree::stats::function_stats;
 use embers_model::view::layout::{layout, LayoutOptions, Viewport};
 use embers_model::{decode_response, DecodeError, Profile};
 use serde_json::Value;
 
-fn data_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data")
-}
-
-fn cases() -> Vec<(String, PathBuf)> {
-    let mut cases: Vec<_> = fs::read_dir(data_dir().join("fixtures"))
-        .expect("fixtures folder")
-        .filter_map(Result::ok)
-        .filter(|e| e.path().is_dir())
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
-        .collect();
-    cases.sort();
-    assert!(
-        cases.len() >= 10,
-        "expected the fixture set, found {}",
-        cases.len()
-    );
-    cases
-}
-
-fn read_json(path: &Path) -> Value {
-    serde_json::from_str(&fs::read_to_string(path).expect("readable")).expect("valid JSON")
-}
-
-fn decode_case(dir: &Path) -> (Value, Result<Profile, DecodeError>) {
-    let case = read_json(&dir.join("case.json"));
-    let status = case["http_status"].as_u64().expect("http_status") as u16;
-    let body = fs::read_to_string(dir.join("response.json")).expect("response");
-    (case, decode_response(status, &body).map(|d| d.profile))
+fn decode(f: &Fixture) -> Result<Profile, DecodeError> {
+    decode_response(f.http_status(), &f.response()).map(|d| d.profile)
 }
 
 /// The querier's type letter for a function, as `expected.json` records it.
@@ -59,10 +30,9 @@ fn type_letter(p: &Profile, func: u32) -> &'static str {
 
 #[test]
 fn every_fixture_decodes_to_its_expected_tree() {
-    for (name, dir) in cases() {
-        let (case, decoded) = decode_case(&dir);
-        let expected = read_json(&dir.join("expected.json"));
-        if case["expect"] == "error" {
+    for f in fixtures() {
+        let (name, decoded, expected) = (&f.name, decode(&f), &f.expected);
+        if f.expects_error() {
             let err = decoded.expect_err(&name);
             let want = &expected["error"];
             match &err {
@@ -88,8 +58,7 @@ fn every_fixture_decodes_to_its_expected_tree() {
             continue;
         }
         let p = decoded.unwrap_or_else(|e| panic!("{name}: {e}"));
-        let folded = fs::read_to_string(dir.join("expected.folded")).unwrap();
-        assert_eq!(to_folded(&p), folded, "{name}: folded stacks");
+        assert_eq!(to_folded(&p), f.expected_folded(), "{name}: folded stacks");
         assert_eq!(
             p.root_total(),
             expected["root_total"].as_u64().unwrap(),
@@ -108,7 +77,7 @@ fn every_fixture_decodes_to_its_expected_tree() {
             );
         }
         assert_eq!(p.warnings().total(), 0, "{name}: {:?}", p.warnings());
-        check_functions(&name, &p, &expected["functions"]);
+        check_functions(name, &p, &expected["functions"]);
     }
 }
 
@@ -154,10 +123,9 @@ fn shape_a_and_shape_b_of_one_profile_build_identical_models() {
         ("host-total-a", "host-total-b"),
         ("recursion-a", "recursion-b"),
     ];
-    let dir = data_dir().join("fixtures");
     for (a, b) in pairs {
-        let pa = decode_case(&dir.join(a)).1.unwrap();
-        let pb = decode_case(&dir.join(b)).1.unwrap();
+        let pa = decode(&fixture(a)).unwrap();
+        let pb = decode(&fixture(b)).unwrap();
         assert_eq!(pa.node_count(), pb.node_count(), "{a}/{b}");
         for n in pa.nodes() {
             let row = |p: &Profile| {
@@ -212,22 +180,9 @@ fn layout_snapshot(p: &Profile) -> String {
 
 #[test]
 fn layout_snapshots_match() {
-    let bless = std::env::var_os("BLESS").is_some();
-    let snap_dir = data_dir().join("layout");
-    fs::create_dir_all(&snap_dir).unwrap();
-    for (name, dir) in cases() {
-        let Ok(p) = decode_case(&dir).1 else { continue };
-        let got = layout_snapshot(&p);
-        let path = snap_dir.join(format!("{name}.txt"));
-        if bless {
-            fs::write(&path, &got).unwrap();
-            continue;
-        }
-        let want = fs::read_to_string(&path)
-            .unwrap_or_else(|_| panic!("{name}: no snapshot; run with BLESS=1"));
-        assert_eq!(
-            got, want,
-            "{name}: layout changed; rerun with BLESS=1 if intended"
-        );
+    for f in fixtures() {
+        let Ok(p) = decode(&f) else { continue };
+        let path = data_dir().join("layout").join(format!("{}.txt", f.name));
+        check_snapshot(&path, &layout_snapshot(&p));
     }
 }

@@ -5,8 +5,8 @@ use embers_model::view::format::format_percent;
 use embers_model::view::layout::Orientation;
 use leptos::prelude::*;
 
-use crate::view::{Transform, TreeMode};
-use crate::view_state::ViewState;
+use crate::state::view_spec::{Transform, TreeMode};
+use crate::state::view_state::{Found, ViewState};
 
 /// Noise-control steps offered in the menu: (value, label, step).
 fn noise_menu() -> [(&'static str, &'static str, Transform); 4] {
@@ -44,17 +44,14 @@ pub fn AnalysisBar(view: ViewState) -> impl IntoView {
 #[component]
 fn SearchBox(view: ViewState) -> impl IntoView {
     let summary = move || {
-        if let Some(err) = view.search_error.get() {
-            return (true, format!("Invalid regex: {err}"));
-        }
-        let found = view.found.get();
         let root = view
             .shown
             .with(|s| s.as_ref().map_or(0, |l| l.profile.root_total()));
-        match found {
-            None => (false, String::new()),
-            Some(f) if f.nodes.is_empty() => (false, "No matches".into()),
-            Some(f) => (
+        match view.found.get() {
+            Found::Invalid(err) => (true, format!("Invalid regex: {err}")),
+            Found::Inactive => (false, String::new()),
+            Found::Matches(f) if f.nodes.is_empty() => (false, "No matches".into()),
+            Found::Matches(f) => (
                 false,
                 format!(
                     "{} match{} · {} of total",
@@ -66,7 +63,7 @@ fn SearchBox(view: ViewState) -> impl IntoView {
         }
     };
     let step = move |forward: bool| {
-        let Some(found) = view.found.get_untracked() else {
+        let Some(found) = view.found.with_untracked(|f| f.matches().cloned()) else {
             return;
         };
         let from = view.focused.get_untracked();
@@ -76,8 +73,8 @@ fn SearchBox(view: ViewState) -> impl IntoView {
             found.previous_before(from)
         };
         if let Some(node) = next {
-            view.focused.set(Some(node));
-            view.zoom.set(node);
+            view.set_focus(Some(node));
+            view.zoom_to(node);
         }
     };
     let set_text = move |text: String| view.search.update(|s| s.text = text);
@@ -105,10 +102,10 @@ fn SearchBox(view: ViewState) -> impl IntoView {
                 "Filter"
             </label>
             <button type="button" class="icon" data-testid="search-prev" title="Previous match (Shift+Enter)"
-                prop:disabled=move || view.found.with(|f| f.as_ref().is_none_or(|f| f.nodes.is_empty()))
+                prop:disabled=move || view.found.with(|f| f.matches().is_none_or(|f| f.nodes.is_empty()))
                 on:click=move |_| step(false)>"‹"</button>
             <button type="button" class="icon" data-testid="search-next" title="Next match (Enter)"
-                prop:disabled=move || view.found.with(|f| f.as_ref().is_none_or(|f| f.nodes.is_empty()))
+                prop:disabled=move || view.found.with(|f| f.matches().is_none_or(|f| f.nodes.is_empty()))
                 on:click=move |_| step(true)>"›"</button>
             <span class="search-summary" data-testid="search-summary" class:bad=move || summary().0>
                 {move || summary().1}

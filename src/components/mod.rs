@@ -1,11 +1,12 @@
-//! Leptos components. They own view state; drawing and data work are delegated to
-//! [`crate::render`] and `embers-model`.
+//! Leptos components: they read the state layer and call the session layer; drawing decisions
+//! come from `embers_model::view`, and the graph's canvas only replays them.
 
 pub mod analysis;
-pub mod export;
-pub mod flame_graph;
+pub mod export_menu;
+pub mod form;
+pub mod graph;
 pub mod panels;
-pub mod query_form;
 pub mod table;
 pub mod theme;
 pub mod toolbar;
+pub mod viewer;

@@ -8,11 +8,10 @@ use embers_model::view::layout::Orientation;
 use embers_model::NodeId;
 use leptos::prelude::*;
 
-use crate::components::export::ImportButton;
-use crate::components::flame_graph::FlameGraph;
-use crate::components::toolbar::is_import_failure;
-use crate::state::{LoadState, Loaded};
-use crate::view_state::ViewState;
+use crate::components::export_menu::ImportButton;
+use crate::components::graph::flame_graph::FlameGraph;
+use crate::state::loaded::{LoadState, Loaded, Origin};
+use crate::state::view_state::ViewState;
 
 /// Callers above (root at the bottom), callees below, of the selected function.
 #[component]
@@ -23,12 +22,14 @@ pub fn SandwichView(view: ViewState, callers: Arc<Loaded>, callees: Arc<Loaded>)
         <div class="sandwich" data-testid="sandwich">
             <div class="sandwich-label">{format!("Callers of {name}")}</div>
             <div class="sandwich-half">
-                <FlameGraph loaded=callers zoom=zoom_up metric=view.metric orientation=Orientation::Flame
+                <FlameGraph loaded=callers zoom=zoom_up on_zoom=Callback::new(move |n| zoom_up.set(n))
+                    metric=view.metric orientation=Orientation::Flame
                     testid="sandwich-callers" label="Callers of the selected function" />
             </div>
             <div class="sandwich-label">{format!("Callees of {name}")}</div>
             <div class="sandwich-half">
-                <FlameGraph loaded=callees zoom=zoom_down metric=view.metric
+                <FlameGraph loaded=callees zoom=zoom_down on_zoom=Callback::new(move |n| zoom_down.set(n))
+                    metric=view.metric
                     testid="sandwich-callees" label="Callees of the selected function" />
             </div>
         </div>
@@ -81,15 +82,15 @@ pub fn Shortcuts(close: impl Fn() + Send + Sync + 'static) -> impl IntoView {
     }
 }
 
-/// The error message of a failed query, with the page left usable.
+/// The error message of a failed query or import, with the page left usable.
 #[component]
-pub fn ErrorBanner(load: RwSignal<LoadState>) -> impl IntoView {
+pub fn ErrorBanner(load: ReadSignal<LoadState>) -> impl IntoView {
     move || {
         match load.get() {
-        LoadState::Failed(message) => view! {
+        LoadState::Failed(f) => view! {
             <div class="error" role="alert" data-testid="error">
-                <strong>{if is_import_failure(&message) { "Import failed. " } else { "Query failed. " }}</strong>
-                <span>{message}</span>
+                <strong>{match f.origin { Origin::Import => "Import failed. ", Origin::Query => "Query failed. " }}</strong>
+                <span>{f.message}</span>
             </div>
         }
         .into_any(),

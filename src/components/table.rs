@@ -7,8 +7,8 @@ use embers_model::tree::stats::{function_stats, FunctionStats};
 use embers_model::view::format::{format_percent, format_value};
 use leptos::prelude::*;
 
-use crate::state::Loaded;
-use crate::view_state::ViewState;
+use crate::state::loaded::Loaded;
+use crate::state::view_state::ViewState;
 
 /// Rows rendered at most; the filter narrows the rest down.
 const MAX_ROWS: usize = 300;
@@ -50,6 +50,38 @@ impl TableData {
     }
 }
 
+impl TableData {
+    /// The rows whose name contains `filter` (case-insensitively), sorted, at most
+    /// [`MAX_ROWS`]; and how many matched.
+    fn rows(&self, filter: &str, sort: SortBy) -> (Vec<FunctionStats>, usize) {
+        let needle = filter.to_lowercase();
+        let p = &self.loaded.profile;
+        let mut rows: Vec<FunctionStats> = self
+            .stats
+            .iter()
+            .filter(|s| s.nodes > 0 && s.func != p.func(0))
+            .filter(|s| {
+                needle.is_empty() || p.function_name(s.func).to_lowercase().contains(&needle)
+            })
+            .copied()
+            .collect();
+        match sort {
+            SortBy::Name => {
+                rows.sort_by(|a, b| p.function_name(a.func).cmp(p.function_name(b.func)))
+            }
+            SortBy::Self_ => {
+                rows.sort_by(|a, b| b.self_value.cmp(&a.self_value).then(b.total.cmp(&a.total)))
+            }
+            SortBy::Total => {
+                rows.sort_by(|a, b| b.total.cmp(&a.total).then(b.self_value.cmp(&a.self_value)))
+            }
+        }
+        let matched = rows.len();
+        rows.truncate(MAX_ROWS);
+        (rows, matched)
+    }
+}
+
 /// The table panel.
 #[component]
 pub fn FunctionTable(view: ViewState) -> impl IntoView {
@@ -64,30 +96,7 @@ pub fn FunctionTable(view: ViewState) -> impl IntoView {
         let Some(ArcTable(d)) = data.get() else {
             return (Vec::new(), 0, None);
         };
-        let needle = filter.get().to_lowercase();
-        let p = &d.loaded.profile;
-        let mut rows: Vec<FunctionStats> = d
-            .stats
-            .iter()
-            .filter(|s| s.nodes > 0 && s.func != p.func(0))
-            .filter(|s| {
-                needle.is_empty() || p.function_name(s.func).to_lowercase().contains(&needle)
-            })
-            .copied()
-            .collect();
-        match sort.get() {
-            SortBy::Name => {
-                rows.sort_by(|a, b| p.function_name(a.func).cmp(p.function_name(b.func)))
-            }
-            SortBy::Self_ => {
-                rows.sort_by(|a, b| b.self_value.cmp(&a.self_value).then(b.total.cmp(&a.total)))
-            }
-            SortBy::Total => {
-                rows.sort_by(|a, b| b.total.cmp(&a.total).then(b.self_value.cmp(&a.self_value)))
-            }
-        }
-        let matched = rows.len();
-        rows.truncate(MAX_ROWS);
+        let (rows, matched) = d.rows(&filter.get(), sort.get());
         (rows, matched, Some(d))
     };
     let header = move |label: &'static str, by: SortBy, numeric: bool| {

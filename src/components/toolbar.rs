@@ -8,14 +8,16 @@ use embers_model::view::format::{format_count, format_value, ValueUnit};
 use embers_model::NodeId;
 use leptos::prelude::*;
 
-use crate::state::{LoadState, Loaded, Metric};
-use crate::time::now_ms;
-use crate::view_state::ViewState;
+use embers_model::view::paint::Metric;
+
+use crate::session::time::now_ms;
+use crate::state::loaded::{LoadState, Loaded, Origin};
+use crate::state::view_state::ViewState;
 
 /// Toolbar above the graph; only shown once a profile is loaded.
 #[component]
 pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> impl IntoView {
-    let (zoom, metric) = (view.zoom, view.metric);
+    let metric = view.metric;
     let loaded = move || view.shown.get().filter(|l| !l.profile.is_empty());
     move || {
         let extra = extra.clone();
@@ -37,9 +39,9 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
                         <span class:on=move || metric.get() == Metric::Self_>"Self"</span>
                     </button>
                     <button type="button" data-testid="reset-zoom" title="Reset zoom (Esc)"
-                        prop:disabled=move || zoom.get() == 0
-                        on:click=move |_| zoom.set(0)>"Reset"</button>
-                    <Breadcrumbs loaded=l zoom=zoom />
+                        prop:disabled=move || view.zoom.get() == 0
+                        on:click=move |_| view.zoom_to(0)>"Reset"</button>
+                    <Breadcrumbs loaded=l view=view />
                     <span class="spacer"></span>
                     <Warnings loaded=warnings />
                     <Legend loaded=legend />
@@ -51,12 +53,12 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
 }
 
 #[component]
-fn Breadcrumbs(loaded: std::sync::Arc<Loaded>, zoom: RwSignal<NodeId>) -> impl IntoView {
+fn Breadcrumbs(loaded: std::sync::Arc<Loaded>, view: ViewState) -> impl IntoView {
     view! {
         <nav class="breadcrumbs" data-testid="breadcrumbs" aria-label="Zoom path">
             {move || {
                 let p = &loaded.profile;
-                let path = p.path_to(zoom.get().min(p.node_count() as NodeId - 1));
+                let path = p.path_to(view.zoom.get().min(p.node_count() as NodeId - 1));
                 let last = path.len() - 1;
                 path.into_iter()
                     .enumerate()
@@ -65,7 +67,7 @@ fn Breadcrumbs(loaded: std::sync::Arc<Loaded>, zoom: RwSignal<NodeId>) -> impl I
                         view! {
                             {(i > 0).then(|| view! { <span class="sep" aria-hidden="true">"›"</span> })}
                             <button type="button" class="crumb" class:current=i == last title=name.clone()
-                                on:click=move |_| zoom.set(node)>{name.clone()}</button>
+                                on:click=move |_| view.zoom_to(node)>{name.clone()}</button>
                         }
                     })
                     .collect_view()
@@ -107,10 +109,10 @@ fn Warnings(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
 /// One line saying what is shown (node count, root total) or what is happening.
 #[component]
 pub fn StatusLine(
-    load: RwSignal<LoadState>,
+    load: ReadSignal<LoadState>,
     /// The displayed profile (after transforms), described instead of the raw response.
     #[prop(optional)]
-    shown: Option<RwSignal<Option<std::sync::Arc<Loaded>>>>,
+    shown: Option<Memo<Option<std::sync::Arc<Loaded>>>>,
 ) -> impl IntoView {
     // Ticks while a query runs so the elapsed time moves.
     let now = RwSignal::new(now_ms());
@@ -136,7 +138,7 @@ pub fn StatusLine(
             ((now.get() - started_ms) / 1000.0).max(0.0)
         ),
         LoadState::Cancelled => "Cancelled.".to_string(),
-        LoadState::Failed(m) if is_import_failure(&m) => "The last import failed.".to_string(),
+        LoadState::Failed(f) if f.origin == Origin::Import => "The last import failed.".to_string(),
         LoadState::Failed(_) => "The last query failed.".to_string(),
         LoadState::Loaded(l) if l.profile.is_empty() => "No samples in this range.".to_string(),
         LoadState::Loaded(base) => {
@@ -153,18 +155,10 @@ pub fn StatusLine(
     }
 }
 
-/// Whether a failure message is about an imported file rather than a query.
-pub fn is_import_failure(message: &str) -> bool {
-    message.starts_with(crate::components::export::IMPORT_FAILURE_PREFIX)
-}
-
 fn loaded_status(l: &Loaded, decode_ms: f64) -> String {
     let p = &l.profile;
     let root = p.name(0);
-    let shape = l.shape.map(|s| match s {
-        embers_model::contract::shape::ResultShape::A => " · shape A",
-        embers_model::contract::shape::ResultShape::B => " · shape B",
-    });
+    let shape = l.shape.map(|s| format!(" · shape {}", s.letter()));
     format!(
         "{root}: {} nodes · {} functions · depth {} · {}{}{} · decoded in {:.0} ms",
         format_count(p.node_count() as u64),
@@ -177,7 +171,7 @@ fn loaded_status(l: &Loaded, decode_ms: f64) -> String {
         } else {
             format!(" {}", l.measure())
         },
-        shape.unwrap_or(""),
+        shape.unwrap_or_default(),
         decode_ms
     )
 }

@@ -5,3 +5,5 @@
 pub mod color;
 pub mod format;
 pub mod layout;
+pub mod navigate;
+pub mod paint;

@@ -1,14 +1,12 @@
-//! The ProfileTracing HTTP client: one POST, cancellable, with a timeout.
+//! The HTTP client: JSON POSTs to the service, cancellable, with the body streamed back.
 //!
 //! Transport failures become [`ApiError`]; everything the server said (any status, any body) is
-//! returned as text for [`embers_model::decode_response`] to judge, so HTTP and envelope errors
-//! are explained in one place.
+//! returned as bytes for the decoders to judge, so HTTP and envelope errors are explained in one
+//! place ([`embers_model::DecodeError`] for profiles).
 
-use std::fmt;
-
-use embers_model::contract::request::ProfileRequest;
 use gloo_net::http::{Request, Response};
 use js_sys::Uint8Array;
+use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{AbortSignal, ReadableStreamDefaultReader, ReadableStreamReadResult};
@@ -20,9 +18,14 @@ pub const PROFILE_TRACING_PATH: &str = "/v1/profile/ProfileTracing";
 pub const QUERY_TIMEOUT_MS: u32 = 120_000;
 
 /// Why no response arrived.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ApiError {
     /// The request never got an HTTP answer: service down, wrong URL, or blocked cross-origin.
+    #[error(
+        "Could not reach {url} ({detail}). The service may be down or the base URL wrong; \
+         if it is on another origin, the browser blocks the call because DeepFlow's querier \
+         sends no CORS headers: serve Embers from the same origin or use embers-server --upstream."
+    )]
     Network {
         /// The URL that was called.
         url: String,
@@ -30,33 +33,16 @@ pub enum ApiError {
         detail: String,
     },
     /// The user cancelled, or a newer query replaced this one.
+    #[error("The query was cancelled.")]
     Cancelled,
     /// No answer within [`QUERY_TIMEOUT_MS`].
+    #[error("The service did not answer within {} s.", QUERY_TIMEOUT_MS / 1000)]
     TimedOut,
 }
 
-impl fmt::Display for ApiError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ApiError::Network { url, detail } => write!(
-                f,
-                "Could not reach {url} ({detail}). The service may be down or the base URL wrong; \
-                 if it is on another origin, the browser blocks the call because DeepFlow's querier \
-                 sends no CORS headers: serve Embers from the same origin or use embers-server --upstream."
-            ),
-            ApiError::Cancelled => f.write_str("The query was cancelled."),
-            ApiError::TimedOut => write!(f, "The service did not answer within {} s.", QUERY_TIMEOUT_MS / 1000),
-        }
-    }
-}
-
-/// The full URL of the operation for a base URL (empty = this page's origin).
-pub fn endpoint(base_url: &str) -> String {
-    format!(
-        "{}{}",
-        base_url.trim().trim_end_matches('/'),
-        PROFILE_TRACING_PATH
-    )
+/// The full URL of an API path for a base URL (empty = this page's origin).
+pub fn endpoint(base_url: &str, path: &str) -> String {
+    format!("{}{path}", base_url.trim().trim_end_matches('/'))
 }
 
 /// A raw answer: status and body.
@@ -67,22 +53,22 @@ pub struct RawResponse {
     pub body: Body,
 }
 
-/// Posts `request` and returns whatever the server answered. `progress(received, expected)`
-/// is called as the body arrives (`expected` from `Content-Length`, when sent).
-pub async fn post_profile_tracing(
-    base_url: &str,
-    request: &ProfileRequest,
+/// Posts `body` as JSON to `url` and returns whatever the server answered.
+/// `progress(received, expected)` is called as the body arrives (`expected` from
+/// `Content-Length`, when sent).
+pub async fn post_json(
+    url: &str,
+    body: &impl Serialize,
     signal: &AbortSignal,
     progress: impl FnMut(usize, Option<usize>),
 ) -> Result<RawResponse, ApiError> {
-    let url = endpoint(base_url);
     let network = |detail: String| ApiError::Network {
-        url: url.clone(),
+        url: url.to_string(),
         detail,
     };
-    let pending = Request::post(&url)
+    let pending = Request::post(url)
         .abort_signal(Some(signal))
-        .json(request)
+        .json(body)
         .map_err(|e| network(e.to_string()))?;
     let response = pending.send().await.map_err(|e| network(e.to_string()))?;
     let status = response.status();

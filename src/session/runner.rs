@@ -8,32 +8,32 @@ use std::time::Duration;
 
 use embers_model::contract::request::ProfileRequest;
 use embers_model::wire::decode_response_table;
-use embers_model::NodeId;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use web_sys::AbortController;
 
-use crate::api::{post_profile_tracing, ApiError, Body, QUERY_TIMEOUT_MS};
-use crate::decode_worker::{self, DecodeFailure};
-use crate::state::{LoadState, Loaded};
-use crate::time::now_ms;
+use crate::net::decode_worker::{self, DecodeFailure};
+use crate::net::http::{
+    endpoint, post_json, ApiError, Body, PROFILE_TRACING_PATH, QUERY_TIMEOUT_MS,
+};
+use crate::session::time::now_ms;
+use crate::state::loaded::{Failure, LoadState, Loaded};
+use crate::state::view_state::ViewState;
 
 /// Runs queries: one at a time, cancellable, the newest winning.
 #[derive(Clone, Copy)]
 pub struct QueryRunner {
-    /// Where the query stands.
-    pub load: RwSignal<LoadState>,
-    zoom: RwSignal<NodeId>,
+    /// The view the answers go to.
+    pub view: ViewState,
     inflight: StoredValue<Option<AbortController>, LocalStorage>,
     generation: StoredValue<u64>,
 }
 
 impl QueryRunner {
-    /// A runner that writes into `load` and resets `zoom` when an answer arrives.
-    pub fn new(load: RwSignal<LoadState>, zoom: RwSignal<NodeId>) -> QueryRunner {
+    /// A runner whose answers replace what `view` shows.
+    pub fn new(view: ViewState) -> QueryRunner {
         QueryRunner {
-            load,
-            zoom,
+            view,
             inflight: StoredValue::new_local(None),
             generation: StoredValue::new(0),
         }
@@ -45,9 +45,9 @@ impl QueryRunner {
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
         let Ok(controller) = AbortController::new() else {
-            self.load.set(LoadState::Failed(
-                "This browser cannot run cancellable requests.".into(),
-            ));
+            self.view.replace_result(LoadState::Failed(Failure::query(
+                "This browser cannot run cancellable requests.",
+            )));
             return;
         };
         let signal = controller.signal();
@@ -65,7 +65,7 @@ impl QueryRunner {
         };
         self.inflight.set_value(Some(controller));
         let started_ms = now_ms();
-        self.load.set(LoadState::Loading {
+        self.view.set_progress(LoadState::Loading {
             started_ms,
             phase: None,
         });
@@ -79,13 +79,14 @@ impl QueryRunner {
                 return;
             }
             last_progress_ms = now;
-            self.load.set(LoadState::Loading {
+            self.view.set_progress(LoadState::Loading {
                 started_ms,
                 phase: Some(receiving_phase(received, expected)),
             });
         };
         spawn_local(async move {
-            let result = post_profile_tracing(&base_url, &request, &signal, progress).await;
+            let url = endpoint(&base_url, PROFILE_TRACING_PATH);
+            let result = post_json(&url, &request, &signal, progress).await;
             if let Some(timer) = timer {
                 timer.clear();
             }
@@ -98,7 +99,7 @@ impl QueryRunner {
                 Ok(raw) => {
                     if raw.body.len >= DECODE_NOTICE_MIN_BYTES {
                         let phase = format!("Decoding {}", format_bytes_len(raw.body.len));
-                        self.load.set(LoadState::Loading {
+                        self.view.set_progress(LoadState::Loading {
                             started_ms,
                             phase: Some(phase),
                         });
@@ -110,12 +111,13 @@ impl QueryRunner {
                     }
                     state
                 }
-                Err(_) if timed_out.get() => LoadState::Failed(ApiError::TimedOut.to_string()),
-                Err(e) => LoadState::Failed(e.to_string()),
+                Err(_) if timed_out.get() => {
+                    LoadState::Failed(Failure::query(ApiError::TimedOut.to_string()))
+                }
+                Err(e) => LoadState::Failed(Failure::query(e.to_string())),
             };
             self.inflight.set_value(None);
-            self.zoom.set(0);
-            self.load.set(state);
+            self.view.replace_result(state);
         });
     }
 
@@ -131,11 +133,11 @@ impl QueryRunner {
             ))),
             // Without a decoder an HTTP failure still says what happened.
             Err(DecodeFailure::Unavailable(why)) if !(200..300).contains(&status) => {
-                LoadState::Failed(format!(
+                LoadState::Failed(Failure::query(format!(
                     "The service answered HTTP {status}; its body could not be read: {why}"
-                ))
+                )))
             }
-            Err(e) => LoadState::Failed(e.to_string()),
+            Err(e) => LoadState::Failed(Failure::query(e.to_string())),
         }
     }
 
@@ -143,7 +145,7 @@ impl QueryRunner {
     pub fn cancel(self) {
         if self.abort_inflight() {
             self.generation.update_value(|g| *g += 1);
-            self.load.set(LoadState::Cancelled);
+            self.view.replace_result(LoadState::Cancelled);
         }
     }
 
@@ -203,6 +205,6 @@ pub fn decode_to_state(status: u16, body: &str, request: ProfileRequest) -> Load
                 now_ms() - started,
             )))
         }
-        Err(e) => LoadState::Failed(e.to_string()),
+        Err(e) => LoadState::Failed(Failure::query(e.to_string())),
     }
 }

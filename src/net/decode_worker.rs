@@ -21,7 +21,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlScriptElement, MessageEvent, Worker};
 
-use crate::api::{js_error, Body};
+use crate::net::http::{js_error, Body};
 
 /// The loader Trunk writes for the `decode_worker` binary (`data-loader-shim` in index.html),
 /// next to the page.
@@ -38,20 +38,14 @@ const START_TIMEOUT: Duration = Duration::from_secs(15);
 const RECYCLE_AFTER_BYTES: usize = 32 << 20;
 
 /// Why no profile came back.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DecodeFailure {
     /// The decoder read the body and says what is wrong (an error envelope, bad JSON, ...).
+    #[error("{0}")]
     Rejected(String),
     /// No decoder could run, or it stopped: the body was not read.
+    #[error("{0}")]
     Unavailable(String),
-}
-
-impl std::fmt::Display for DecodeFailure {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DecodeFailure::Rejected(m) | DecodeFailure::Unavailable(m) => f.write_str(m),
-        }
-    }
 }
 
 /// A decoded profile.

@@ -19,11 +19,9 @@ use serde::Deserialize;
 use serde_json::json;
 use wasm_bindgen::JsValue;
 
-use crate::app::QueryRunner;
-use crate::components::export::import_text;
-use crate::components::query_form::FormState;
-use crate::state::LoadState;
-use crate::view_state::ViewState;
+use crate::session::files::import_text;
+use crate::session::runner::QueryRunner;
+use crate::state::loaded::LoadState;
 
 /// A message from the host page.
 #[derive(Debug, Deserialize, PartialEq)]
@@ -78,7 +76,8 @@ pub fn announce_selection(profile: &Profile, node: NodeId) {
 }
 
 /// Starts listening for host commands and reporting loads.
-pub fn listen(view: ViewState, runner: QueryRunner, form: FormState) {
+pub fn listen(runner: QueryRunner, default_base: RwSignal<String>) {
+    let view = runner.view;
     let handle = window_event_listener(ev::message, move |e: web_sys::MessageEvent| {
         if !from_parent(&e) {
             return;
@@ -89,13 +88,12 @@ pub fn listen(view: ViewState, runner: QueryRunner, form: FormState) {
             .unwrap_or_default();
         match serde_json::from_str::<Command>(&text) {
             Ok(Command::Query { request, base_url }) => runner.run(
-                base_url.unwrap_or_else(|| form.base_url.get_untracked()),
+                base_url.unwrap_or_else(|| default_base.get_untracked()),
                 request,
             ),
             Ok(Command::Load { body, name }) => spawn_local(async move {
                 let state = import_text(name.as_deref().unwrap_or("embedded.json"), &body).await;
-                view.zoom.set(0);
-                view.load.set(state);
+                view.replace_result(state);
             }),
             // Other messages on the channel are not for us.
             Err(_) => {}
@@ -109,7 +107,7 @@ pub fn listen(view: ViewState, runner: QueryRunner, form: FormState) {
             "nodes": l.profile.node_count(),
             "root_total": l.profile.root_total(),
         })),
-        LoadState::Failed(message) => post(&json!({"type": "embers:error", "message": message})),
+        LoadState::Failed(f) => post(&json!({"type": "embers:error", "message": f.message})),
         _ => {}
     });
     post(&json!({"type": "embers:ready"}));

@@ -10,7 +10,7 @@ use embers_model::tree::transform::{
 use embers_model::view::layout::Orientation;
 use embers_model::Profile;
 
-use crate::state::Metric;
+use embers_model::view::paint::Metric;
 
 /// One reversible noise-control step, shown as a removable chip.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,24 +115,16 @@ pub struct ViewSpec {
     /// Top-down or inverted.
     pub mode: TreeMode,
     /// Root on top (icicle) or bottom (flame).
-    pub orientation: OrientationParam,
+    pub orientation: Orientation,
     /// The search.
     pub search: SearchSpec,
     /// Total or self.
-    pub metric: MetricParam,
+    pub metric: Metric,
     /// Zoom path as function names from the root's child down (survives transforms and reloads).
     pub zoom_path: Vec<String>,
     /// Function whose sandwich view is open.
     pub sandwich: Option<String>,
 }
-
-/// [`Orientation`] with a default and URL form.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct OrientationParam(pub Orientation);
-
-/// [`Metric`] with a URL form.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MetricParam(pub Metric);
 
 /// A view applied to a profile.
 pub struct Applied {
@@ -184,7 +176,7 @@ impl ViewSpec {
         if self.mode == TreeMode::Inverted {
             out.push(("inverted", "1".into()));
         }
-        if self.orientation.0 == Orientation::Flame {
+        if self.orientation == Orientation::Flame {
             out.push(("view", "flame".into()));
         }
         if self.search.is_active() {
@@ -196,7 +188,7 @@ impl ViewSpec {
                 out.push(("filter", "1".into()));
             }
         }
-        if self.metric.0 == Metric::Self_ {
+        if self.metric == Metric::Self_ {
             out.push(("metric", "self".into()));
         }
         if !self.zoom_path.is_empty() {
@@ -223,21 +215,21 @@ impl ViewSpec {
                     }
                 }
                 "view" => {
-                    v.orientation = OrientationParam(if val == "flame" {
+                    v.orientation = if val == "flame" {
                         Orientation::Flame
                     } else {
                         Orientation::Icicle
-                    })
+                    }
                 }
                 "search" => v.search.text = val.to_string(),
                 "regex" => v.search.regex = val == "1",
                 "filter" => v.search.filter = val == "1",
                 "metric" => {
-                    v.metric = MetricParam(if val == "self" {
+                    v.metric = if val == "self" {
                         Metric::Self_
                     } else {
                         Metric::Total
-                    })
+                    }
                 }
                 "zoom" => {
                     v.zoom_path = val
@@ -293,13 +285,13 @@ mod tests {
                 Transform::Focus("main".into()),
             ],
             mode: TreeMode::Inverted,
-            orientation: OrientationParam(Orientation::Flame),
+            orientation: Orientation::Flame,
             search: SearchSpec {
                 text: "fib,read".into(),
                 regex: false,
                 filter: true,
             },
-            metric: MetricParam(Metric::Self_),
+            metric: Metric::Self_,
             zoom_path: vec!["[t] w".into(), "main".into()],
             sandwich: Some("fib".into()),
         };

@@ -7,9 +7,8 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
-use crate::components::query_form::FormState;
-use crate::view::ViewSpec;
-use crate::view_state::ViewState;
+use crate::state::view_spec::ViewSpec;
+use crate::state::view_state::ViewState;
 
 /// The page's query parameters as decoded pairs.
 pub fn page_params() -> Vec<(String, String)> {
@@ -35,6 +34,11 @@ pub fn page_params() -> Vec<(String, String)> {
     out
 }
 
+/// Whether the page URL asks for the embedded layout (`embed=1`: no query form).
+pub fn is_embedded(params: &[(String, String)]) -> bool {
+    params.iter().any(|(k, v)| k == "embed" && v != "0")
+}
+
 /// The request named in the page URL, if any (plus the `base_url` parameter, if given).
 pub fn request_from_page() -> (Option<ProfileRequest>, Option<String>) {
     let params = page_params();
@@ -51,7 +55,7 @@ pub fn request_from_page() -> (Option<ProfileRequest>, Option<String>) {
 /// Keeps the page URL equal to the query and view, so a link reproduces what the sender saw.
 /// A zoom change adds a history entry (Back/Forward step through zooms); any other change
 /// replaces the current one. Back/Forward restore the view from the URL.
-pub fn sync_view_to_url(view: ViewState, form: FormState, embed: bool) {
+pub fn sync_view_to_url(view: ViewState, base_url: RwSignal<String>, embed: bool) {
     let last_zoom = StoredValue::new(None::<Vec<String>>);
     Effect::new(move |_| {
         let spec = view.spec();
@@ -61,7 +65,7 @@ pub fn sync_view_to_url(view: ViewState, form: FormState, embed: bool) {
         let search = encode_params(&page_pairs(
             &request,
             &spec,
-            &form.base_url.get_untracked(),
+            &base_url.get_untracked(),
             embed,
         ));
         let Some(window) = web_sys::window() else {
@@ -133,7 +137,7 @@ fn encode_params(pairs: &[(&'static str, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::view::SearchSpec;
+    use crate::state::view_spec::SearchSpec;
 
     #[test]
     fn page_pairs_carry_query_and_view_but_not_imports() {

@@ -1,4 +1,5 @@
-//! View state shared by the components: what is loaded and how it is being looked at.
+//! What is loaded: a decoded profile with what is derived from it once ([`Loaded`]), and where
+//! the query stands ([`LoadState`]), with failures that say where they came from.
 
 use std::sync::Arc;
 
@@ -7,34 +8,6 @@ use embers_model::contract::shape::ResultShape;
 use embers_model::view::color::{frame_color, Palette};
 use embers_model::view::format::{measure_name, ValueUnit};
 use embers_model::{FrameKind, Profile};
-
-/// Which value labels, tooltips and shading lead with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Metric {
-    /// Time through a frame (its width).
-    #[default]
-    Total,
-    /// Time in the frame itself; bars are shaded by it so hot leaves stand out.
-    Self_,
-}
-
-impl Metric {
-    /// The other metric.
-    pub fn toggled(self) -> Metric {
-        match self {
-            Metric::Total => Metric::Self_,
-            Metric::Self_ => Metric::Total,
-        }
-    }
-
-    /// Lower-case name for attributes and URLs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Metric::Total => "total",
-            Metric::Self_ => "self",
-        }
-    }
-}
 
 /// A decoded profile with everything derived from it once, for drawing.
 pub struct Loaded {
@@ -82,6 +55,15 @@ impl Loaded {
         }
     }
 
+    /// A view of this profile (transformed, inverted, a sandwich half): same request, shape,
+    /// unit and decode time, another tree.
+    pub fn derived(&self, profile: Profile, note: Option<String>) -> Loaded {
+        let mut l = Loaded::new(profile, self.request.clone(), self.shape, self.decode_ms);
+        l.unit = self.unit;
+        l.note = note;
+        l
+    }
+
     /// What the values measure, in words ("CPU time", "samples", ...).
     pub fn measure(&self) -> &'static str {
         if self.unit == ValueUnit::Samples {
@@ -97,9 +79,6 @@ impl Loaded {
         frame_color(p.function_kind(func), p.function_name(func), palette).css()
     }
 }
-
-/// The root bar's colour (neutral: it is the whole).
-pub const ROOT_COLOR: &str = "#b9ada1";
 
 fn kind_index(kind: FrameKind) -> usize {
     FrameKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
@@ -120,8 +99,44 @@ pub enum LoadState {
     },
     /// A profile (possibly empty) is shown.
     Loaded(Arc<Loaded>),
-    /// The last query failed; the message says why.
-    Failed(String),
+    /// The last query or import failed.
+    Failed(Failure),
     /// The user cancelled the last query.
     Cancelled,
+}
+
+/// Where a failure came from, so the page can word it ("Query failed", "Import failed").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A query to the service.
+    Query,
+    /// An opened or dropped file, or a body handed over by an embedding page.
+    Import,
+}
+
+/// A failed query or import: where it came from and what went wrong, in words a user can act on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// Query or import.
+    pub origin: Origin,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl Failure {
+    /// A failed query.
+    pub fn query(message: impl Into<String>) -> Failure {
+        Failure {
+            origin: Origin::Query,
+            message: message.into(),
+        }
+    }
+
+    /// A failed import.
+    pub fn import(message: impl Into<String>) -> Failure {
+        Failure {
+            origin: Origin::Import,
+            message: message.into(),
+        }
+    }
 }

@@ -1,0 +1,416 @@
+//! Pure painting: laid-out bars → a [`DrawList`] of rectangles, labels and outlines, in CSS px.
+//!
+//! Every decision about how a frame looks is made here — its fill, its opacity (dimmed
+//! ancestors of the zoom, non-matches of a search), the label text and where it is cut, the gap
+//! between neighbours, which frames get outlines — so it is tested natively with snapshots
+//! (`tests/paint.rs`). The viewer's canvas only replays the list; hit-testing uses the same bars.
+
+use crate::tree::profile::{NodeId, Profile};
+use crate::tree::search::SearchResult;
+use crate::view::color::{self_heat, Rgb};
+use crate::view::format::{elide, format_percent};
+use crate::view::layout::Bar;
+
+/// Horizontal padding inside a bar before its label, CSS px.
+pub const LABEL_PAD_CSS: f64 = 4.0;
+/// Bars at least this wide get a 1 px gap on their right, so neighbours stay distinct.
+pub const GAP_MIN_WIDTH_CSS: f64 = 3.0;
+/// Opacity of the dimmed ancestors of a zoomed frame.
+pub const ANCESTOR_ALPHA: f64 = 0.45;
+/// Opacity of frames that do not match an active search.
+pub const NON_MATCH_ALPHA: f64 = 0.35;
+/// Width of the outline around the selected function's frames and the keyboard focus, CSS px.
+pub const MARK_WIDTH_CSS: f64 = 2.0;
+/// Width of the outline around the hovered bar, CSS px.
+pub const HOVER_WIDTH_CSS: f64 = 1.5;
+
+/// Which value labels, tooltips and shading lead with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Metric {
+    /// Time through a frame (its width).
+    #[default]
+    Total,
+    /// Time in the frame itself; bars are shaded by it so hot leaves stand out.
+    Self_,
+}
+
+impl Metric {
+    /// The other metric.
+    pub fn toggled(self) -> Metric {
+        match self {
+            Metric::Total => Metric::Self_,
+            Metric::Self_ => Metric::Total,
+        }
+    }
+
+    /// Lower-case name for attributes and URLs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Metric::Total => "total",
+            Metric::Self_ => "self",
+        }
+    }
+}
+
+/// How a rectangle is filled. Colours per function and the fixed fills are resolved by the
+/// canvas (which keeps them as ready-made strings); computed colours come as RGB.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fill {
+    /// The colour of function `id` in the current palette.
+    Function(u32),
+    /// The neutral root colour.
+    Root,
+    /// Runs of sub-pixel frames merged into one bar.
+    Merged,
+    /// A colour computed for this bar (Self shading, differences).
+    Rgb(Rgb),
+}
+
+/// One filled rectangle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rect {
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width (already reduced by the gap).
+    pub w: f64,
+    /// Height.
+    pub h: f64,
+    /// Fill.
+    pub fill: Fill,
+    /// Opacity, 0..=1.
+    pub alpha: f64,
+}
+
+/// What an outline marks (the canvas picks colour and dash from the theme).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mark {
+    /// A frame of the selected or table-highlighted function.
+    Selected,
+    /// The frame with keyboard focus (dashed).
+    Focus,
+    /// The bar under the pointer.
+    Hover,
+}
+
+/// One outline, inset so that its stroke stays inside the bar.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outline {
+    /// Left edge of the stroke's centre line.
+    pub x: f64,
+    /// Top edge of the stroke's centre line.
+    pub y: f64,
+    /// Width.
+    pub w: f64,
+    /// Height.
+    pub h: f64,
+    /// Stroke width.
+    pub line_width: f64,
+    /// What it marks.
+    pub mark: Mark,
+}
+
+/// The labels of a frame as one run of text, so the canvas converts one string per frame
+/// instead of one per label.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Labels {
+    /// Every label, concatenated.
+    pub text: String,
+    /// End of each label in `text`, in bytes.
+    pub byte_ends: Vec<u32>,
+    /// End of each label in `text`, in UTF-16 code units (what JS `substring` counts).
+    pub utf16_ends: Vec<u32>,
+    /// Left edge of each label's text.
+    pub xs: Vec<f64>,
+    /// Vertical middle of each label's text.
+    pub ys: Vec<f64>,
+    /// Opacity of each label.
+    pub alphas: Vec<f64>,
+}
+
+impl Labels {
+    fn push(&mut self, text: &str, x: f64, y: f64, alpha: f64) {
+        let last = self.utf16_ends.last().copied().unwrap_or(0);
+        self.text.push_str(text);
+        self.byte_ends.push(self.text.len() as u32);
+        self.utf16_ends
+            .push(last + text.encode_utf16().count() as u32);
+        self.xs.push(x);
+        self.ys.push(y);
+        self.alphas.push(alpha);
+    }
+
+    /// The number of labels.
+    pub fn len(&self) -> usize {
+        self.xs.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.xs.is_empty()
+    }
+
+    /// Label `i`'s text.
+    pub fn get(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.byte_ends[i - 1] };
+        &self.text[start as usize..self.byte_ends[i] as usize]
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.byte_ends.clear();
+        self.utf16_ends.clear();
+        self.xs.clear();
+        self.ys.clear();
+        self.alphas.clear();
+    }
+}
+
+/// Everything to draw for one frame, in order: rectangles, then labels, then outlines.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DrawList {
+    /// Filled bars.
+    pub rects: Vec<Rect>,
+    /// Their labels.
+    pub labels: Labels,
+    /// Outlines on top.
+    pub outlines: Vec<Outline>,
+}
+
+impl DrawList {
+    /// Empties the list, keeping its allocations for the next frame.
+    pub fn clear(&mut self) {
+        self.rects.clear();
+        self.labels.clear();
+        self.outlines.clear();
+    }
+}
+
+/// What is drawn on top of the bars: search matches, selection, table hover, keyboard focus.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Marks<'a> {
+    /// Active search over this profile (non-matching frames are dimmed).
+    pub search: Option<&'a SearchResult>,
+    /// Selected function id (all its frames outlined).
+    pub selected: Option<u32>,
+    /// Function id hovered in the table (all its frames outlined).
+    pub highlighted: Option<u32>,
+    /// Frame with keyboard focus.
+    pub focused: Option<NodeId>,
+    /// The bar under the pointer.
+    pub hovered: Option<Bar>,
+}
+
+/// Everything [`paint`] needs besides the bars.
+#[derive(Clone, Copy, Debug)]
+pub struct PaintInput<'a> {
+    /// The profile the bars were laid out from.
+    pub profile: &'a Profile,
+    /// Height of a row (as laid out), CSS px.
+    pub row_height_css: f64,
+    /// Which metric labels and shading lead with.
+    pub metric: Metric,
+    /// Width of one label character, CSS px (the label font is monospace).
+    pub char_width_css: f64,
+    /// Search, selection, focus and hover.
+    pub marks: Marks<'a>,
+}
+
+/// Paints `bars` into `out` (cleared first).
+pub fn paint(bars: &[Bar], input: &PaintInput<'_>, out: &mut DrawList) {
+    out.clear();
+    let profile = input.profile;
+    let max_self = bars
+        .iter()
+        .filter(|b| b.is_frame())
+        .map(|b| profile.self_value(b.node))
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let row_h = input.row_height_css;
+    for bar in bars {
+        let alpha = bar_alpha(bar, input);
+        let w = if bar.width_css >= GAP_MIN_WIDTH_CSS {
+            bar.width_css - 1.0
+        } else {
+            bar.width_css
+        };
+        out.rects.push(Rect {
+            x: bar.x_css,
+            y: bar.y_css,
+            w,
+            h: row_h - 1.0,
+            fill: bar_fill(bar, input, max_self),
+            alpha,
+        });
+        if bar.is_frame() {
+            if let Some(text) = label_for(bar, input, w) {
+                out.labels.push(
+                    &text,
+                    bar.x_css + LABEL_PAD_CSS,
+                    bar.y_css + row_h / 2.0,
+                    alpha,
+                );
+            }
+        }
+    }
+    outline_marks(bars, input, &mut out.outlines);
+}
+
+fn bar_alpha(bar: &Bar, input: &PaintInput<'_>) -> f64 {
+    let mut alpha = if bar.is_ancestor { ANCESTOR_ALPHA } else { 1.0 };
+    let matches = |s: &SearchResult| bar.is_frame() && s.is_match(input.profile, bar.node);
+    if input.marks.search.is_some_and(|s| !matches(s)) {
+        alpha *= NON_MATCH_ALPHA;
+    }
+    alpha
+}
+
+fn bar_fill(bar: &Bar, input: &PaintInput<'_>, max_self: u64) -> Fill {
+    if !bar.is_frame() {
+        return Fill::Merged;
+    }
+    match input.metric {
+        Metric::Total if bar.node == 0 => Fill::Root,
+        Metric::Total => Fill::Function(input.profile.func(bar.node)),
+        Metric::Self_ => {
+            let share = input.profile.self_value(bar.node) as f64 / max_self as f64;
+            Fill::Rgb(self_heat(share))
+        }
+    }
+}
+
+/// The label a bar shows: the name, then the leading metric's share of the root.
+pub fn label_text(profile: &Profile, node: NodeId, metric: Metric) -> String {
+    let value = match metric {
+        Metric::Total => profile.total(node),
+        Metric::Self_ => profile.self_value(node),
+    };
+    let share = format_percent(value, profile.root_total());
+    match metric {
+        Metric::Total => format!("{} ({share})", profile.name(node)),
+        Metric::Self_ => format!("{} (self {share})", profile.name(node)),
+    }
+}
+
+/// The text that fits a bar drawn `width` CSS px wide: the full label, else the bare name
+/// elided (a cut-off percentage says nothing), else nothing.
+fn label_for(bar: &Bar, input: &PaintInput<'_>, width: f64) -> Option<String> {
+    let room = width - 2.0 * LABEL_PAD_CSS;
+    if room < input.char_width_css * 3.0 {
+        return None;
+    }
+    let max_chars = (room / input.char_width_css).floor() as usize;
+    let full = label_text(input.profile, bar.node, input.metric);
+    if full.chars().count() <= max_chars {
+        return Some(full);
+    }
+    elide(input.profile.name(bar.node), max_chars).map(|t| t.into_owned())
+}
+
+/// Outlines: the selected/highlighted function's frames, the keyboard focus, the hover.
+fn outline_marks(bars: &[Bar], input: &PaintInput<'_>, out: &mut Vec<Outline>) {
+    let marks = &input.marks;
+    let profile = input.profile;
+    let row_h = input.row_height_css;
+    let outline = |bar: &Bar, width: f64, mark: Mark| Outline {
+        x: bar.x_css + width / 2.0,
+        y: bar.y_css + width / 2.0,
+        w: (bar.width_css - width).max(1.0),
+        h: row_h - 1.0 - width,
+        line_width: width,
+        mark,
+    };
+    let of = |f: Option<u32>, bar: &Bar| {
+        bar.is_frame() && f.is_some_and(|f| profile.func(bar.node) == f)
+    };
+    for bar in bars {
+        if of(marks.selected, bar) || of(marks.highlighted, bar) {
+            out.push(outline(bar, MARK_WIDTH_CSS, Mark::Selected));
+        }
+        if bar.is_frame() && marks.focused == Some(bar.node) {
+            out.push(outline(bar, MARK_WIDTH_CSS, Mark::Focus));
+        }
+    }
+    if let Some(h) = &marks.hovered {
+        out.push(outline(h, HOVER_WIDTH_CSS, Mark::Hover));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tree::build::TreeBuilder;
+    use crate::view::layout::{layout, LayoutOptions, Viewport};
+
+    fn painted(metric: Metric, width: f64, marks: Marks<'_>, p: &Profile) -> DrawList {
+        let mut bars = Vec::new();
+        let vp = Viewport {
+            width_css: width,
+            height_css: 200.0,
+            scroll_top_css: 0.0,
+        };
+        layout(p, 0, &vp, &LayoutOptions::default(), &mut bars);
+        let input = PaintInput {
+            profile: p,
+            row_height_css: 18.0,
+            metric,
+            char_width_css: 7.0,
+            marks,
+        };
+        let mut out = DrawList::default();
+        paint(&bars, &input, &mut out);
+        out
+    }
+
+    fn sample() -> Profile {
+        let mut b = TreeBuilder::new("app");
+        b.add_stack(["main", "compute_checksum"], 60);
+        b.add_stack(["main", "idle"], 40);
+        b.finish()
+    }
+
+    #[test]
+    fn labels_fit_their_bars_or_elide_the_name() {
+        let p = sample();
+        let out = painted(Metric::Total, 200.0, Marks::default(), &p);
+        let labels: Vec<&str> = (0..out.labels.len()).map(|i| out.labels.get(i)).collect();
+        assert_eq!(
+            labels,
+            ["app (100%)", "main (100%)", "compute_checks…", "idle (40%)"]
+        );
+        assert_eq!(out.labels.utf16_ends.last(), Some(&46));
+    }
+
+    #[test]
+    fn fills_follow_the_metric() {
+        let p = sample();
+        let total = painted(Metric::Total, 500.0, Marks::default(), &p);
+        assert_eq!(total.rects[0].fill, Fill::Root);
+        assert!(matches!(total.rects[1].fill, Fill::Function(_)));
+        let own = painted(Metric::Self_, 500.0, Marks::default(), &p);
+        assert_eq!(own.rects[2].fill, Fill::Rgb(self_heat(1.0)));
+    }
+
+    #[test]
+    fn marks_outline_and_search_dims() {
+        let p = sample();
+        let main = p.function_id("main");
+        let search = crate::tree::search::search(&p, |n| n == "idle");
+        let marks = Marks {
+            selected: main,
+            focused: Some(0),
+            search: Some(&search),
+            ..Marks::default()
+        };
+        let out = painted(Metric::Total, 500.0, marks, &p);
+        let kinds: Vec<Mark> = out.outlines.iter().map(|o| o.mark).collect();
+        assert_eq!(kinds, [Mark::Focus, Mark::Selected]);
+        let alphas: Vec<f64> = out.rects.iter().map(|r| r.alpha).collect();
+        assert_eq!(
+            alphas,
+            [NON_MATCH_ALPHA, NON_MATCH_ALPHA, NON_MATCH_ALPHA, 1.0]
+        );
+    }
+}

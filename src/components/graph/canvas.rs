@@ -1,0 +1,215 @@
+//! The canvas: replays a [`DrawList`] (decided by `embers_model::view::paint`) onto a 2D
+//! context. It decides nothing about how frames look; it only resolves colours to strings and
+//! issues the calls.
+//!
+//! Layout and paint work in `css_px`; here the backing store is sized in `device_px`
+//! (`css_px × devicePixelRatio`) and the context is scaled once, so bars and text stay sharp
+//! on HiDPI screens while every coordinate stays in CSS pixels.
+
+use std::cell::OnceCell;
+
+use embers_model::view::color::{frame_color, Palette, MERGED_COLOR};
+use embers_model::view::layout::Viewport;
+use embers_model::view::paint::{DrawList, Fill, Labels, Mark};
+use embers_model::Profile;
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
+
+/// Label font; monospace so that elision is arithmetic, not a `measureText` per bar.
+pub const LABEL_FONT: &str = "12px ui-monospace, SFMono-Regular, Menlo, Consolas, monospace";
+
+/// The root bar's colour (neutral: it is the whole).
+const ROOT_COLOR: &str = "#b9ada1";
+
+/// Colours that depend on the page theme.
+#[derive(Clone, Debug)]
+pub struct Theme {
+    /// Canvas background.
+    background: &'static str,
+    /// Outline of the hovered bar and the keyboard focus.
+    hover: &'static str,
+    /// Outline of the selected function's frames.
+    accent: &'static str,
+    /// Fixed fills as JS strings, converted once (a `&str` would be re-encoded on every call).
+    label: JsValue,
+    merged: JsValue,
+    root: JsValue,
+}
+
+impl Theme {
+    /// Theme for light or dark pages. Bars are light in both, so labels are dark in both.
+    pub fn new(dark: bool) -> Theme {
+        let (background, label, hover, accent) = if dark {
+            ("#17181b", "#111111", "#ffffff", "#60a5fa")
+        } else {
+            ("#ffffff", "#1d1d1f", "#111111", "#2563eb")
+        };
+        Theme {
+            background,
+            hover,
+            accent,
+            label: JsValue::from_str(label),
+            merged: JsValue::from_str(&MERGED_COLOR.css()),
+            root: JsValue::from_str(ROOT_COLOR),
+        }
+    }
+}
+
+/// Fill colours per function id as JS strings, each made on first use: a profile can name
+/// 10^5 functions, a frame shows a few hundred, and each conversion crosses into JS.
+pub struct ColorCache {
+    palette: Palette,
+    fills: Vec<OnceCell<JsValue>>,
+}
+
+impl ColorCache {
+    /// An empty cache for the functions of `profile` in `palette`.
+    pub fn new(profile: &Profile, palette: Palette) -> ColorCache {
+        ColorCache {
+            palette,
+            fills: vec![OnceCell::new(); profile.function_count()],
+        }
+    }
+
+    /// The palette the colours are for.
+    pub fn palette(&self) -> Palette {
+        self.palette
+    }
+
+    fn fill(&self, profile: &Profile, func: u32) -> Option<&JsValue> {
+        let cell = self.fills.get(func as usize)?;
+        Some(cell.get_or_init(|| {
+            let kind = profile.function_kind(func);
+            JsValue::from_str(&frame_color(kind, profile.function_name(func), self.palette).css())
+        }))
+    }
+}
+
+/// Sizes the backing store for the viewport and returns the context, scaled to CSS px.
+pub fn prepare(
+    canvas: &HtmlCanvasElement,
+    viewport: &Viewport,
+    dpr: f64,
+) -> Option<CanvasRenderingContext2d> {
+    let (w, h) = (
+        (viewport.width_css * dpr).round() as u32,
+        (viewport.height_css * dpr).round() as u32,
+    );
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    let ctx = canvas
+        .get_context("2d")
+        .ok()??
+        .dyn_into::<CanvasRenderingContext2d>()
+        .ok()?;
+    ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0).ok()?;
+    Some(ctx)
+}
+
+/// Measures the label font's character width (call once; the font is monospace).
+pub fn measure_char_width(ctx: &CanvasRenderingContext2d) -> f64 {
+    ctx.set_font(LABEL_FONT);
+    ctx.measure_text("0123456789")
+        .map(|m| m.width() / 10.0)
+        .unwrap_or(7.2)
+}
+
+/// Replays `list` over the whole viewport.
+pub fn replay(
+    ctx: &CanvasRenderingContext2d,
+    list: &DrawList,
+    viewport: &Viewport,
+    profile: &Profile,
+    theme: &Theme,
+    colors: &ColorCache,
+) {
+    ctx.set_global_alpha(1.0);
+    ctx.set_fill_style_str(theme.background);
+    ctx.fill_rect(0.0, 0.0, viewport.width_css, viewport.height_css);
+    let mut alpha = 1.0;
+    for r in &list.rects {
+        if r.alpha != alpha {
+            ctx.set_global_alpha(r.alpha);
+            alpha = r.alpha;
+        }
+        match r.fill {
+            Fill::Function(f) => match colors.fill(profile, f) {
+                Some(v) => set_fill(ctx, v),
+                None => set_fill(ctx, &theme.merged),
+            },
+            Fill::Root => set_fill(ctx, &theme.root),
+            Fill::Merged => set_fill(ctx, &theme.merged),
+            Fill::Rgb(c) => ctx.set_fill_style_str(&c.css()),
+        }
+        ctx.fill_rect(r.x, r.y, r.w, r.h);
+    }
+    ctx.set_font(LABEL_FONT);
+    ctx.set_text_baseline("middle");
+    set_fill(ctx, &theme.label);
+    draw_labels(ctx, &list.labels);
+    ctx.set_global_alpha(1.0);
+    for o in &list.outlines {
+        let color = match o.mark {
+            Mark::Selected => theme.accent,
+            Mark::Focus | Mark::Hover => theme.hover,
+        };
+        let dashed = o.mark == Mark::Focus;
+        if dashed {
+            ctx.set_line_dash(&js_sys::Array::of2(&3.0.into(), &2.0.into()))
+                .ok();
+        }
+        ctx.set_stroke_style_str(color);
+        ctx.set_line_width(o.line_width);
+        ctx.stroke_rect(o.x, o.y, o.w, o.h);
+        if dashed {
+            ctx.set_line_dash(&js_sys::Array::new()).ok();
+        }
+    }
+}
+
+fn set_fill(ctx: &CanvasRenderingContext2d, value: &JsValue) {
+    // `set_fill_style(&JsValue)` is deprecated only in favour of typed setters; a JS string is
+    // exactly what `fillStyle` takes, and passing it avoids a re-encode.
+    #[allow(deprecated)]
+    ctx.set_fill_style(value);
+}
+
+fn draw_labels(ctx: &CanvasRenderingContext2d, labels: &Labels) {
+    if !labels.is_empty() {
+        fill_labels(
+            ctx,
+            &labels.text,
+            &labels.utf16_ends,
+            &labels.xs,
+            &labels.ys,
+            &labels.alphas,
+        );
+    }
+}
+
+#[wasm_bindgen(inline_js = "
+export function fill_labels(ctx, text, ends, xs, ys, alphas) {
+  let start = 0;
+  for (let i = 0; i < ends.length; i++) {
+    if (ctx.globalAlpha !== alphas[i]) ctx.globalAlpha = alphas[i];
+    ctx.fillText(text.substring(start, ends[i]), xs[i], ys[i]);
+    start = ends[i];
+  }
+}")]
+extern "C" {
+    /// Draws label `i` = `text[ends[i-1]..ends[i]]` (UTF-16 offsets) at `(xs[i], ys[i])`, all
+    /// in one call: one UTF-8 → JS string conversion a frame instead of one a label.
+    fn fill_labels(
+        ctx: &CanvasRenderingContext2d,
+        text: &str,
+        ends: &[u32],
+        xs: &[f64],
+        ys: &[f64],
+        alphas: &[f64],
+    );
+}

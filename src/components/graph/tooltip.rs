@@ -1,0 +1,98 @@
+//! The tooltip of the hovered bar: where it goes (flipped near the edges) and what it says
+//! (name, kind, both metrics with the active one first).
+
+use std::sync::Arc;
+
+use embers_model::view::format::{format_percent, format_value};
+use embers_model::view::layout::Bar;
+use embers_model::view::paint::Metric;
+use leptos::prelude::*;
+
+use crate::state::loaded::Loaded;
+
+/// The pointer's offset from the tooltip, CSS px.
+const TOOLTIP_OFFSET_CSS: f64 = 14.0;
+/// Tooltip width (its CSS max-width) for deciding to flip it left of the pointer, CSS px.
+const TOOLTIP_FLIP_WIDTH_CSS: f64 = 360.0;
+/// Typical tooltip height for deciding to flip it above the pointer, CSS px.
+const TOOLTIP_FLIP_HEIGHT_CSS: f64 = 110.0;
+
+/// The tooltip for `bar` at pointer `(x, y)` in a graph of `size` (CSS px).
+#[component]
+pub fn Tooltip(
+    loaded: Arc<Loaded>,
+    bar: Bar,
+    metric: Metric,
+    at: (f64, f64),
+    size: (f64, f64),
+) -> impl IntoView {
+    let ((x, y), (width, height)) = (at, size);
+    // Flip to the pointer's other side near the right or bottom edge; translating by -100%
+    // uses the tooltip's real size, so there is no gap to guess.
+    let flip_x = x + TOOLTIP_OFFSET_CSS + TOOLTIP_FLIP_WIDTH_CSS > width;
+    let flip_y = y + TOOLTIP_OFFSET_CSS + TOOLTIP_FLIP_HEIGHT_CSS > height && y > height / 2.0;
+    let left = if flip_x {
+        x - TOOLTIP_OFFSET_CSS
+    } else {
+        x + TOOLTIP_OFFSET_CSS
+    };
+    let top = if flip_y {
+        y - TOOLTIP_OFFSET_CSS
+    } else {
+        y + TOOLTIP_OFFSET_CSS
+    };
+    let shift = format!(
+        "translate({}, {})",
+        if flip_x { "-100%" } else { "0" },
+        if flip_y { "-100%" } else { "0" }
+    );
+    view! {
+        <div class="tooltip" data-testid="tooltip" role="tooltip"
+            style:left=format!("{left}px") style:top=format!("{top}px") style:transform=shift>
+            <TooltipBody loaded=loaded bar=bar metric=metric />
+        </div>
+    }
+}
+
+/// The tooltip's content: name, kind, and both metrics (the active one first).
+#[component]
+fn TooltipBody(loaded: Arc<Loaded>, bar: Bar, metric: Metric) -> impl IntoView {
+    let p = &loaded.profile;
+    if !bar.is_frame() {
+        return view! {
+            <div class="tip-name">{format!("{} small frames", bar.merged)}</div>
+            <div class="tip-kind">"Too narrow to draw one by one; click a wider parent to zoom in."</div>
+        }
+        .into_any();
+    }
+    let node = bar.node;
+    let root = p.root_total();
+    let parent_total = p.parent(node).map_or(root, |q| p.total(q));
+    let unit = loaded.unit;
+    let total_line = format!(
+        "{} · {} of all · {} of parent",
+        format_value(p.total(node), unit),
+        format_percent(p.total(node), root),
+        format_percent(p.total(node), parent_total)
+    );
+    let self_line = format!(
+        "{} · {} of all · {} of parent",
+        format_value(p.self_value(node), unit),
+        format_percent(p.self_value(node), root),
+        format_percent(p.self_value(node), parent_total)
+    );
+    let rows = match metric {
+        Metric::Total => [("Total", total_line), ("Self", self_line)],
+        Metric::Self_ => [("Self", self_line), ("Total", total_line)],
+    };
+    view! {
+        <div class="tip-name">{p.name(node).to_string()}</div>
+        <div class="tip-kind">{format!("{} frame · depth {}", p.kind(node).label(), p.depth(node))}</div>
+        <dl class="tip-values">
+            {rows.into_iter().enumerate().map(|(i, (k, v))| view! {
+                <dt class:lead=i == 0>{k}</dt><dd class:lead=i == 0>{v}</dd>
+            }).collect_view()}
+        </dl>
+    }
+    .into_any()
+}

@@ -1,0 +1,5 @@
+//! The network layer: the HTTP client ([`http`]) and the decode worker's client
+//! ([`decode_worker`]). It imports nothing else of the viewer: bytes in, model types out.
+
+pub mod decode_worker;
+pub mod http;

@@ -1,0 +1,157 @@
+//! Saved profiles: importing a ProfileTracing response in either shape (with or without the
+//! envelope, decoded like a query's answer, off the page's thread) or folded stacks, and the
+//! export formats (folded stacks that say what their values are, the response JSON).
+
+use std::sync::Arc;
+
+use embers_model::contract::envelope::{Envelope, SUCCESS};
+use embers_model::contract::request::ProfileRequest;
+use embers_model::contract::shape::ResultShape;
+use embers_model::export::encode::encode_result;
+use embers_model::export::folded::to_folded_stacks;
+use embers_model::view::format::ValueUnit;
+use embers_model::wire::folded::parse_folded;
+use embers_model::Profile;
+
+use crate::net::decode_worker;
+use crate::net::http::Body;
+use crate::session::time::now_ms;
+use crate::state::loaded::{Failure, LoadState, Loaded};
+
+/// Turns a saved file's text into something to show: a ProfileTracing response (either shape,
+/// with or without the envelope; decoded like a query's answer, off the page's thread) or
+/// folded stacks (rooted at `root_name`).
+pub async fn import_text(file_name: &str, text: &str) -> LoadState {
+    let started = now_ms();
+    let trimmed = text.trim_start();
+    let root_name = root_name_from_file(file_name);
+    // Folded stacks may start with `[` too (`[t] thread;...`): JSON only if it parses as JSON.
+    let is_json = (trimmed.starts_with('{') || trimmed.starts_with('['))
+        && serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok();
+    let mut unit = None;
+    let mut event_type = "on-cpu".to_string();
+    let result = if is_json {
+        match decode_worker::decode(200, &Body::from_bytes(text.as_bytes())).await {
+            Ok(d) => Ok((d.profile, d.shape)),
+            Err(envelope_err) => {
+                // Not an envelope: maybe a bare `result` value.
+                let wrapped = format!(r#"{{"OPT_STATUS":"SUCCESS","result":{text}}}"#);
+                decode_worker::decode(200, &Body::from_bytes(wrapped.as_bytes()))
+                    .await
+                    .map(|d| (d.profile, d.shape))
+                    .map_err(|_| envelope_err.to_string())
+            }
+        }
+    } else {
+        // Folded files count samples, unless Embers wrote them and said what they hold.
+        match folded_event_type(text) {
+            Some(event) => event_type = event,
+            None => unit = Some(ValueUnit::Samples),
+        }
+        parse_folded(text, &root_name)
+            .map(|p| (p, None))
+            .map_err(|e| format!("it is neither ProfileTracing JSON nor folded stacks ({e})"))
+    };
+    match result {
+        Ok((profile, shape)) => {
+            let request = ProfileRequest {
+                app_service: Some(if profile.is_empty() {
+                    root_name
+                } else {
+                    profile.name(0).to_string()
+                }),
+                profile_language_type: "eBPF".into(),
+                profile_event_type: event_type,
+                ..ProfileRequest::default()
+            };
+            let mut loaded = Loaded::new(profile, request, shape, now_ms() - started);
+            if let Some(unit) = unit {
+                loaded.unit = unit;
+            }
+            LoadState::Loaded(Arc::new(loaded))
+        }
+        Err(e) => LoadState::Failed(Failure::import(format!(
+            "Could not import {file_name}: {e}"
+        ))),
+    }
+}
+
+/// The first line of folded stacks exported by Embers: says what the values are.
+const FOLDED_HEADER: &str = "# Embers folded stacks: profile_event_type=";
+
+/// Folded stacks of a profile, with a header comment naming the event type (so an import
+/// knows the values are microseconds or bytes, not sample counts).
+pub fn folded_export(l: &Loaded) -> String {
+    format!(
+        "{FOLDED_HEADER}{}\n{}",
+        l.request.profile_event_type,
+        to_folded_stacks(&l.profile)
+    )
+}
+
+/// The event type named by an Embers folded-stacks header, if the text has one.
+fn folded_event_type(text: &str) -> Option<String> {
+    let first = text.lines().next()?;
+    let event = first.strip_prefix(FOLDED_HEADER)?.trim();
+    (!event.is_empty()).then(|| event.to_string())
+}
+
+/// `embers-redis-server.folded` → `redis-server`.
+fn root_name_from_file(name: &str) -> String {
+    let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
+    let stem = stem.strip_prefix("embers-").unwrap_or(stem);
+    if stem.is_empty() {
+        "imported".into()
+    } else {
+        stem.to_string()
+    }
+}
+
+/// Reads a picked or dropped file and imports it.
+pub async fn import_file(file: web_sys::File) -> LoadState {
+    let name = file.name();
+    match wasm_bindgen_futures::JsFuture::from(file.text()).await {
+        Ok(text) => import_text(&name, &text.as_string().unwrap_or_default()).await,
+        Err(_) => LoadState::Failed(Failure::import(format!("Could not read {name}."))),
+    }
+}
+
+/// The saved-response JSON of a profile (ProfileTracing envelope, the response's own shape).
+pub fn response_json(profile: &Profile, shape: Option<ResultShape>, event_type: &str) -> String {
+    let envelope = Envelope {
+        opt_status: SUCCESS,
+        description: "",
+        result: encode_result(Some(profile), shape.unwrap_or_default(), event_type),
+        debug: (),
+    };
+    serde_json::to_string(&envelope).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embers_folded_headers_name_the_event_type() {
+        assert_eq!(
+            folded_event_type("# Embers folded stacks: profile_event_type=off-cpu\na 1\n")
+                .as_deref(),
+            Some("off-cpu")
+        );
+        assert_eq!(folded_event_type("a;b 1\n"), None);
+        assert_eq!(
+            folded_event_type("# Embers folded stacks: profile_event_type=\n"),
+            None
+        );
+    }
+
+    #[test]
+    fn file_names_give_root_names() {
+        assert_eq!(
+            root_name_from_file("embers-redis-server.folded"),
+            "redis-server"
+        );
+        assert_eq!(root_name_from_file("perf.txt"), "perf");
+        assert_eq!(root_name_from_file(".folded"), "imported");
+    }
+}
