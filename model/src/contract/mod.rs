@@ -8,6 +8,7 @@
 pub mod body;
 pub mod envelope;
 pub mod event;
+pub mod explore;
 pub mod fields;
 pub mod kernel;
 pub mod request;
