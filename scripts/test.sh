@@ -2,11 +2,13 @@
 # Runs every test: formatting and lints, native unit/golden/integration tests (model, service,
 # viewer helpers), wasm-bindgen tests in headless Chromium, the release build of the viewer, the
 # end-to-end suite (Playwright against the real service and page) and a benchmark smoke run.
-# Installs what it needs first (scripts/setup.sh --test). Ends with "N passed, N failed".
+# Installs what it needs first (scripts/setup.sh --test). Ends with "embers: N passed, N failed",
+# where a failing step that reported no test failures of its own (a lint, a build, the setup)
+# counts as one failure, and steps that need a failed build are not run against stale outputs
+# (each such step counts as a failure too).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-bash scripts/setup.sh --test || exit 1
 
 log_dir=target/test-logs
 mkdir -p "$log_dir"
@@ -14,7 +16,13 @@ passed=0
 failed=0
 failed_steps=()
 
-# Adds up the counts a step printed (cargo's "test result" lines and node's "# pass/# fail").
+summary() {
+  echo "steps failed: ${#failed_steps[@]}${failed_steps[*]:+ (${failed_steps[*]})}"
+  echo "embers: $passed passed, $failed failed"
+}
+
+# Adds up the counts a step printed (cargo's "test result" lines and node's "# pass/# fail");
+# leaves how many failures it found in $step_failures.
 count() {
   local log=$1 p f
   p=$(grep -hoE 'test result: [a-zA-Z]+\. [0-9]+ passed' "$log" | grep -oE '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
@@ -23,32 +31,54 @@ count() {
   f=$((f + $(grep -hoE '^# fail [0-9]+' "$log" | awk '{s+=$3} END {print s+0}')))
   passed=$((passed + p))
   failed=$((failed + f))
+  step_failures=$f
 }
 
+step_failed() {
+  failed_steps+=("$1")
+  # A step that failed without failing tests (lint, build, crash) is one failure.
+  [ "$2" -gt 0 ] || failed=$((failed + 1))
+}
+
+# Runs a step unless one of the steps it needs (comma-separated, after the name) failed.
 step() {
-  local name=$1; shift
-  local log="$log_dir/$name.log" start=$SECONDS
+  local name=$1 needs=$2; shift 2
+  local log="$log_dir/$name.log" start=$SECONDS dep
   printf '\033[1;34m[test]\033[0m %-14s ' "$name"
+  for dep in ${needs//,/ }; do
+    if [[ " ${failed_steps[*]} " == *" $dep "* ]]; then
+      printf 'SKIPPED (needs %s, which failed)\n' "$dep"
+      step_failed "$name" 0
+      return
+    fi
+  done
   if "$@" >"$log" 2>&1; then
     printf 'ok (%ds)\n' $((SECONDS - start))
+    count "$log"
   else
     printf 'FAILED (%ds), log: %s\n' $((SECONDS - start)) "$log"
     tail -n 40 "$log" | sed 's/^/    /'
-    failed_steps+=("$name")
+    count "$log"
+    step_failed "$name" "$step_failures"
   fi
-  count "$log"
 }
 
-step fmt       cargo fmt --all -- --check
-step clippy    cargo clippy --workspace --all-targets -- -D warnings
-step clippy-wasm cargo clippy -p embers -p embers-decode-worker --target wasm32-unknown-unknown --all-targets -- -D warnings
-step native    cargo test --workspace
-step wasm      cargo test -p embers --target wasm32-unknown-unknown
-step build     trunk build --release --offline
-step server    cargo build --release -p embers-server
-step e2e       bash -c 'cd e2e && npm test'
-step bench-smoke bash bench/run.sh --smoke
+if ! bash scripts/setup.sh --test; then
+  failed_steps+=(setup)
+  failed=1
+  summary
+  exit 1
+fi
 
-echo "steps failed: ${#failed_steps[@]}${failed_steps[*]:+ (${failed_steps[*]})}"
-echo "embers: $passed passed, $failed failed"
+step fmt         ""           cargo fmt --all -- --check
+step clippy      ""           cargo clippy --workspace --all-targets -- -D warnings
+step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --target wasm32-unknown-unknown --all-targets -- -D warnings
+step native      ""           cargo test --workspace --no-fail-fast
+step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast
+step build       ""           trunk build --release --offline
+step server      ""           cargo build --release -p embers-server
+step e2e         build,server bash -c 'cd e2e && npm test'
+step bench-smoke build,server bash bench/run.sh --smoke
+
+summary
 [ ${#failed_steps[@]} -eq 0 ] && [ "$failed" -eq 0 ]

@@ -7,6 +7,12 @@
 
 use std::fmt::Write as _;
 
+use crate::contract::envelope::{Envelope, SUCCESS};
+use crate::export::encode::{
+    EncodedResult, NodeA, ShapeB, ValueTable, FUNCTION_COLUMNS, NODE_COLUMNS,
+};
+use crate::tree::kind::FrameKind;
+
 /// Knobs for [`SynthProfile::generate`]. `SynthOptions::default()` documents the defaults.
 #[derive(Clone, Copy, Debug)]
 pub struct SynthOptions {
@@ -138,50 +144,45 @@ impl SynthProfile {
     /// order), so parent row indices point forward, as in the querier's discovery order.
     pub fn to_shape_b_json(&self) -> String {
         let n = self.len();
-        let row_of = |node: usize| n - 1 - node;
-        let mut s = String::with_capacity(n * 28 + self.functions.len() * 24);
-        s.push_str(r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":{"functions":["#);
-        for (i, f) in self.functions.iter().enumerate() {
-            if i > 0 {
-                s.push(',');
-            }
-            push_json_str(&mut s, f);
-        }
-        s.push_str(r#"],"function_values":{"columns":["self_value","total_value"],"values":["#);
-        let mut fv = vec![(0u64, 0u64); self.functions.len()];
+        let row_of = |node: usize| (n - 1 - node) as i64;
+        let mut function_values = vec![[0u64; 2]; self.functions.len()];
         for i in 0..n {
-            let e = &mut fv[self.func[i] as usize];
-            e.0 += self.self_value[i];
-            e.1 += self.total[i];
+            let e = &mut function_values[self.func[i] as usize];
+            e[0] += self.self_value[i];
+            e[1] += self.total[i];
         }
-        for (i, (sv, tv)) in fv.iter().enumerate() {
-            let _ = write!(s, "{}[{sv},{tv}]", if i > 0 { "," } else { "" });
-        }
-        s.push_str(r#"]},"node_values":{"columns":["function_id","parent_node_id","self_value","total_value"],"values":["#);
-        for row in 0..n {
-            let node = n - 1 - row;
-            let p = if self.parent[node] < 0 {
-                -1
-            } else {
-                row_of(self.parent[node] as usize) as i64
-            };
-            let _ = write!(
-                s,
-                "{}[{},{},{},{}]",
-                if row > 0 { "," } else { "" },
+        let rows = (0..n).map(|row| n - 1 - row).map(|node| {
+            let parent = usize::try_from(self.parent[node]).map_or(-1, row_of);
+            (
                 self.func[node],
-                p,
+                parent,
                 self.self_value[node],
-                self.total[node]
-            );
-        }
-        s.push_str("]}},\"debug\":null}");
-        s
+                self.total[node],
+            )
+        });
+        let types = self.functions.iter().enumerate().map(|(i, f)| {
+            if i == 0 {
+                "P"
+            } else {
+                FrameKind::from_name(f).type_letter()
+            }
+        });
+        response_json(EncodedResult::B(ShapeB {
+            functions: Some(self.functions.iter().map(String::as_str).collect()),
+            function_types: Some(types.collect()),
+            function_values: ValueTable {
+                columns: Some(FUNCTION_COLUMNS),
+                values: Some(function_values),
+            },
+            node_values: ValueTable {
+                columns: Some(NODE_COLUMNS),
+                values: Some(rows.collect()),
+            },
+        }))
     }
 
     /// A full shape-A response body (UUID-like ids, root first, the rest reversed).
     pub fn to_shape_a_json(&self) -> String {
-        let n = self.len();
         let id = |node: usize| -> String {
             if node == 0 {
                 String::new()
@@ -197,29 +198,15 @@ impl SynthProfile {
                 )
             }
         };
-        let mut s = String::with_capacity(n * 160);
-        s.push_str(r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":["#);
-        let order = std::iter::once(0).chain((1..n).rev());
-        for (k, node) in order.enumerate() {
-            let parent = if node == 0 {
-                "-1".to_string()
-            } else {
-                id(self.parent[node] as usize)
-            };
-            s.push_str(if k > 0 { ",{" } else { "{" });
-            s.push_str(r#""profile_location_str":"#);
-            push_json_str(&mut s, &self.functions[self.func[node] as usize]);
-            let _ = write!(
-                s,
-                r#","node_id":"{}","parent_node_id":"{}","self_value":{},"total_value":{}}}"#,
-                id(node),
-                parent,
-                self.self_value[node],
-                self.total[node]
-            );
-        }
-        s.push_str("],\"debug\":null}");
-        s
+        let order = std::iter::once(0).chain((1..self.len()).rev());
+        let nodes = order.map(|node| NodeA {
+            profile_location_str: &self.functions[self.func[node] as usize],
+            node_id: id(node),
+            parent_node_id: usize::try_from(self.parent[node]).map_or_else(|_| "-1".into(), id),
+            self_value: self.self_value[node],
+            total_value: self.total[node],
+        });
+        response_json(EncodedResult::A(Some(nodes.collect())))
     }
 
     /// Folded stacks, one line per node with self time (root excluded from the frames).
@@ -284,20 +271,16 @@ fn function_names(count: usize, rng: &mut Rng) -> Vec<String> {
     names
 }
 
-/// Appends `v` as a JSON string literal (quotes, backslashes and control characters escaped).
-pub fn push_json_str(s: &mut String, v: &str) {
-    s.push('"');
-    for c in v.chars() {
-        match c {
-            '"' => s.push_str("\\\""),
-            '\\' => s.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(s, "\\u{:04x}", c as u32);
-            }
-            c => s.push(c),
-        }
-    }
-    s.push('"');
+/// A success envelope around `result`, as the querier writes it.
+fn response_json(result: EncodedResult<'_>) -> String {
+    let envelope = Envelope {
+        opt_status: SUCCESS,
+        description: "",
+        result,
+        debug: (),
+    };
+    // Serialising plain structs of strings and integers cannot fail.
+    serde_json::to_string(&envelope).unwrap_or_default()
 }
 
 #[cfg(test)]

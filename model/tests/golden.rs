@@ -33,7 +33,7 @@ fn every_fixture_decodes_to_its_expected_tree() {
     for f in fixtures() {
         let (name, decoded, expected) = (&f.name, decode(&f), &f.expected);
         if f.expects_error() {
-            let err = decoded.expect_err(&name);
+            let err = decoded.expect_err(name);
             let want = &expected["error"];
             match &err {
                 DecodeError::Server {

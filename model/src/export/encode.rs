@@ -45,23 +45,23 @@ pub struct ShapeB<'a> {
     /// One type letter per function.
     pub function_types: Option<Vec<&'static str>>,
     /// Per function: `[self_value, total_value]` summed over its nodes.
-    pub function_values: Table<[u64; 2]>,
+    pub function_values: ValueTable<[u64; 2]>,
     /// Per node: `[function_id, parent_row, self_value, total_value]`.
-    pub node_values: Table<(u32, i64, u64, u64)>,
+    pub node_values: ValueTable<(u32, i64, u64, u64)>,
 }
 
 /// A `{columns, values}` member: both null for an empty match.
 #[derive(Debug, Serialize)]
-pub struct Table<Row> {
+pub struct ValueTable<Row> {
     /// Column names.
     pub columns: Option<&'static [&'static str]>,
     /// Rows.
     pub values: Option<Vec<Row>>,
 }
 
-impl<Row> Table<Row> {
-    fn null() -> Table<Row> {
-        Table {
+impl<Row> ValueTable<Row> {
+    fn null() -> ValueTable<Row> {
+        ValueTable {
             columns: None,
             values: None,
         }
@@ -81,8 +81,8 @@ pub fn encode_result<'a>(
         (None, ResultShape::B) => EncodedResult::B(ShapeB {
             functions: None,
             function_types: None,
-            function_values: Table::null(),
-            node_values: Table::null(),
+            function_values: ValueTable::null(),
+            node_values: ValueTable::null(),
         }),
         (Some(p), ResultShape::A) => EncodedResult::A(Some(shape_a(p))),
         (Some(p), ResultShape::B) => EncodedResult::B(shape_b(p, is_memory_event(event_type))),
@@ -117,8 +117,10 @@ fn shape_a(p: &Profile) -> Vec<NodeA<'_>> {
     out
 }
 
-const FUNCTION_COLUMNS: &[&str] = &["self_value", "total_value"];
-const NODE_COLUMNS: &[&str] = &["function_id", "parent_node_id", "self_value", "total_value"];
+/// The columns of shape B's `function_values`.
+pub const FUNCTION_COLUMNS: &[&str] = &["self_value", "total_value"];
+/// The columns of shape B's `node_values`.
+pub const NODE_COLUMNS: &[&str] = &["function_id", "parent_node_id", "self_value", "total_value"];
 
 fn shape_b(p: &Profile, memory: bool) -> ShapeB<'_> {
     let objects = if memory {
@@ -151,11 +153,11 @@ fn shape_b(p: &Profile, memory: bool) -> ShapeB<'_> {
     ShapeB {
         functions: Some(functions),
         function_types: Some(types),
-        function_values: Table {
+        function_values: ValueTable {
             columns: Some(FUNCTION_COLUMNS),
             values: Some(values),
         },
-        node_values: Table {
+        node_values: ValueTable {
             columns: Some(NODE_COLUMNS),
             values: Some(rows),
         },
