@@ -4,7 +4,9 @@ use std::collections::{BTreeMap, HashMap};
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use super::rollup::{Pending, SeriesIds, SeriesKey};
 use super::StoreError;
+use embers_model::contract::explore::thread_of;
 use embers_model::contract::fields::{self, FieldKind, FieldRef, ResolveError, Scope};
 
 /// Tags shared by every sample of a batch: fixed columns (`host`, `pod`, ...) and open-family
@@ -189,10 +191,11 @@ impl StackIds {
     }
 }
 
-/// Insert every batch in one transaction (all or nothing).
-pub fn insert(
+/// Insert every batch in one transaction (all or nothing), with its rollup rows.
+pub(crate) fn insert(
     conn: &mut Connection,
     known: &mut StackIds,
+    known_series: &mut SeriesIds,
     batches: &[Batch],
 ) -> Result<InsertStats, StoreError> {
     validate(batches)?;
@@ -201,12 +204,9 @@ pub fn insert(
     let mut stats = InsertStats::default();
     // Stacks this transaction looked up or added: remembered in `known` only after the commit.
     let mut stack_ids: HashMap<&str, i64> = HashMap::new();
+    let mut rollup = Pending::default();
     {
         let mut tagset_ids: HashMap<String, i64> = HashMap::new();
-        let mut find_stack =
-            tx.prepare_cached("SELECT id FROM profile.stacks WHERE location_str = ?1")?;
-        let mut add_stack =
-            tx.prepare_cached("INSERT INTO profile.stacks (location_str) VALUES (?1)")?;
         let mut add_sample = tx.prepare_cached(
             "INSERT INTO profile.samples (time, app_service, profile_language_type, \
              profile_event_type, stack_id, profile_value, tagset_id, profile_create_timestamp, \
@@ -215,25 +215,22 @@ pub fn insert(
         for batch in batches {
             let m = &batch.meta;
             let tagset = tagset_id(&tx, &mut tagset_ids, m)?;
+            let mut thread_series: HashMap<&str, i64> = HashMap::new();
             for s in &batch.samples {
-                let cached = known
-                    .get(&s.stack)
-                    .or_else(|| stack_ids.get(s.stack.as_str()).copied());
-                let stack = match cached {
-                    Some(id) => id,
+                let stack = stack_id(&tx, known, &mut stack_ids, &s.stack, &mut stats)?;
+                let thread = thread_of(&s.stack);
+                let series = match thread_series.get(thread) {
+                    Some(&id) => id,
                     None => {
-                        let id = match find_stack
-                            .query_row([&s.stack], |r| r.get::<_, i64>(0))
-                            .optional()?
-                        {
-                            Some(id) => id,
-                            None => {
-                                add_stack.execute([&s.stack])?;
-                                stats.new_stacks += 1;
-                                tx.last_insert_rowid()
-                            }
+                        let key = SeriesKey {
+                            app_service: m.app_service.clone(),
+                            language: m.language.clone(),
+                            event_type: m.event_type.clone(),
+                            tagset_id: tagset,
+                            thread: thread.to_owned(),
                         };
-                        stack_ids.insert(s.stack.as_str(), id);
+                        let id = rollup.series_id(&tx, known_series, key)?;
+                        thread_series.insert(thread, id);
                         id
                     }
                 };
@@ -250,13 +247,44 @@ pub fn insert(
                     s.time.saturating_mul(1_000_000),
                     in_ts
                 ])?;
+                rollup.add(s.time, series, value);
                 stats.samples += 1;
             }
         }
     }
+    rollup.write(&tx)?;
     tx.commit()?;
     known.remember(stack_ids.into_iter());
+    rollup.committed(known_series);
     Ok(stats)
+}
+
+/// The id of `stack`, stored now if it is new.
+fn stack_id<'s>(
+    tx: &rusqlite::Transaction<'_>,
+    known: &StackIds,
+    this_tx: &mut HashMap<&'s str, i64>,
+    stack: &'s str,
+    stats: &mut InsertStats,
+) -> Result<i64, StoreError> {
+    if let Some(id) = known.get(stack).or_else(|| this_tx.get(stack).copied()) {
+        return Ok(id);
+    }
+    let found = tx
+        .prepare_cached("SELECT id FROM profile.stacks WHERE location_str = ?1")?
+        .query_row([stack], |r| r.get::<_, i64>(0))
+        .optional()?;
+    let id = match found {
+        Some(id) => id,
+        None => {
+            tx.prepare_cached("INSERT INTO profile.stacks (location_str) VALUES (?1)")?
+                .execute([stack])?;
+            stats.new_stacks += 1;
+            tx.last_insert_rowid()
+        }
+    };
+    this_tx.insert(stack, id);
+    Ok(id)
 }
 
 /// The canonical text identifying a tag set (unit, columns and open tags), as unambiguous JSON.

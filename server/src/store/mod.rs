@@ -5,9 +5,12 @@
 //! connections; the file is in WAL mode so queries run while a batch is being written. All calls
 //! block: async callers use `tokio::task::spawn_blocking`.
 
+mod explore;
 pub mod ingest;
 pub mod query;
+mod rollup;
 pub mod schema;
+pub(crate) mod sql;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -44,6 +47,7 @@ pub enum StoreError {
 struct Writer {
     conn: Connection,
     stacks: ingest::StackIds,
+    series: rollup::SeriesIds,
 }
 
 /// The profile store. Cheap to share behind an `Arc`.
@@ -68,6 +72,7 @@ impl Store {
             writer: Mutex::new(Writer {
                 conn: writer,
                 stacks: ingest::StackIds::default(),
+                series: rollup::SeriesIds::default(),
             }),
             readers: Mutex::new(Vec::new()),
         })
@@ -137,8 +142,12 @@ impl Store {
     /// Write `batches` in one transaction: all of them or, on any error, none.
     pub fn insert(&self, batches: &[Batch]) -> Result<InsertStats, StoreError> {
         let mut writer = self.writer();
-        let Writer { conn, stacks } = &mut *writer;
-        ingest::insert(conn, stacks, batches)
+        let Writer {
+            conn,
+            stacks,
+            series,
+        } = &mut *writer;
+        ingest::insert(conn, stacks, series, batches)
     }
 
     /// Answer a ProfileTracing query with the matching stacks, summed per distinct stack.

@@ -6,15 +6,13 @@
 
 use std::time::{Duration, Instant};
 
-use rusqlite::types::Value as SqlValue;
 use rusqlite::Connection;
 use thiserror::Error;
 
+use super::sql::{common_where, Sql};
 use super::StoreError;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
-use embers_model::contract::fields::{FieldRef, Scope};
 use embers_model::contract::selection::Selection;
-use embers_model::contract::tag_filter::{Condition, Op, Value};
 
 /// Most app_services an unnamed query may match (and name its root after).
 pub const MAX_AUTO_APP_SERVICES: usize = 10;
@@ -66,118 +64,6 @@ impl From<rusqlite::Error> for QueryError {
     fn from(e: rusqlite::Error) -> Self {
         QueryError::Store(StoreError::Sqlite(e))
     }
-}
-
-/// SQL text with its bound parameters, built together so they cannot drift apart.
-#[derive(Debug, Default)]
-struct Sql {
-    text: String,
-    params: Vec<SqlValue>,
-}
-
-impl Sql {
-    fn new(text: &str) -> Sql {
-        Sql {
-            text: text.to_owned(),
-            params: Vec::new(),
-        }
-    }
-
-    /// Append fixed SQL text (never request data).
-    fn push(&mut self, fixed: &str) -> &mut Sql {
-        self.text.push_str(fixed);
-        self
-    }
-
-    /// Append a `?` placeholder bound to `value`.
-    fn bind(&mut self, value: impl Into<SqlValue>) -> &mut Sql {
-        self.text.push('?');
-        self.params.push(value.into());
-        self
-    }
-
-    /// Append `op` and its bound operand(s).
-    fn op(&mut self, op: Op, values: &[Value]) -> &mut Sql {
-        let list = |sql: &mut Sql, prefix: &str| {
-            sql.push(prefix);
-            for (i, v) in values.iter().enumerate() {
-                if i > 0 {
-                    sql.push(", ");
-                }
-                sql.bind(sql_value(v));
-            }
-            sql.push(")");
-        };
-        match op {
-            Op::Eq => {
-                self.push(" = ");
-                values.first().map(|v| self.bind(sql_value(v)));
-            }
-            Op::Ne => {
-                self.push(" != ");
-                values.first().map(|v| self.bind(sql_value(v)));
-            }
-            Op::In => list(self, " IN ("),
-            Op::NotIn => list(self, " NOT IN ("),
-        }
-        self
-    }
-}
-
-fn sql_value(v: &Value) -> SqlValue {
-    match v {
-        Value::Text(s) => SqlValue::Text(s.clone()),
-        Value::Int(i) => SqlValue::Integer(*i),
-    }
-}
-
-/// Append the conditions every statement shares: language, event type, time range, tag filter.
-fn common_where(sql: &mut Sql, q: &Selection) {
-    sql.push("time >= ").bind(q.time_start);
-    sql.push(" AND time <= ").bind(q.time_end);
-    if let Some(language) = &q.language {
-        sql.push(" AND profile_language_type = ")
-            .bind(language.clone());
-    }
-    if let Some(event_type) = &q.event_type {
-        sql.push(" AND profile_event_type = ")
-            .bind(event_type.clone());
-    }
-    let (per_sample, per_tagset): (Vec<&Condition>, Vec<&Condition>) = q
-        .filter
-        .conditions
-        .iter()
-        .partition(|c| matches!(&c.field, FieldRef::Column(d) if d.scope == Scope::Sample));
-    for c in per_sample {
-        if let FieldRef::Column(def) = &c.field {
-            // `def.name` is a fixed identifier from the field table, a column of the view.
-            sql.push(" AND ").push(def.name).op(c.op, &c.values);
-        }
-    }
-    if per_tagset.is_empty() {
-        return;
-    }
-    sql.push(" AND tagset_id IN (SELECT ts.id FROM profile.tagsets AS ts WHERE ");
-    for (i, c) in per_tagset.iter().enumerate() {
-        if i > 0 {
-            sql.push(" AND ");
-        }
-        match &c.field {
-            FieldRef::Column(def) => {
-                sql.push("ts.").push(def.name).op(c.op, &c.values);
-            }
-            FieldRef::Open { name, .. } => {
-                sql.push(
-                    "COALESCE((SELECT tt.value FROM profile.tagset_tags AS tt \
-                     WHERE tt.tagset_id = ts.id AND tt.name = ",
-                )
-                .bind(name.clone())
-                .push("), '')")
-                .op(c.op, &c.values);
-            }
-        }
-    }
-    sql.push(")");
 }
 
 /// Run the query: resolve the app_service(s), then sum values per distinct stack.
@@ -297,19 +183,5 @@ mod tests {
         );
         assert_eq!(plan.matches("SEARCH st").count(), 1, "{plan}");
         assert!(!plan.contains("tagsets"), "{plan}");
-    }
-
-    #[test]
-    fn values_are_bound_never_inlined() {
-        let q = query("pod='x'' OR 1=1 --' AND k8s.label.app IN ('a','b') AND time != '5'");
-        let mut sql = Sql::default();
-        common_where(&mut sql, &q);
-        assert!(!sql.text.contains("OR 1=1"), "{}", sql.text);
-        assert!(!sql.text.contains("k8s.label.app"), "{}", sql.text);
-        assert_eq!(sql.text.matches('?').count(), sql.params.len());
-        assert!(sql.params.contains(&SqlValue::Text("x' OR 1=1 --".into())));
-        assert!(sql.params.contains(&SqlValue::Integer(5)));
-        assert!(sql.text.contains("AND time != ?"), "{}", sql.text);
-        assert!(sql.text.contains("ts.pod = ?"), "{}", sql.text);
     }
 }

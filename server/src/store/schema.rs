@@ -18,17 +18,27 @@
 //! evaluates only when a query reads them (a `LEFT JOIN` would be walked for every row even when
 //! unused, e.g. under `GROUP BY`). Absent tags are stored as `''` (ClickHouse's default), so `pod != 'x'` holds for
 //! samples without a pod.
+//!
+//! Version 2 adds the rollup the explore endpoints read (see [`super::rollup`]): `profile.series`,
+//! `profile.rollup_1s`, `profile.rollup_1m` and the view `profile.in_process_metrics`, filled from
+//! the samples already stored when an existing file is migrated.
 
 use rusqlite::Connection;
 
-use super::StoreError;
+use super::{rollup, StoreError};
 use embers_model::contract::fields::{self, FieldKind};
 
 /// The schema version this build writes.
-pub const CURRENT_VERSION: i64 = 1;
+pub const CURRENT_VERSION: i64 = 2;
 
 /// Bring the attached `profile` schema up to [`CURRENT_VERSION`], one transaction per step.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+    migrate_to(conn, CURRENT_VERSION)
+}
+
+/// Bring the schema up to `target` (at most [`CURRENT_VERSION`]); tests use it to build files
+/// of an older version.
+pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> {
     let version: i64 = conn.query_row("PRAGMA profile.user_version", [], |row| row.get(0))?;
     if version > CURRENT_VERSION {
         return Err(StoreError::Schema(format!(
@@ -36,10 +46,14 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
              ({CURRENT_VERSION}); use a newer embers-server or another --db file"
         )));
     }
-    for step in version + 1..=CURRENT_VERSION {
+    for step in version + 1..=target.min(CURRENT_VERSION) {
         let tx = conn.transaction()?;
         match step {
             1 => tx.execute_batch(&v1_sql())?,
+            2 => {
+                tx.execute_batch(rollup::V2_SQL)?;
+                rollup::backfill(&tx)?;
+            }
             other => {
                 return Err(StoreError::Schema(format!(
                     "no migration to version {other}"

@@ -1,0 +1,268 @@
+//! Summed points of the matching series over a range: read from the rollup (coarse buckets for
+//! the whole ones inside the range, finer ones for its edges), or from the samples themselves
+//! when the tag filter names a per-sample field (`_id`, `time`, the timestamps).
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use super::super::rollup::{Level, LEVELS};
+use super::super::sql::{common_where, conditions_where, needs_samples, Sql};
+use super::super::StoreError;
+use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::explore::thread_of;
+use embers_model::contract::selection::Selection;
+
+/// What the samples of a series share.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) struct Series {
+    pub(super) app_service: String,
+    pub(super) language: String,
+    pub(super) event_type: String,
+    pub(super) tagset_id: i64,
+    pub(super) thread: String,
+}
+
+/// One summed point: a bucket (or the whole range) of one series.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Point {
+    /// Start of the bucket, or 0 for whole-range sums.
+    pub(super) time: i64,
+    /// Index into [`Points::series`].
+    pub(super) series: usize,
+    pub(super) value: i64,
+    pub(super) samples: i64,
+}
+
+/// Points and the series they index. A bucket may appear more than once (its parts come from
+/// different levels); consumers add them up.
+#[derive(Debug, Default)]
+pub(super) struct Points {
+    pub(super) series: Vec<Series>,
+    pub(super) points: Vec<Point>,
+}
+
+/// Which samples to read.
+pub(super) struct Read<'a> {
+    pub(super) selection: &'a Selection,
+    /// Leave out the `Total` pseudo-process (when no process is named).
+    pub(super) skip_total: bool,
+    /// Bucket length; `None` sums the whole range.
+    pub(super) interval: Option<i64>,
+}
+
+impl Read<'_> {
+    /// Append ` AND ...` for the process (or for leaving `Total` out).
+    fn app_condition(&self, sql: &mut Sql) {
+        match &self.selection.app_service {
+            Some(app) => sql.push(" AND app_service = ").bind(app.clone()),
+            None if self.skip_total => sql
+                .push(" AND app_service != ")
+                .bind(TOTAL_APP_SERVICE.to_owned()),
+            None => sql,
+        };
+    }
+
+    /// Append ` AND ...` for the process and every other condition series share.
+    fn series_conditions(&self, sql: &mut Sql) {
+        self.app_condition(sql);
+        conditions_where(sql, self.selection);
+    }
+
+    /// The bucket of a row's `time`: itself when a level's buckets are the interval's.
+    fn bucket(&self, sql: &mut Sql, level_seconds: i64) {
+        match self.interval {
+            None => sql.push("0"),
+            Some(i) if i == level_seconds => sql.push("time"),
+            // floor(time / i) * i, also for negative times.
+            Some(i) => sql
+                .push("time - ((time % ")
+                .bind(i)
+                .push(") + ")
+                .bind(i)
+                .push(") % ")
+                .bind(i),
+        };
+    }
+}
+
+/// Read the points of `r`.
+pub(super) fn read(conn: &Connection, r: &Read<'_>) -> Result<Points, StoreError> {
+    if needs_samples(&r.selection.filter) {
+        return read_samples(conn, r);
+    }
+    let mut out = Points::default();
+    let mut index: HashMap<i64, usize> = HashMap::new();
+    let mut sql = Sql::new(
+        "SELECT id, app_service, profile_language_type, profile_event_type, tagset_id, thread \
+         FROM profile.series WHERE TRUE",
+    );
+    r.series_conditions(&mut sql);
+    let mut stmt = conn.prepare_cached(&sql.text)?;
+    let mut rows = stmt.query(sql.params())?;
+    while let Some(row) = rows.next()? {
+        index.insert(row.get(0)?, out.series.len());
+        out.series.push(Series {
+            app_service: row.get(1)?,
+            language: row.get(2)?,
+            event_type: row.get(3)?,
+            tagset_id: row.get(4)?,
+            thread: row.get(5)?,
+        });
+    }
+    if out.series.is_empty() {
+        return Ok(out);
+    }
+    // Every stored series matches: no need to test each rollup row's series.
+    let filtered = !sql.params.is_empty();
+    let (start, end) = (r.selection.time_start, r.selection.time_end);
+    for (level, from, to) in plan(start, end, r.interval) {
+        let mut sql = Sql::new("SELECT ");
+        r.bucket(&mut sql, level.seconds);
+        // `level.table` is a fixed identifier of LEVELS.
+        sql.push(", series_id, SUM(profile_value), SUM(samples) FROM ")
+            .push(level.table)
+            .push(" WHERE time >= ")
+            .bind(from)
+            .push(" AND time <= ")
+            .bind(to);
+        if filtered {
+            sql.push(" AND series_id IN (SELECT id FROM profile.series WHERE TRUE");
+            r.series_conditions(&mut sql);
+            sql.push(")");
+        }
+        sql.push(" GROUP BY 1, 2");
+        let mut stmt = conn.prepare_cached(&sql.text)?;
+        let mut rows = stmt.query(sql.params())?;
+        while let Some(row) = rows.next()? {
+            let Some(&series) = index.get(&row.get::<_, i64>(1)?) else {
+                continue;
+            };
+            out.points.push(Point {
+                time: row.get(0)?,
+                series,
+                value: row.get(2)?,
+                samples: row.get(3)?,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The reads covering `[start, end]`: `(level, first bucket, last bucket)` with every bucket
+/// inside the range, coarse levels for the middle and finer ones for the edges. A level is used
+/// only when `interval` (if any) is a multiple of its buckets.
+pub(super) fn plan(start: i64, end: i64, interval: Option<i64>) -> Vec<(Level, i64, i64)> {
+    let mut out = Vec::new();
+    // i128: `end + 1` must not overflow for an end of i64::MAX.
+    let mut todo = vec![(i128::from(start), i128::from(end), 0usize)];
+    while let Some((lo, hi, from_level)) = todo.pop() {
+        if lo > hi {
+            continue;
+        }
+        let usable = LEVELS
+            .iter()
+            .enumerate()
+            .skip(from_level)
+            .find(|(_, l)| interval.is_none_or(|i| i % l.seconds == 0));
+        let Some((at, level)) = usable else {
+            continue;
+        };
+        let size = i128::from(level.seconds);
+        let first = (lo + size - 1).div_euclid(size) * size;
+        let past = (hi + 1).div_euclid(size) * size;
+        if first < past {
+            if let (Ok(a), Ok(b)) = (i64::try_from(first), i64::try_from(past - size)) {
+                out.push((*level, a, b));
+            }
+            todo.push((lo, first - 1, at + 1));
+            todo.push((past, hi, at + 1));
+        } else {
+            todo.push((lo, hi, at + 1));
+        }
+    }
+    out
+}
+
+/// Read the samples themselves (for filters on per-sample fields): the same points, with each
+/// distinct stack's thread looked up once.
+fn read_samples(conn: &Connection, r: &Read<'_>) -> Result<Points, StoreError> {
+    let mut sql = Sql::new("SELECT ");
+    r.bucket(&mut sql, 1);
+    sql.push(
+        ", app_service, profile_language_type, profile_event_type, tagset_id, stack_id, \
+         SUM(profile_value), COUNT(*) FROM profile.in_process WHERE ",
+    );
+    common_where(&mut sql, r.selection);
+    r.app_condition(&mut sql);
+    sql.push(" GROUP BY 1, 2, 3, 4, 5, 6");
+    let mut threads: HashMap<i64, String> = HashMap::new();
+    let mut index: HashMap<Series, usize> = HashMap::new();
+    let mut out = Points::default();
+    let mut stmt = conn.prepare_cached(&sql.text)?;
+    let mut rows = stmt.query(sql.params())?;
+    while let Some(row) = rows.next()? {
+        let stack_id: i64 = row.get(5)?;
+        let thread = match threads.get(&stack_id) {
+            Some(t) => t.clone(),
+            None => {
+                let stack: String = conn
+                    .prepare_cached("SELECT location_str FROM profile.stacks WHERE id = ?1")?
+                    .query_row([stack_id], |r| r.get(0))?;
+                let t = thread_of(&stack).to_owned();
+                threads.insert(stack_id, t.clone());
+                t
+            }
+        };
+        let key = Series {
+            app_service: row.get(1)?,
+            language: row.get(2)?,
+            event_type: row.get(3)?,
+            tagset_id: row.get(4)?,
+            thread,
+        };
+        let next = index.len();
+        let series = *index.entry(key.clone()).or_insert(next);
+        if series == out.series.len() {
+            out.series.push(key);
+        }
+        out.points.push(Point {
+            time: row.get(0)?,
+            series,
+            value: row.get(6)?,
+            samples: row.get(7)?,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(start: i64, end: i64, interval: Option<i64>) -> Vec<(i64, i64, i64)> {
+        let mut p: Vec<_> = plan(start, end, interval)
+            .into_iter()
+            .map(|(l, a, b)| (l.seconds, a, b))
+            .collect();
+        p.sort_unstable();
+        p
+    }
+
+    #[test]
+    fn plans_use_whole_minutes_and_seconds_at_the_edges() {
+        assert_eq!(
+            pieces(50, 250, None),
+            vec![(1, 50, 59), (1, 240, 250), (60, 60, 180)]
+        );
+        assert_eq!(pieces(60, 179, None), vec![(60, 60, 120)]);
+        assert_eq!(pieces(61, 118, None), vec![(1, 61, 118)]);
+        assert_eq!(pieces(-61, -1, None), vec![(1, -61, -61), (60, -60, -60)]);
+        // A 30 s interval cannot use minutes; 300 s can.
+        assert_eq!(pieces(50, 250, Some(30)), vec![(1, 50, 250)]);
+        assert_eq!(pieces(0, 599, Some(300)), vec![(60, 0, 540)]);
+        assert_eq!(pieces(5, 5, Some(1)), vec![(1, 5, 5)]);
+        let extreme = pieces(i64::MAX - 100, i64::MAX, None);
+        assert_eq!(extreme.iter().map(|p| p.2 - p.1 + p.0).sum::<i64>(), 101);
+    }
+}
