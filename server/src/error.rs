@@ -6,7 +6,7 @@
 //! | bad request | 400 | `INVALID_POST_DATA` | null |
 //! | body too large | 413 | `FAIL` | null |
 //! | unknown API path | 404 | `FAIL` | null |
-//! | upstream unreachable | 502 | `FAIL` | empty tree |
+//! | upstream unreachable | 502 | `FAIL` | empty tree (explore endpoints: null) |
 //! | server failure | 500 | `FAIL` | empty tree in the requested shape |
 //!
 //! Server failures never expose internals in `DESCRIPTION`; the detail goes to the log and, only
@@ -77,6 +77,11 @@ impl Error {
             format!("upstream querier {url} is unreachable: {detail}"),
         )
         .with_shape(ResultShape::B)
+    }
+
+    /// 502 `FAIL`: the upstream querier gave no usable answer; `description` says why.
+    pub fn bad_gateway(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::BAD_GATEWAY, FAIL, description)
     }
 
     /// 500 `FAIL`: a server-side failure; `detail` is kept out of `DESCRIPTION`.

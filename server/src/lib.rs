@@ -16,7 +16,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::handler::Handler;
+use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use embers_model::contract::shape::ResultShape;
 use tower_http::trace::TraceLayer;
@@ -27,7 +28,7 @@ use store::Store;
 
 /// Default body limit of `POST /v1/profile/ingest` (64 MiB).
 pub const DEFAULT_INGEST_LIMIT: usize = 64 * 1024 * 1024;
-/// Default body limit of `POST /v1/profile/ProfileTracing` (256 KiB).
+/// Default body limit of `POST /v1/profile/ProfileTracing` and the explore endpoints (256 KiB).
 pub const DEFAULT_QUERY_LIMIT: usize = 256 * 1024;
 
 /// Request body size limits, in bytes.
@@ -77,22 +78,33 @@ impl AppState {
     }
 }
 
+/// A POST-only API route with a body limit; other methods get a 405 envelope.
+fn api<H, T>(handler: H, limit: usize) -> MethodRouter<AppState>
+where
+    H: Handler<T, AppState>,
+    T: 'static,
+{
+    post(handler)
+        .fallback(http::method_not_allowed)
+        .layer(DefaultBodyLimit::max(limit))
+}
+
 /// The service's router: the API under `/v1/profile/`, `/healthz`, and the viewer at `/`.
 pub fn app(state: AppState) -> Router {
-    let limits = state.limits;
+    let Limits { ingest, query } = state.limits;
     Router::new()
         .route(
             "/v1/profile/ProfileTracing",
-            post(http::profile_tracing::handle)
-                .fallback(http::method_not_allowed)
-                .layer(DefaultBodyLimit::max(limits.query)),
+            api(http::profile_tracing::handle, query),
         )
+        .route("/v1/profile/services", api(http::explore::services, query))
+        .route("/v1/profile/timeline", api(http::explore::timeline, query))
+        .route("/v1/profile/tags", api(http::explore::tags, query))
         .route(
-            "/v1/profile/ingest",
-            post(http::ingest::handle)
-                .fallback(http::method_not_allowed)
-                .layer(DefaultBodyLimit::max(limits.ingest)),
+            "/v1/profile/tag_values",
+            api(http::explore::tag_values, query),
         )
+        .route("/v1/profile/ingest", api(http::ingest::handle, ingest))
         .route("/healthz", get(http::health::handle))
         .fallback(http::static_files::handle)
         .layer(TraceLayer::new_for_http())

@@ -1,5 +1,6 @@
 //! HTTP handlers. Every API answer, success or failure, is the ProfileTracing envelope.
 
+pub mod explore;
 pub mod health;
 pub mod ingest;
 pub mod profile_tracing;

@@ -1,13 +1,26 @@
-//! `--upstream URL`: forward ProfileTracing requests to a real DeepFlow querier and relay its
-//! answer (status and body) unchanged.
+//! `--upstream URL`: answer from a real DeepFlow querier instead of the local store.
+//!
+//! ProfileTracing requests are forwarded and the querier's answer (status and body) relayed
+//! unchanged, except that the client's `tag_filter`, which the querier pastes into SQL, is
+//! parsed by the contract first (a bad one is a 400 here) and replaced by its canonical rendering
+//! ([`statements::render_filter`]). The explore endpoints are answered from the querier's SQL API
+//! ([`sql_api`], [`explore`]) with fixed statements.
 
-use std::time::Duration;
+mod explore;
+pub mod sql_api;
+pub mod statements;
+
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use embers_model::contract::body::{Members, RequestError};
+
 use crate::Error;
+pub use explore::UpstreamExploreError;
 
 /// The organisation header DeepFlow uses to pick a database.
 pub const ORG_HEADER: &str = "x-org-id";
@@ -19,6 +32,8 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 pub struct Upstream {
     base: String,
     client: reqwest::Client,
+    /// When the querier last said it has no `in_process_metrics`.
+    metrics_missing: Mutex<Option<Instant>>,
 }
 
 impl Upstream {
@@ -35,7 +50,11 @@ impl Upstream {
             .connect_timeout(Duration::from_secs(10))
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
-        Ok(Upstream { base, client })
+        Ok(Upstream {
+            base,
+            client,
+            metrics_missing: Mutex::new(None),
+        })
     }
 
     /// The full ProfileTracing URL upstream.
@@ -45,6 +64,10 @@ impl Upstream {
 
     /// Forward the body (and `Content-Type`, `X-Org-Id`) and relay status, content type and body.
     pub async fn forward(&self, headers: &HeaderMap, body: Bytes) -> Response {
+        let body = match canonical_body(body) {
+            Ok(body) => body,
+            Err(e) => return Error::invalid(e.0).into_response(),
+        };
         let url = self.url();
         let mut request = self.client.post(&url).body(body);
         let content_type = headers
@@ -75,4 +98,22 @@ impl Upstream {
             }
         }
     }
+}
+
+/// The body with its `tag_filter` parsed and rendered again; unchanged when it has none.
+fn canonical_body(body: Bytes) -> Result<Bytes, RequestError> {
+    let members = Members::parse(&body)?;
+    let (text, filter) = members.tag_filter()?;
+    if text.is_empty() {
+        return Ok(body);
+    }
+    let canonical = statements::render_filter(&filter).map_err(|e| RequestError(e.to_string()))?;
+    let mut value: serde_json::Value = serde_json::from_slice(&body)
+        .map_err(|e| RequestError(format!("request body is not valid JSON: {e}")))?;
+    if let Some(object) = value.as_object_mut() {
+        object.insert("tag_filter".to_owned(), canonical.into());
+    }
+    serde_json::to_vec(&value)
+        .map(Bytes::from)
+        .map_err(|e| RequestError(format!("cannot re-encode the request: {e}")))
 }

@@ -1,0 +1,129 @@
+//! The explore endpoints — `POST /v1/profile/services`, `/timeline`, `/tags`, `/tag_values` —
+//! answered from the local store or, with `--upstream`, from the querier's SQL API. Bodies are
+//! read by the contract's parsers (400 `INVALID_POST_DATA` naming the problem); answers use the
+//! ProfileTracing envelope with a `{columns, values}` result.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use embers_model::contract::body::RequestError;
+use embers_model::contract::envelope::SUCCESS;
+use embers_model::contract::explore::{
+    parse_services_body, parse_tag_values_body, parse_tags_body, parse_timeline_body,
+    ServicesQuery, TagValuesQuery, TagsQuery, TimelineQuery,
+};
+use serde::Serialize;
+
+use crate::error::{envelope_json, json_response};
+use crate::store::{Store, StoreError};
+use crate::{AppState, Error};
+
+/// A checked explore request.
+#[derive(Debug, Clone)]
+pub enum Explore {
+    /// `POST /v1/profile/services`
+    Services(ServicesQuery),
+    /// `POST /v1/profile/timeline`
+    Timeline(TimelineQuery),
+    /// `POST /v1/profile/tags`
+    Tags(TagsQuery),
+    /// `POST /v1/profile/tag_values`
+    TagValues(TagValuesQuery),
+}
+
+/// The success envelope around `result`.
+pub(crate) fn success(result: &impl Serialize) -> String {
+    envelope_json(SUCCESS, "", result, serde_json::Value::Null)
+}
+
+impl Explore {
+    /// Answer from the local store (blocking).
+    fn run_local(&self, store: &Store) -> Result<String, StoreError> {
+        Ok(match self {
+            Explore::Services(q) => success(&store.services(q)?),
+            Explore::Timeline(q) => success(&store.timeline(q)?),
+            Explore::Tags(q) => success(&store.tags(q)?),
+            Explore::TagValues(q) => success(&store.tag_values(q)?),
+        })
+    }
+}
+
+/// `POST /v1/profile/services`.
+pub async fn services(
+    state: State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    handle(state, headers, body, |b| {
+        parse_services_body(b).map(Explore::Services)
+    })
+    .await
+}
+
+/// `POST /v1/profile/timeline`.
+pub async fn timeline(
+    state: State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    handle(state, headers, body, |b| {
+        parse_timeline_body(b).map(Explore::Timeline)
+    })
+    .await
+}
+
+/// `POST /v1/profile/tags`.
+pub async fn tags(
+    state: State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    handle(state, headers, body, |b| {
+        parse_tags_body(b).map(Explore::Tags)
+    })
+    .await
+}
+
+/// `POST /v1/profile/tag_values`.
+pub async fn tag_values(
+    state: State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    handle(state, headers, body, |b| {
+        parse_tag_values_body(b).map(Explore::TagValues)
+    })
+    .await
+}
+
+async fn handle(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    parse: impl FnOnce(&[u8]) -> Result<Explore, RequestError>,
+) -> Response {
+    match answer(&state, &headers, body, parse).await {
+        Ok(text) => json_response(StatusCode::OK, text),
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn answer(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    parse: impl FnOnce(&[u8]) -> Result<Explore, RequestError>,
+) -> Result<String, Error> {
+    let body = super::read_body(body, state.limits.query)?;
+    let query = parse(&body).map_err(|e| Error::invalid(e.0))?;
+    if let Some(upstream) = &state.upstream {
+        return upstream.explore(headers, &query).await;
+    }
+    let store = state.store.clone();
+    tokio::task::spawn_blocking(move || query.run_local(&store))
+        .await
+        .map_err(|e| Error::internal(format!("explore task failed: {e}")))?
+        .map_err(Error::internal)
+}

@@ -1,0 +1,180 @@
+//! The explore endpoints answered from the querier's SQL API: one fixed statement per request
+//! ([`super::statements`]), its table read back into the contract's rows, and the contract's
+//! finishing steps (ranking, group limits, prefixes) applied here exactly as for the local store.
+
+use std::collections::HashMap;
+
+use axum::http::HeaderMap;
+use embers_model::contract::envelope::Table;
+use embers_model::contract::explore::{
+    rank_counts, rank_services, thread_of, Dimension, ServiceRow, ServicesQuery, TagValuesQuery,
+    TagsQuery, TimelineAnswer, TimelineQuery, TimelineRow, ValueCount,
+};
+use serde_json::Value;
+use thiserror::Error;
+
+use super::sql_api::{column, integer, number, text, Rows, SqlApiError};
+use super::statements::{self, RenderError, MAP_TAGS, TIMELINE_ROWS};
+use super::Upstream;
+use crate::http::explore::{success, Explore};
+use crate::Error;
+
+/// Why an explore request could not be answered from upstream.
+#[derive(Debug, Error)]
+pub enum UpstreamExploreError {
+    /// A tag name cannot be written into a statement (answered 400).
+    #[error(transparent)]
+    Render(#[from] RenderError),
+    /// The SQL API failed (answered 502).
+    #[error(transparent)]
+    Api(#[from] SqlApiError),
+    /// The answer hit the statement's row limit, so sums would be incomplete (answered 502).
+    #[error(
+        "the querier's answer reached {0} rows, so the sums would be incomplete; use a larger \
+         interval, a narrower range, or a tag filter"
+    )]
+    TooManyRows(usize),
+    /// Thread grouping met compressed stacks (answered 502).
+    #[error(
+        "thread grouping needs the stack text, but the querier returns it compressed (DeepFlow's \
+         ingester stores stacks with zstd unless `profile-compression-algorithm: \"\"` is set)"
+    )]
+    CompressedStacks,
+}
+
+impl From<UpstreamExploreError> for Error {
+    fn from(e: UpstreamExploreError) -> Error {
+        match e {
+            UpstreamExploreError::Render(e) => Error::invalid(e.to_string()),
+            other => Error::bad_gateway(other.to_string()),
+        }
+    }
+}
+
+type Outcome<T> = Result<T, UpstreamExploreError>;
+
+/// The answer's one column other than `skip` (the querier names a tag column after the tag,
+/// without backticks; finding it by elimination does not depend on that spelling).
+fn other_column(rows: &Rows, skip: &[&str]) -> Result<usize, SqlApiError> {
+    rows.columns
+        .iter()
+        .position(|c| !skip.contains(&c.as_str()))
+        .ok_or_else(|| SqlApiError::Format(format!("no group column in {:?}", rows.columns)))
+}
+
+/// The name of a group cell: its text, or the thread of a stack.
+fn group_name(cell: &Value, dimension: &Dimension) -> Outcome<String> {
+    let value = text(cell);
+    if *dimension != Dimension::Thread {
+        return Ok(value);
+    }
+    // Compressed bytes do not survive the querier's JSON encoding: they arrive as U+FFFD.
+    if value.contains('\u{FFFD}') {
+        return Err(UpstreamExploreError::CompressedStacks);
+    }
+    Ok(thread_of(&value).to_owned())
+}
+
+impl Upstream {
+    /// Answer an explore request from the querier; the text is the success envelope.
+    pub async fn explore(&self, headers: &HeaderMap, q: &Explore) -> Result<String, Error> {
+        Ok(match q {
+            Explore::Services(q) => success(&self.services(headers, q).await?),
+            Explore::Timeline(q) => success(&self.timeline(headers, q).await?),
+            Explore::Tags(q) => success(&self.tags(headers, q).await?),
+            Explore::TagValues(q) => success(&self.tag_values(headers, q).await?),
+        })
+    }
+
+    async fn services(&self, h: &HeaderMap, q: &ServicesQuery) -> Outcome<Table<ServiceRow>> {
+        let rows = self.select(h, &statements::services(q)?).await?;
+        let at = |name| column(&rows, name);
+        let (app, language, event, v) = (
+            at("app_service")?,
+            at("profile_language_type")?,
+            at("profile_event_type")?,
+            at("v")?,
+        );
+        let mut out = Vec::with_capacity(rows.values.len());
+        for row in &rows.values {
+            let cell = |i: usize| row.get(i).unwrap_or(&Value::Null);
+            out.push(ServiceRow::from((
+                text(cell(app)),
+                text(cell(language)),
+                text(cell(event)),
+                number(cell(v))?,
+            )));
+        }
+        Ok(rank_services(out))
+    }
+
+    async fn timeline(&self, h: &HeaderMap, q: &TimelineQuery) -> Outcome<TimelineAnswer> {
+        let rows = self.select(h, &statements::timeline(q)?).await?;
+        if rows.values.len() >= TIMELINE_ROWS {
+            return Err(UpstreamExploreError::TooManyRows(TIMELINE_ROWS));
+        }
+        let (toi, v) = (column(&rows, "toi")?, column(&rows, "v")?);
+        let group = match &q.group_by {
+            Some((_, dimension)) => Some((other_column(&rows, &["toi", "v"])?, dimension)),
+            None => None,
+        };
+        let mut points = Vec::with_capacity(rows.values.len());
+        for row in &rows.values {
+            let cell = |i: usize| row.get(i).unwrap_or(&Value::Null);
+            points.push(TimelineRow {
+                time: integer(cell(toi))?,
+                group: match group {
+                    Some((at, dimension)) => Some(group_name(cell(at), dimension)?),
+                    None => None,
+                },
+                value: number(cell(v))?,
+            });
+        }
+        // `finish` also floors every time to its bucket, whatever alignment the querier used.
+        Ok(TimelineAnswer::finish(q, points))
+    }
+
+    async fn tags(&self, h: &HeaderMap, q: &TagsQuery) -> Outcome<Table<ValueCount>> {
+        let rows = self.select(h, &statements::tags(q)?).await?;
+        let n = column(&rows, "n")?;
+        let columns: Vec<(usize, &str)> = statements::tag_column_names()
+            .filter_map(|name| column(&rows, name).ok().map(|i| (i, name)))
+            .collect();
+        let mut counts: HashMap<String, u64> = HashMap::new();
+        for row in &rows.values {
+            let cell = |i: usize| row.get(i).unwrap_or(&Value::Null);
+            let count = number(cell(n))?;
+            for &(at, name) in &columns {
+                let value = text(cell(at));
+                if !MAP_TAGS.contains(&name) {
+                    if !value.is_empty() {
+                        *counts.entry(name.to_owned()).or_default() += count;
+                    }
+                    continue;
+                }
+                // A map tag is a JSON object of key -> value; a key with a value is a tag.
+                let map: HashMap<String, Value> = serde_json::from_str(&value).unwrap_or_default();
+                for (key, v) in map {
+                    if !text(&v).is_empty() {
+                        *counts.entry(format!("{name}.{key}")).or_default() += count;
+                    }
+                }
+            }
+        }
+        Ok(rank_counts(counts, None, usize::MAX))
+    }
+
+    async fn tag_values(&self, h: &HeaderMap, q: &TagValuesQuery) -> Outcome<Table<ValueCount>> {
+        let rows = self.select(h, &statements::tag_values(q)?).await?;
+        let n = column(&rows, "n")?;
+        let at = other_column(&rows, &["n"])?;
+        let mut counts: HashMap<String, u64> = HashMap::new();
+        for row in &rows.values {
+            let cell = |i: usize| row.get(i).unwrap_or(&Value::Null);
+            *counts
+                .entry(group_name(cell(at), &q.dimension)?)
+                .or_default() += number(cell(n))?;
+        }
+        Ok(rank_counts(counts, q.prefix.as_deref(), q.limit))
+    }
+}
