@@ -4,8 +4,9 @@
 //!
 //! A *series* (`profile.series`) is what every sample of it shares: app_service, language, event
 //! type, tag set and thread (the stack's first `[t] ` frame). `profile.rollup_1s` holds one row
-//! per second and series, `profile.rollup_1m` one per minute and series; both are keyed by
-//! `(time, series_id)`, so a time range is one contiguous index scan of small rows.
+//! per second and series, `profile.rollup_5s` one per 5 seconds, ... up to `profile.rollup_1h`
+//! ([`LEVELS`]); all are keyed by `(time, series_id)`, so a time range is one contiguous index
+//! scan of small rows.
 
 use std::collections::HashMap;
 
@@ -23,17 +24,25 @@ pub(crate) struct Level {
     pub(crate) table: &'static str,
 }
 
-/// The granularities, coarsest first; the last one is one second, so it covers any range.
-pub(crate) const LEVELS: [Level; 2] = [
-    Level {
-        seconds: 60,
-        table: "profile.rollup_1m",
-    },
-    Level {
-        seconds: 1,
-        table: "profile.rollup_1s",
-    },
+/// The granularities, coarsest first; the last one is one second, so it covers any range. They
+/// are the timeline's interval ladder, so a timeline at a ladder interval reads one row per
+/// bucket and series (at most ~300 buckets), however many samples the range holds. The tables
+/// are created by schema step 2: changing this list needs a new migration step.
+pub(crate) const LEVELS: [Level; 9] = [
+    level(3600, "profile.rollup_1h"),
+    level(1800, "profile.rollup_30m"),
+    level(600, "profile.rollup_10m"),
+    level(300, "profile.rollup_5m"),
+    level(60, "profile.rollup_1m"),
+    level(30, "profile.rollup_30s"),
+    level(10, "profile.rollup_10s"),
+    level(5, "profile.rollup_5s"),
+    level(1, "profile.rollup_1s"),
 ];
+
+const fn level(seconds: i64, table: &'static str) -> Level {
+    Level { seconds, table }
+}
 
 /// What every sample of a series shares.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -150,8 +159,24 @@ impl Pending {
 }
 
 /// The DDL of the rollup (schema version 2).
-pub(crate) const V2_SQL: &str = "
-CREATE TABLE profile.series (
+pub(crate) fn v2_sql() -> String {
+    let tables: Vec<String> = LEVELS
+        .iter()
+        .map(|l| {
+            format!(
+                "CREATE TABLE {} (
+  time INTEGER NOT NULL,
+  series_id INTEGER NOT NULL,
+  profile_value INTEGER NOT NULL,
+  samples INTEGER NOT NULL,
+  PRIMARY KEY (time, series_id)
+) WITHOUT ROWID;",
+                l.table
+            )
+        })
+        .collect();
+    format!(
+        "CREATE TABLE profile.series (
   id INTEGER PRIMARY KEY,
   app_service TEXT NOT NULL,
   profile_language_type TEXT NOT NULL,
@@ -160,27 +185,17 @@ CREATE TABLE profile.series (
   thread TEXT NOT NULL,
   UNIQUE (app_service, profile_language_type, profile_event_type, tagset_id, thread)
 );
-CREATE TABLE profile.rollup_1s (
-  time INTEGER NOT NULL,
-  series_id INTEGER NOT NULL,
-  profile_value INTEGER NOT NULL,
-  samples INTEGER NOT NULL,
-  PRIMARY KEY (time, series_id)
-) WITHOUT ROWID;
-CREATE TABLE profile.rollup_1m (
-  time INTEGER NOT NULL,
-  series_id INTEGER NOT NULL,
-  profile_value INTEGER NOT NULL,
-  samples INTEGER NOT NULL,
-  PRIMARY KEY (time, series_id)
-) WITHOUT ROWID;
+{}
 CREATE VIEW profile.in_process_metrics AS
 SELECT r.time AS time, se.app_service AS app_service,
   se.profile_language_type AS profile_language_type,
   se.profile_event_type AS profile_event_type, se.tagset_id AS tagset_id, se.thread AS thread,
   r.profile_value AS profile_value, r.samples AS samples
 FROM rollup_1s AS r JOIN series AS se ON se.id = r.series_id;
-";
+",
+        tables.join("\n")
+    )
+}
 
 /// Fill the rollup from the samples already stored (the step-2 migration of an existing file).
 pub(crate) fn backfill(tx: &Transaction<'_>) -> Result<(), StoreError> {
@@ -217,10 +232,17 @@ pub(crate) fn backfill(tx: &Transaction<'_>) -> Result<(), StoreError> {
            AND se.profile_event_type = s.profile_event_type
            AND se.tagset_id = s.tagset_id AND se.thread = t.thread
          GROUP BY s.time, se.id;
-         INSERT INTO profile.rollup_1m (time, series_id, profile_value, samples)
-         SELECT time - ((time % 60) + 60) % 60, series_id, SUM(profile_value), SUM(samples)
-         FROM profile.rollup_1s GROUP BY 1, 2;
          DROP TABLE temp.stack_thread;",
     )?;
+    for level in LEVELS.iter().filter(|l| l.seconds > 1) {
+        // Fixed identifiers and a constant from LEVELS; floor division also for negative times.
+        let n = level.seconds;
+        tx.execute_batch(&format!(
+            "INSERT INTO {} (time, series_id, profile_value, samples)
+             SELECT time - ((time % {n}) + {n}) % {n}, series_id, SUM(profile_value), SUM(samples)
+             FROM profile.rollup_1s GROUP BY 1, 2",
+            level.table
+        ))?;
+    }
     Ok(())
 }

@@ -20,8 +20,8 @@
 //! samples without a pod.
 //!
 //! Version 2 adds the rollup the explore endpoints read (see [`super::rollup`]): `profile.series`,
-//! `profile.rollup_1s`, `profile.rollup_1m` and the view `profile.in_process_metrics`, filled from
-//! the samples already stored when an existing file is migrated.
+//! `profile.rollup_1s` ... `profile.rollup_1h` and the view `profile.in_process_metrics`, filled
+//! from the samples already stored when an existing file is migrated.
 
 use rusqlite::Connection;
 
@@ -51,7 +51,7 @@ pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> 
         match step {
             1 => tx.execute_batch(&v1_sql())?,
             2 => {
-                tx.execute_batch(rollup::V2_SQL)?;
+                tx.execute_batch(&rollup::v2_sql())?;
                 rollup::backfill(&tx)?;
             }
             other => {

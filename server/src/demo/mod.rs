@@ -1,0 +1,448 @@
+//! `--demo`: six hours of realistic, deterministic profiles ending now, so every viewer feature
+//! — the flame graph and the explore views — has something to show.
+//!
+//! - **Fleet** ([`fleet`]): four hosts (node-a, node-b in cn-north-1; node-c, node-d in
+//!   eu-west-1) running eleven services in 26 pods: redis-server, nginx (node-a and node-b only),
+//!   java (every pod in namespace `team-o'brien`, so a quoted filter `pod_ns='team-o''brien'` can
+//!   be shown), python3, api-gateway, postgres, deepflow-agent (one per host), checkout,
+//!   search-api, payment, kafka. Every sample carries its pod's tags: host, pod, pod_ns, region,
+//!   az, host_ip, agent, `k8s.label.app`, `k8s.label.version`, `cloud.tag.team`, ...
+//! - **Stacks**: on-CPU for every service; off-CPU for redis-server, nginx, java, postgres;
+//!   mem-alloc for redis-server, java, python3, api-gateway. Every per-process stack starts with
+//!   its thread frame `[t] name` and mixes `[l]` library, `[k]` kernel, application, unresolved
+//!   (`[/usr/lib/x.so]`, `[unknown] 0x...`) and a little `[c]` CUDA. checkout and search-api have
+//!   thousands of distinct stacks ([`synth`]). Per-host `Total` stacks (`[p] proc;[t] thread`,
+//!   or `[p] proc` for a process's main thread) are derived from the on-CPU samples.
+//! - **Load** ([`load`]): a slow wave; a spike of the user-facing services about four hours ago
+//!   (3.5× for 15 minutes); a quiet period about three hours ago (a 40-minute maintenance
+//!   window at 15 %); the last hour is ordinary.
+//! - **The regression to find**: in the last 20 minutes, api-gateway spends most of its time in
+//!   [`REGRESSION_FUNCTION`] (`github.com/example/gateway/render.jsonEncodeResponse`), which was
+//!   a small part of it before, and its CPU use nearly doubles.
+//!
+//! Everything comes from a fixed-seed SplitMix64 generator, so the data depend only on `now`.
+
+mod fleet;
+mod synth;
+mod tags;
+mod templates;
+
+use std::collections::BTreeMap;
+
+use crate::store::{Batch, Sample};
+use fleet::{Event, Pod, Source};
+
+/// Seed of the demo generator.
+const SEED: u64 = 0x000e_3be1_25d3_0001;
+/// µs per on-CPU sample at 99 Hz.
+const TICK_US: u64 = 10_101;
+/// Length of the demo window in seconds (six hours).
+pub const WINDOW_S: i64 = 6 * 3600;
+/// The service whose CPU regresses at the end of the window.
+pub const REGRESSION_SERVICE: &str = "api-gateway";
+/// The function that gets hotter in the last [`REGRESSION_S`] seconds.
+pub const REGRESSION_FUNCTION: &str = "github.com/example/gateway/render.jsonEncodeResponse";
+/// How long before `now` the regression starts.
+pub const REGRESSION_S: i64 = 20 * 60;
+
+/// A small deterministic PRNG (SplitMix64).
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`0` when `n == 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            0
+        } else {
+            self.next_u64() % n
+        }
+    }
+
+    /// True with probability `percent`/100.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// A weighted stack of a template text.
+struct Template {
+    weight: u64,
+    stack: &'static str,
+}
+
+fn templates(text: &'static str) -> Vec<Template> {
+    text.lines()
+        .filter_map(|line| {
+            let (weight, stack) = line.trim().split_once(' ')?;
+            Some(Template {
+                weight: weight.parse().ok()?,
+                stack,
+            })
+        })
+        .collect()
+}
+
+fn pick<'t>(rng: &mut Rng, list: &'t [Template]) -> Option<&'t Template> {
+    let sum: u64 = list.iter().map(|t| t.weight).sum();
+    let mut r = rng.below(sum);
+    for t in list {
+        if r < t.weight {
+            return Some(t);
+        }
+        r -= t.weight;
+    }
+    list.last()
+}
+
+/// The load of minute `minute` (0 = six hours ago, 359 = the last one) as a factor.
+pub fn load(minute: i64, frontend: bool) -> f64 {
+    let wave = 1.0 + 0.2 * (minute as f64 * std::f64::consts::TAU / 150.0).sin();
+    let quiet = if (170..210).contains(&minute) {
+        0.15
+    } else {
+        1.0
+    };
+    let spike = if frontend && (110..125).contains(&minute) {
+        3.5
+    } else {
+        1.0
+    };
+    wave * quiet * spike
+}
+
+/// The stack sources of one profile: its templates before the regression and during it.
+struct Profile {
+    normal: Vec<Template>,
+    regressed: Vec<Template>,
+    synth: Option<&'static synth::Synth>,
+}
+
+fn profile(p: &Pod, event: Event, source: Source) -> Profile {
+    let (text, synth) = match source {
+        Source::Text(text) => (text, None),
+        Source::Synth(s) => ("", Some(s)),
+    };
+    let mut normal = templates(text);
+    let mut regressed = templates(text);
+    if p.workload.app == REGRESSION_SERVICE && event == Event::OnCpu {
+        let encode = |weight| Template {
+            weight,
+            stack: templates::GATEWAY_ENCODE,
+        };
+        normal.push(encode(6));
+        regressed.push(encode(110));
+    }
+    Profile {
+        normal,
+        regressed,
+        synth,
+    }
+}
+
+/// Per-host `Total` values: (host, time, `[p] proc;[t] thread`) -> value.
+type Totals = BTreeMap<(usize, i64, String), u64>;
+
+/// Generate the demo batches for the six hours ending at `now` (Unix seconds).
+pub fn generate(now: i64) -> Vec<Batch> {
+    let mut rng = Rng::new(SEED);
+    let start = now - WINDOW_S + 1;
+    let mut batches = Vec::new();
+    let mut totals = Totals::new();
+    for p in &fleet::PODS {
+        for &(event, source) in p.workload.profiles {
+            let samples = samples(&mut rng, p, event, source, start, &mut totals);
+            batches.push(Batch {
+                meta: tags::pod_meta(p, event),
+                samples,
+            });
+        }
+    }
+    for &(host, name, ticks) in &fleet::HOST_ONLY {
+        for minute in 0..WINDOW_S / 60 {
+            let per_minute = ticks * TICK_US;
+            let value = per_minute / 2 + rng.below(per_minute) / TICK_US * TICK_US;
+            let bucket = start + minute * 60 + 30;
+            *totals.entry((host, bucket, name.to_owned())).or_insert(0) += value;
+        }
+    }
+    for (h, host) in fleet::HOSTS.iter().enumerate() {
+        let samples = totals
+            .iter()
+            .filter(|((hh, _, _), _)| *hh == h)
+            .map(|((_, time, stack), &value)| Sample {
+                time: *time,
+                stack: stack.clone(),
+                value,
+            })
+            .collect();
+        batches.push(Batch {
+            meta: tags::host_meta(host),
+            samples,
+        });
+    }
+    batches
+}
+
+/// The samples of one pod's profile over the window; on-CPU ones also add to `totals`.
+fn samples(
+    rng: &mut Rng,
+    p: &Pod,
+    event: Event,
+    source: Source,
+    start: i64,
+    totals: &mut Totals,
+) -> Vec<Sample> {
+    let profile = profile(p, event, source);
+    let regression_from = WINDOW_S / 60 - REGRESSION_S / 60;
+    let regressing = p.workload.app == REGRESSION_SERVICE && event == Event::OnCpu;
+    let mut out = Vec::new();
+    for minute in 0..WINDOW_S / 60 {
+        let in_regression = regressing && minute >= regression_from;
+        let base = match event {
+            Event::OnCpu => p.rate,
+            Event::OffCpu => p.rate / 2,
+            Event::MemAlloc => p.rate / 3,
+        };
+        let factor = load(minute, p.workload.frontend) * if in_regression { 1.8 } else { 1.0 };
+        let per_minute = (base as f64 * factor).round() as u64;
+        let n = per_minute / 2 + rng.below(per_minute + 1);
+        let list = if in_regression {
+            &profile.regressed
+        } else {
+            &profile.normal
+        };
+        for _ in 0..n {
+            let stack = match (profile.synth, pick(rng, list)) {
+                (Some(s), _) => s.stack(rng),
+                (None, Some(t)) => t.stack.to_owned(),
+                (None, None) => continue,
+            };
+            let stack = maybe_truncate(rng, stack, event);
+            let time = start + minute * 60 + i64::try_from(rng.below(60)).unwrap_or(0);
+            let value = sample_value(rng, event);
+            if event == Event::OnCpu {
+                let bucket = start + minute * 60 + 30;
+                *totals
+                    .entry((p.host, bucket, host_stack(p.workload.app, &stack)))
+                    .or_insert(0) += value;
+            }
+            out.push(Sample { time, stack, value });
+        }
+    }
+    out
+}
+
+/// The per-host stack of a process sample: `[p] app;[t] thread`, or `[p] app` for the main
+/// thread (named like the process).
+fn host_stack(app: &str, stack: &str) -> String {
+    let thread = stack
+        .split(';')
+        .next()
+        .and_then(|f| f.strip_prefix("[t] "))
+        .unwrap_or(app);
+    if thread == app {
+        format!("[p] {app}")
+    } else {
+        format!("[p] {app};[t] {thread}")
+    }
+}
+
+/// Occasionally cut an on-CPU stack short, so inner frames carry self time too (keeping the
+/// thread and one more frame; memory and off-CPU stacks keep their leaf).
+fn maybe_truncate(rng: &mut Rng, stack: String, event: Event) -> String {
+    let frames = stack.matches(';').count() + 1;
+    if event != Event::OnCpu || frames <= 3 || !rng.chance(15) {
+        return stack;
+    }
+    let keep = 2 + usize::try_from(rng.below(frames as u64 - 2)).unwrap_or(0);
+    match stack.match_indices(';').nth(keep - 1) {
+        Some((at, _)) => stack[..at].to_owned(),
+        None => stack,
+    }
+}
+
+fn sample_value(rng: &mut Rng, event: Event) -> u64 {
+    match event {
+        Event::OnCpu => TICK_US * (1 + rng.below(4)),
+        Event::OffCpu => {
+            200 + rng.below(40_000) + if rng.chance(5) { rng.below(900_000) } else { 0 }
+        }
+        Event::MemAlloc => 1u64 << (5 + rng.below(16)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{HashMap, HashSet};
+
+    use super::*;
+    use crate::store::BatchMeta;
+
+    const NOW: i64 = 1_700_021_600;
+
+    fn all(batches: &[Batch]) -> Vec<(&BatchMeta, &Sample)> {
+        batches
+            .iter()
+            .flat_map(|b| b.samples.iter().map(move |s| (&b.meta, s)))
+            .collect()
+    }
+
+    #[test]
+    fn rng_is_deterministic() {
+        let mut a = Rng::new(7);
+        let mut b = Rng::new(7);
+        for _ in 0..100 {
+            assert_eq!(a.next_u64(), b.next_u64());
+        }
+        assert_eq!(Rng::new(1).below(0), 0);
+    }
+
+    #[test]
+    fn demo_is_deterministic_and_in_the_window() {
+        let a = generate(NOW);
+        assert_eq!(a, generate(NOW));
+        for (_, s) in all(&a) {
+            assert!(s.time > NOW - WINDOW_S && s.time <= NOW, "{}", s.time);
+        }
+    }
+
+    #[test]
+    fn demo_covers_the_viewer_features() {
+        let batches = generate(NOW);
+        let all = all(&batches);
+        for (m, s) in all.iter().filter(|(m, _)| m.app_service != "Total") {
+            assert!(
+                s.stack.starts_with("[t] "),
+                "{}: {}",
+                m.app_service,
+                s.stack
+            );
+        }
+        for (m, s) in all.iter().filter(|(m, _)| m.app_service == "Total") {
+            assert_eq!(m.event_type, "on-cpu");
+            assert!(s.stack.starts_with("[p] "), "{}", s.stack);
+        }
+        let has = |needle: &str| all.iter().any(|(_, s)| s.stack.contains(needle));
+        for needle in [
+            "[k] ",
+            "[l] ",
+            "[c] ",
+            "[/usr/lib/",
+            "[unknown] 0x",
+            ";[t] ",
+        ] {
+            assert!(has(needle), "{needle}");
+        }
+        for event in ["on-cpu", "off-cpu", "mem-alloc"] {
+            assert!(all.iter().any(|(m, _)| m.event_type == event), "{event}");
+        }
+        let tag = |m: &BatchMeta, t: &str| m.tags.column(t).unwrap_or("").to_owned();
+        let mut pods: HashMap<String, HashSet<String>> = HashMap::new();
+        for b in batches.iter().filter(|b| b.meta.app_service != "Total") {
+            pods.entry(b.meta.app_service.clone())
+                .or_default()
+                .insert(tag(&b.meta, "pod"));
+            if b.meta.app_service == "java" {
+                assert_eq!(tag(&b.meta, "pod_ns"), "team-o'brien");
+            }
+            if b.meta.app_service == "nginx" {
+                assert!(["node-a", "node-b"].contains(&tag(&b.meta, "host").as_str()));
+            }
+        }
+        assert!(pods.len() >= 10, "{pods:?}");
+        assert!(pods.values().all(|p| p.len() >= 2), "{pods:?}");
+        let last_hour = |app: &str| {
+            all.iter()
+                .filter(|(m, s)| {
+                    m.app_service == app && m.event_type == "on-cpu" && s.time > NOW - 3600
+                })
+                .count()
+        };
+        assert!((1000..10_000).contains(&last_hour("redis-server")));
+        for app in [
+            "nginx",
+            "java",
+            "python3",
+            "api-gateway",
+            "postgres",
+            "deepflow-agent",
+        ] {
+            assert!(last_hour(app) >= 300, "{app}: {}", last_hour(app));
+        }
+        for app in ["checkout", "search-api"] {
+            let distinct: HashSet<&str> = all
+                .iter()
+                .filter(|(m, _)| m.app_service == app)
+                .map(|(_, s)| s.stack.as_str())
+                .collect();
+            assert!(distinct.len() >= 2000, "{app}: {} stacks", distinct.len());
+        }
+    }
+
+    /// CPU of `app` (all pods, on-CPU) per minute of the window.
+    fn per_minute(batches: &[Batch], app: &str) -> Vec<u64> {
+        let mut out = vec![0u64; (WINDOW_S / 60) as usize];
+        for (m, s) in all(batches) {
+            if m.app_service == app && m.event_type == "on-cpu" {
+                out[((s.time - (NOW - WINDOW_S + 1)) / 60) as usize] += s.value;
+            }
+        }
+        out
+    }
+
+    fn mean(v: &[u64]) -> f64 {
+        v.iter().sum::<u64>() as f64 / v.len() as f64
+    }
+
+    #[test]
+    fn the_load_has_a_spike_and_a_quiet_period() {
+        let batches = generate(NOW);
+        let nginx = per_minute(&batches, "nginx");
+        let normal = mean(&nginx[20..100]);
+        assert!(mean(&nginx[110..125]) > 2.5 * normal, "spike");
+        assert!(mean(&nginx[170..210]) < 0.3 * normal, "quiet period");
+        let redis = per_minute(&batches, "redis-server");
+        assert!(
+            mean(&redis[110..125]) < 1.5 * mean(&redis[20..100]),
+            "no spike"
+        );
+    }
+
+    #[test]
+    fn one_function_regresses_in_the_last_20_minutes() {
+        let batches = generate(NOW);
+        let cut = NOW - REGRESSION_S;
+        let share = |recent: bool| {
+            let (mut hot, mut total) = (0u64, 0u64);
+            for (m, s) in all(&batches) {
+                let on_cpu = m.app_service == REGRESSION_SERVICE && m.event_type == "on-cpu";
+                if on_cpu && (s.time > cut) == recent {
+                    total += s.value;
+                    if s.stack.contains(REGRESSION_FUNCTION) {
+                        hot += s.value;
+                    }
+                }
+            }
+            hot as f64 / total as f64
+        };
+        assert!(share(false) < 0.1, "before: {}", share(false));
+        assert!(share(true) > 0.4, "after: {}", share(true));
+        let gateway = per_minute(&batches, REGRESSION_SERVICE);
+        assert!(mean(&gateway[340..]) > 1.5 * mean(&gateway[250..330]));
+    }
+}
