@@ -45,18 +45,26 @@ impl<'a> Cursor<'a> {
     }
 
     /// A string without escapes or control characters (keys and statuses), without quotes.
+    /// Its bytes are valid UTF-8 (a JSON parser refuses anything else, keys included).
     pub fn plain_str(&mut self) -> Option<&'a [u8]> {
         self.eat(b'"')?;
         let start = self.i;
+        // Only non-ASCII strings need checking; noting them costs nothing in this loop.
+        let mut ascii = true;
         loop {
             match *self.b.get(self.i)? {
                 b'"' => break,
                 b'\\' | 0..0x20 => return None,
+                0x80.. => {
+                    ascii = false;
+                    self.i += 1;
+                }
                 _ => self.i += 1,
             }
         }
         self.i += 1;
-        Some(&self.b[start..self.i - 1])
+        let s = &self.b[start..self.i - 1];
+        (ascii || std::str::from_utf8(s).is_ok()).then_some(s)
     }
 
     /// Calls `member(key, cursor)` for each member of the object here; `member` consumes the
@@ -106,9 +114,12 @@ impl<'a> Cursor<'a> {
         (self.i > start).then(|| &self.b[start..self.i])
     }
 
-    /// Skips a value nobody reads, checking that it is valid JSON.
+    /// Skips a value nobody reads, checking that it is valid JSON, in valid UTF-8: serde skips
+    /// strings without checking their UTF-8, but the general path captures `result` as one
+    /// `&str` and refuses the whole answer if any byte of it is not UTF-8.
     pub fn skip_checked(&mut self) -> Option<()> {
-        serde_json::from_slice::<IgnoredAny>(self.skip()?).ok()?;
+        let text = std::str::from_utf8(self.skip()?).ok()?;
+        serde_json::from_str::<IgnoredAny>(text).ok()?;
         Some(())
     }
 

@@ -99,7 +99,8 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// A plain JSON integer at `i`: `-?[0-9]+`, not followed by `.`/`e`/`E`.
+/// A plain JSON integer at `i`: `-?(0|[1-9][0-9]*)`, at most 18 digits, not followed by
+/// `.`/`e`/`E`.
 #[inline]
 pub(super) fn parse_int(b: &[u8], mut i: usize) -> Option<(i64, usize)> {
     let negative = b.get(i) == Some(&b'-');
@@ -112,11 +113,17 @@ pub(super) fn parse_int(b: &[u8], mut i: usize) -> Option<(i64, usize)> {
         if !c.is_ascii_digit() {
             break;
         }
+        // Stop before `v` can overflow: longer numbers are serde's business.
+        if i - start == MAX_DIGITS {
+            return None;
+        }
         v = v * 10 + i64::from(c - b'0');
         i += 1;
     }
     let digits = i - start;
-    if digits == 0 || digits > MAX_DIGITS || matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
+    // JSON allows no leading zero (`007`): serde refuses it, so must this.
+    let leading_zero = digits > 1 && b[start] == b'0';
+    if digits == 0 || leading_zero || matches!(b.get(i), Some(b'.' | b'e' | b'E')) {
         return None;
     }
     Some((if negative { -v } else { v }, i))
@@ -152,6 +159,20 @@ mod tests {
     }
 
     #[test]
+    fn reads_zero_and_eighteen_digits() {
+        let (rows, _) = scan("[[0,-0,999999999999999999,-999999999999999999]]").unwrap();
+        assert_eq!(
+            rows,
+            vec![vec![
+                0,
+                0,
+                999_999_999_999_999_999,
+                -999_999_999_999_999_999
+            ]]
+        );
+    }
+
+    #[test]
     fn gives_up_on_anything_unusual() {
         for text in [
             "[[1.5,2]]",
@@ -160,6 +181,12 @@ mod tests {
             "[[\"a\"]]",
             "[[null]]",
             "[[1234567890123456789]]",
+            // Fuzz regressions (target `response`): 20 digits overflowed an i64 while being
+            // read (a panic in debug builds), and a leading zero is not JSON.
+            "[[99999999999999999999]]",
+            "[[-123456789012345678901234567890]]",
+            "[[01]]",
+            "[[-00]]",
             "{}",
             "[[]]",
         ] {

@@ -23,10 +23,21 @@ use crate::tree::table::NodeTable;
 pub(super) fn decode_success(body: &[u8]) -> Option<(NodeTable, ResultShape)> {
     let mut c = Cursor::new(body);
     let (mut success, mut table) = (false, None);
+    let mut seen = Seen::default();
     c.object(|key, c| {
         match key {
-            b"OPT_STATUS" => success = c.plain_str()? == b"SUCCESS",
+            b"OPT_STATUS" => {
+                seen.first(0)?;
+                success = c.plain_str()? == b"SUCCESS";
+            }
+            // The general path reads it as an optional string: that refuses more than
+            // skipping does (other types, lone surrogates `\ud800`, invalid UTF-8).
+            b"DESCRIPTION" => {
+                seen.first(1)?;
+                serde_json::from_slice::<Option<String>>(c.skip()?).ok()?;
+            }
             b"result" => {
+                seen.first(2)?;
                 table = Some(match c.peek()? {
                     b'{' => (shape_b(c)?, ResultShape::B),
                     b'[' => {
@@ -52,12 +63,23 @@ fn shape_b(c: &mut Cursor<'_>) -> Option<NodeTable> {
     let mut function_types: Option<Vec<Cow<'_, str>>> = None;
     let mut function_values: Option<&[u8]> = None;
     let mut nodes: Option<(NodeRows, usize)> = None;
+    let mut seen = Seen::default();
     c.object(|key, c| {
         match key {
-            b"functions" => functions = serde_json::from_slice(c.skip()?).ok()?,
-            b"function_types" => function_types = serde_json::from_slice(c.skip()?).ok()?,
-            b"function_values" => function_values = Some(c.skip()?),
+            b"functions" => {
+                seen.first(0)?;
+                functions = serde_json::from_slice(c.skip()?).ok()?;
+            }
+            b"function_types" => {
+                seen.first(1)?;
+                function_types = serde_json::from_slice(c.skip()?).ok()?;
+            }
+            b"function_values" => {
+                seen.first(2)?;
+                function_values = Some(c.skip()?);
+            }
             b"node_values" => {
+                seen.first(3)?;
                 nodes = Some(node_values(
                     c,
                     functions.as_deref()?,
@@ -69,8 +91,10 @@ fn shape_b(c: &mut Cursor<'_>) -> Option<NodeTable> {
         Some(())
     })?;
     let (reader, rows) = nodes?;
+    // From a `&str`: serde would skip unknown members without checking their UTF-8, which
+    // the general path does check.
     let function_values: Option<Columns<'_>> = match function_values {
-        Some(span) => serde_json::from_slice(span).ok()?,
+        Some(span) => serde_json::from_str(std::str::from_utf8(span).ok()?).ok()?,
         None => None,
     };
     reader.finish(rows, function_values.as_ref()).ok()
@@ -84,10 +108,15 @@ fn node_values(
 ) -> Option<(NodeRows, usize)> {
     let mut columns: Option<Vec<String>> = None;
     let mut read = None;
+    let mut seen = Seen::default();
     c.object(|key, c| {
         match key {
-            b"columns" => columns = serde_json::from_slice(c.skip()?).ok()?,
+            b"columns" => {
+                seen.first(0)?;
+                columns = serde_json::from_slice(c.skip()?).ok()?;
+            }
             b"values" => {
+                seen.first(1)?;
                 let mut reader =
                     NodeRows::new(functions, function_types, columns.as_deref()).ok()?;
                 c.ws();
@@ -102,6 +131,19 @@ fn node_values(
         Some(())
     })?;
     read
+}
+
+/// The members of one object read so far: serde refuses an object that repeats a member it
+/// knows, so this reader must not take one either (it would keep the last).
+#[derive(Default)]
+struct Seen(u8);
+
+impl Seen {
+    /// Notes member number `bit`; `None` when it was read before.
+    fn first(&mut self, bit: u8) -> Option<()> {
+        let mask = 1 << bit;
+        (self.0 & mask == 0).then(|| self.0 |= mask)
+    }
 }
 
 #[cfg(test)]
@@ -206,5 +248,65 @@ mod tests {
         ] {
             assert!(decode_success(text.as_bytes()).is_none(), "{text}");
         }
+    }
+
+    /// `text` with every `@xx@` replaced by the byte `0xxx` (bodies that are not UTF-8).
+    fn with_bytes(text: &str) -> Vec<u8> {
+        let mut out = Vec::new();
+        for (i, part) in text.split('@').enumerate() {
+            match u8::from_str_radix(part, 16) {
+                Ok(byte) if i % 2 == 1 => out.push(byte),
+                _ => out.extend_from_slice(part.as_bytes()),
+            }
+        }
+        out
+    }
+
+    /// Fuzz regressions (target `response`): bodies the general path refuses that the
+    /// one-pass reader used to accept, so the viewer showed answers that the general path
+    /// (and any other JSON parser) rejects. Each must now be left to the general path.
+    #[test]
+    fn refuses_what_the_general_path_refuses() {
+        let a = |extra: &str| {
+            body(&format!(
+                r#"[{{"profile_location_str":"r","node_id":"","parent_node_id":"-1"{extra}}}]"#
+            ))
+        };
+        let b = shape_b(r#"["a"]"#, "[[0,-1,0,5]]");
+        let cases = [
+            // Not UTF-8: a key skipped unread, a key inside a skipped value, a shape-A
+            // node's unknown member, a member of `function_values` serde skips unchecked.
+            a(r#","@a6@":0"#),
+            body(r#"{"x":{"@ab@":[]}}"#),
+            a(r#","":"@ff@""#),
+            b.replace(r#""values":[[0,5]"#, r#""x":"@ff@","values":[[0,5]"#),
+            // A leading zero is not JSON.
+            shape_b(r#"["Total","a"]"#, "[[0,-1,0,5],[1,0,05,5]]"),
+            // Repeated members: serde refuses them, this reader kept the last one.
+            a("").replace(r#""result""#, r#""result":null,"result""#),
+            b.replace(
+                r#""function_values""#,
+                r#""function_values":{],"function_values""#,
+            ),
+            b.replace(r#""values":[[0,-1"#, r#""columns":[],"values":[[0,-1"#),
+            // DESCRIPTION is read as a string: other types and lone surrogates are errors.
+            a("").replace(r#""DESCRIPTION":"""#, r#""DESCRIPTION":7"#),
+            a("").replace(r#""DESCRIPTION":"""#, r#""DESCRIPTION":"x\ud800y""#),
+        ];
+        for text in cases {
+            let bytes = with_bytes(&text);
+            assert!(decode_success(&bytes).is_none(), "{text}");
+            let general = crate::wire::decode_response_table(200, &bytes);
+            assert!(general.is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn non_ascii_keys_and_names_stay_on_the_one_pass_path() {
+        let text = body(
+            r#"[{"profile_location_str":"wéb-ü 日本","node_id":"","parent_node_id":"-1","é":"ü"}]"#,
+        );
+        let (table, _) = decode_success(text.as_bytes()).expect("taken");
+        assert_eq!(Profile::from_table(table).name(0), "wéb-ü 日本");
     }
 }

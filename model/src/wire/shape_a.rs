@@ -52,7 +52,14 @@ pub(super) fn decode_prefix(bytes: &[u8]) -> Result<(NodeTable, usize), String> 
     }
     let mut stream = serde_json::Deserializer::from_slice(bytes).into_iter::<Rows>();
     match stream.next() {
-        Some(Ok(Rows(table))) => Ok((table, stream.byte_offset())),
+        Some(Ok(Rows(table))) => {
+            let end = stream.byte_offset();
+            // serde skips unknown members without checking their UTF-8, but the general path
+            // takes the array as a `&str` first: refuse what it refuses (the one-pass reader
+            // hands this function raw bytes).
+            std::str::from_utf8(&bytes[..end]).map_err(|e| e.to_string())?;
+            Ok((table, end))
+        }
         Some(Err(e)) => Err(e.to_string()),
         None => Err("there is no array".to_string()),
     }
@@ -304,6 +311,20 @@ mod tests {
         );
         assert_eq!(parse_uuid("u1"), None);
         assert_eq!(Id::new("".into()), Id::Text("".into()));
+    }
+
+    /// Fuzz regression (target `response`): serde's fallback skips an unknown member without
+    /// checking its UTF-8, so raw bytes from the one-pass reader got through.
+    #[test]
+    fn the_fallback_refuses_bytes_that_are_not_utf8() {
+        let mut text =
+            br#"[{"profile_location_str":"r","node_id":"","x":"?","parent_node_id":"-1"}]"#
+                .to_vec();
+        let at = text.iter().position(|&b| b == b'?').expect("marker");
+        text[at] = 0xff;
+        assert!(decode_prefix(&text).is_err());
+        text[at] = b'y';
+        assert!(decode_prefix(&text).is_ok());
     }
 
     #[test]
