@@ -247,7 +247,9 @@ fn place(order: &LevelOrder, size: &[u32], total: &[u64]) -> (Vec<u32>, Vec<u64>
             pos[c] = next_pos;
             start[c] = next_start;
             next_pos += size[c];
-            next_start += total[c];
+            // Saturating like the totals themselves: siblings of huge (capped) totals would
+            // overflow here, and wrapped starts put children outside their parent.
+            next_start = next_start.saturating_add(total[c]);
         }
     }
     (pos, start)
@@ -290,4 +292,29 @@ fn scatter<T: Copy + Default>(pos: &[u32], values: Vec<T>) -> Vec<T> {
         out[p as usize] = v;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tree::table::{NodeTable, NO_PARENT};
+    use crate::Profile;
+
+    /// Fuzz regression (target `shape_a`): three siblings of the largest total a wire value
+    /// can have overflowed the start offsets (a panic in debug builds; in release, wrapped
+    /// starts put children outside their parent and the worker's profile was refused).
+    #[test]
+    fn huge_sibling_totals_saturate_instead_of_overflowing() {
+        let mut t = NodeTable::default();
+        let root = t.functions.intern("root");
+        t.push(root, NO_PARENT, 0, 0);
+        for name in ["a", "b", "c"] {
+            let f = t.functions.intern(name);
+            t.push(f, 0, i64::MAX, i64::MAX);
+        }
+        let p = Profile::from_table(t);
+        let starts: Vec<u64> = p.children(0).map(|c| p.start(c)).collect();
+        assert_eq!(starts, [0, i64::MAX as u64, 2 * i64::MAX as u64]);
+        assert_eq!(p.root_total(), u64::MAX);
+        assert!(Profile::from_parts(p.into_parts()).is_ok());
+    }
 }
