@@ -30,7 +30,8 @@ pub(super) struct Token {
 
 type Chars<'a> = std::iter::Peekable<std::str::CharIndices<'a>>;
 
-fn is_word_char(c: char) -> bool {
+/// Whether `c` may appear in a bare word (identifiers, keywords, integers).
+pub(super) fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-' | '/' | ':')
 }
 
