@@ -1,16 +1,21 @@
-//! The page: the query form above the viewer. The composition root: it creates the state, the
-//! session objects that write into it, and hands both to the components.
+//! The page: the query form above either the services overview (home) or one profile with its
+//! timeline. The composition root: it creates the state and the session objects that write into
+//! it, and hands both to the components.
 
 use leptos::prelude::*;
 
 use crate::components::form::query_form::QueryForm;
+use crate::components::home::HomeView;
 use crate::components::theme::theme_state;
+use crate::components::timeline::TimelineStrip;
 use crate::components::viewer::Viewer;
 use crate::session::form::FormState;
+use crate::session::navigator::{Navigator, Route};
 use crate::session::runner::QueryRunner;
-use crate::session::url::{page_params, sync_view_to_url};
-use crate::session::{embed, url};
-use crate::state::view_spec::ViewSpec;
+use crate::session::url::{
+    base_url_param, is_embedded, page_params, request_from_params, spec_from_params,
+};
+use crate::session::{embed, history};
 use crate::state::view_state::ViewState;
 
 /// The whole page.
@@ -18,18 +23,21 @@ use crate::state::view_state::ViewState;
 pub fn App() -> impl IntoView {
     // Owned by the app root, so every component shares one theme for the page's life.
     theme_state();
-    let page = page_params();
-    let spec = ViewSpec::from_params(page.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-    let embedded = url::is_embedded(&page);
-    let view = ViewState::new(spec);
-    let runner = QueryRunner::new(view);
-    let form = FormState::from_page();
-    embed::listen(runner, form.base_url);
-    sync_view_to_url(view, form.base_url, embedded);
-    if form.run_on_load {
-        if let Ok(req) = form.to_request() {
-            runner.run(form.base_url.get_untracked(), req);
-        }
+    let params = page_params();
+    let embedded = is_embedded(&params);
+    let view = ViewState::new(spec_from_params(&params));
+    let form = FormState::new(base_url_param(&params));
+    if let Some(request) = request_from_params(&params) {
+        form.fill(&request);
+    }
+    let nav = Navigator::new(form, QueryRunner::new(view));
+    provide_context(nav);
+    embed::listen(nav);
+    history::sync(nav, view, embedded);
+    // The page opens on what its URL names: a profile, or (without a process) every service.
+    match form.to_request() {
+        Ok(request) => nav.go(request),
+        Err(errors) => form.errors.set(errors),
     }
     view! {
         <div class="app" class:embedded=embedded>
@@ -39,10 +47,16 @@ pub fn App() -> impl IntoView {
                         <span class="brand-mark" aria-hidden="true"></span>
                         "Embers"
                     </div>
-                    <QueryForm form=form runner=runner />
+                    <QueryForm nav=nav />
                 </header>
             })}
-            <Viewer view=view />
+            {move || match nav.route() {
+                Route::Home => view! { <HomeView nav=nav /> }.into_any(),
+                Route::Profile => view! {
+                    <TimelineStrip nav=nav />
+                    <Viewer view=view />
+                }.into_any(),
+            }}
         </div>
     }
 }

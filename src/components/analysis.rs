@@ -5,8 +5,12 @@ use embers_model::view::format::format_percent;
 use embers_model::view::layout::Orientation;
 use leptos::prelude::*;
 
+use crate::session::navigator::Navigator;
 use crate::state::view_spec::{Transform, TreeMode};
 use crate::state::view_state::{Found, ViewState};
+
+/// How a per-host graph names a process frame.
+const PROCESS_PREFIX: &str = "[p] ";
 
 /// Noise-control steps offered in the menu: (value, label, step).
 fn noise_menu() -> [(&'static str, &'static str, Transform); 4] {
@@ -136,6 +140,29 @@ fn ViewSwitches(view: ViewState) -> impl IntoView {
             on:click=move |_| view.sandwich_open.update(|o| *o = !*o)>
             "Sandwich"
         </button>
+        <OpenProcess view=view />
+    }
+}
+
+/// In a per-host graph, a selected `[p] process` frame opens that process's own profile for the
+/// same range and filter.
+#[component]
+fn OpenProcess(view: ViewState) -> impl IntoView {
+    let nav = use_context::<Navigator>();
+    let process = move || {
+        view.selected.with(|s| {
+            s.as_deref()
+                .and_then(|name| name.strip_prefix(PROCESS_PREFIX))
+                .map(str::to_owned)
+        })
+    };
+    move || {
+        let (nav, name) = (nav?, process()?);
+        let label = format!("Open {name} ›");
+        Some(view! {
+            <button type="button" data-testid="open-process" title="Its own flame graph, same range and filter"
+                on:click=move |_| nav.open_process(&name)>{label}</button>
+        })
     }
 }
 

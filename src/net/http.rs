@@ -89,6 +89,20 @@ pub struct Body {
 }
 
 impl Body {
+    /// The body's bytes in one buffer (for small answers decoded on the page).
+    pub fn to_vec(&self) -> Vec<u8> {
+        let mut out = vec![0u8; self.len];
+        let mut at = 0;
+        for chunk in &self.chunks {
+            let n = chunk.length() as usize;
+            if let Some(dst) = out.get_mut(at..at + n) {
+                chunk.copy_to(dst);
+            }
+            at += n;
+        }
+        out
+    }
+
     /// A body from bytes already in memory (imports, tests).
     pub fn from_bytes(bytes: &[u8]) -> Body {
         Body {

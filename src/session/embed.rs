@@ -20,7 +20,7 @@ use serde_json::json;
 use wasm_bindgen::JsValue;
 
 use crate::session::files::import_text;
-use crate::session::runner::QueryRunner;
+use crate::session::navigator::Navigator;
 use crate::state::loaded::LoadState;
 
 /// A message from the host page.
@@ -76,8 +76,8 @@ pub fn announce_selection(profile: &Profile, node: NodeId) {
 }
 
 /// Starts listening for host commands and reporting loads.
-pub fn listen(runner: QueryRunner, default_base: RwSignal<String>) {
-    let view = runner.view;
+pub fn listen(nav: Navigator) {
+    let view = nav.runner.view;
     let handle = window_event_listener(ev::message, move |e: web_sys::MessageEvent| {
         if !from_parent(&e) {
             return;
@@ -87,8 +87,8 @@ pub fn listen(runner: QueryRunner, default_base: RwSignal<String>) {
             .and_then(|s| s.as_string())
             .unwrap_or_default();
         match serde_json::from_str::<Command>(&text) {
-            Ok(Command::Query { request, base_url }) => runner.run(
-                base_url.unwrap_or_else(|| default_base.get_untracked()),
+            Ok(Command::Query { request, base_url }) => nav.open_profile(
+                base_url.unwrap_or_else(|| nav.form.base_url.get_untracked()),
                 request,
             ),
             Ok(Command::Load { body, name }) => spawn_local(async move {

@@ -1,13 +1,13 @@
-//! The query form's state: one signal per request field, filled from the page URL, turned into
-//! a [`ProfileRequest`] (or per-field errors) on submit.
+//! The query form's state: one signal per request field, filled from a request (the page URL,
+//! Back/Forward), turned into a [`ProfileRequest`] (or per-field errors) on submit. An empty
+//! process asks for every service (the home view).
 
-use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, TOTAL_APP_SERVICE};
 use embers_model::contract::request::{FieldError, ProfileRequest};
-use embers_model::contract::tag_filter::{render_tag_filter, TagCondition};
+use embers_model::contract::tag_filter::{quote_tag_value, render_tag_filter, TagCondition};
 use leptos::prelude::*;
 
 use crate::session::time::{format_local, now_secs, parse_local};
-use crate::session::url::request_from_page;
 
 /// The `<select>` value meaning "use the absolute start/end fields".
 pub const ABSOLUTE: &str = "absolute";
@@ -19,109 +19,152 @@ const DEFAULT_PRESET_SECS: i64 = 3600;
 pub struct FormState {
     /// Base URL of the service; empty means this page's origin.
     pub base_url: RwSignal<String>,
+    /// The process name (empty: every service).
     pub app_service: RwSignal<String>,
+    /// The per-host graph instead of one process.
     pub whole_host: RwSignal<bool>,
+    /// `profile_language_type`.
     pub language: RwSignal<String>,
+    /// `profile_event_type`.
     pub event_type: RwSignal<String>,
     /// Builder rows: (stable id, condition).
     pub tag_rows: RwSignal<Vec<(u32, TagCondition)>>,
     next_row_id: StoredValue<u32>,
+    /// The filter text (rendered from the rows, or typed).
     pub tag_filter: RwSignal<String>,
     /// Seconds back from now, or [`ABSOLUTE`].
     pub preset: RwSignal<String>,
+    /// `datetime-local` start.
     pub time_start: RwSignal<String>,
+    /// `datetime-local` end.
     pub time_end: RwSignal<String>,
+    /// `max_kernel_stack_depth` as typed.
     pub kernel_depth: RwSignal<String>,
+    /// Messages next to the fields.
     pub errors: RwSignal<Vec<FieldError>>,
-    /// Whether the page URL named a query, which then runs on load.
-    pub run_on_load: bool,
 }
 
 impl FormState {
-    /// A form filled from the page URL's parameters, or with defaults.
-    pub fn from_page() -> FormState {
-        let (request, base) = request_from_page();
-        let req = request.clone().unwrap_or_else(|| ProfileRequest {
-            profile_language_type: "eBPF".into(),
-            profile_event_type: "on-cpu".into(),
-            ..ProfileRequest::default()
-        });
-        let whole_host = req.app_service.as_deref() == Some(TOTAL_APP_SERVICE);
-        let absolute = req.time_start > 0 && req.time_end > 0;
+    /// A form with defaults (last hour, eBPF on-CPU).
+    pub fn new(base_url: Option<String>) -> FormState {
         FormState {
-            base_url: RwSignal::new(base.unwrap_or_default()),
-            app_service: RwSignal::new(if whole_host {
-                String::new()
-            } else {
-                req.app_service.clone().unwrap_or_default()
-            }),
-            whole_host: RwSignal::new(whole_host),
-            language: RwSignal::new(req.profile_language_type.clone()),
-            event_type: RwSignal::new(req.profile_event_type.clone()),
+            base_url: RwSignal::new(base_url.unwrap_or_default()),
+            app_service: RwSignal::new(String::new()),
+            whole_host: RwSignal::new(false),
+            language: RwSignal::new(DEFAULT_LANGUAGE.into()),
+            event_type: RwSignal::new(DEFAULT_EVENT_TYPE.into()),
             tag_rows: RwSignal::new(Vec::new()),
             next_row_id: StoredValue::new(0),
-            tag_filter: RwSignal::new(req.tag_filter.clone()),
-            preset: RwSignal::new(if absolute {
-                ABSOLUTE.into()
-            } else {
-                DEFAULT_PRESET_SECS.to_string()
-            }),
-            time_start: RwSignal::new(if absolute {
-                format_local(req.time_start)
-            } else {
-                String::new()
-            }),
-            time_end: RwSignal::new(if absolute {
-                format_local(req.time_end)
-            } else {
-                String::new()
-            }),
-            kernel_depth: RwSignal::new(
-                req.max_kernel_stack_depth
-                    .map(|d| d.to_string())
-                    .unwrap_or_default(),
-            ),
+            tag_filter: RwSignal::new(String::new()),
+            preset: RwSignal::new(DEFAULT_PRESET_SECS.to_string()),
+            time_start: RwSignal::new(String::new()),
+            time_end: RwSignal::new(String::new()),
+            kernel_depth: RwSignal::new(String::new()),
             errors: RwSignal::new(Vec::new()),
-            run_on_load: request.is_some(),
         }
     }
 
-    /// Builds the request, or the per-field errors to show.
-    pub fn to_request(&self) -> Result<ProfileRequest, Vec<FieldError>> {
-        let mut errors = Vec::new();
-        let (time_start, time_end) = match self.preset.get_untracked().parse::<i64>() {
+    /// Shows `req` in the fields (times become absolute when it has them).
+    pub fn fill(&self, req: &ProfileRequest) {
+        let whole_host = req.app_service.as_deref() == Some(TOTAL_APP_SERVICE);
+        self.whole_host.set(whole_host);
+        self.app_service.set(if whole_host {
+            String::new()
+        } else {
+            req.app_service.clone().unwrap_or_default()
+        });
+        self.language.set(req.profile_language_type.clone());
+        self.event_type.set(req.profile_event_type.clone());
+        self.tag_rows.set(Vec::new());
+        self.tag_filter.set(req.tag_filter.clone());
+        if req.time_start > 0 && req.time_end > 0 {
+            self.set_range(req.time_start, req.time_end);
+        }
+        self.kernel_depth.set(
+            req.max_kernel_stack_depth
+                .map(|d| d.to_string())
+                .unwrap_or_default(),
+        );
+    }
+
+    /// Sets an absolute time range.
+    pub fn set_range(&self, time_start: i64, time_end: i64) {
+        self.preset.set(ABSOLUTE.into());
+        self.time_start.set(format_local(time_start));
+        self.time_end.set(format_local(time_end));
+    }
+
+    /// Sets the process (`Total` ticks the whole-host box).
+    pub fn set_process(&self, app_service: &str) {
+        let whole_host = app_service == TOTAL_APP_SERVICE;
+        self.whole_host.set(whole_host);
+        self.app_service
+            .set(if whole_host { "" } else { app_service }.into());
+    }
+
+    /// Adds `name = 'value'` to the tag filter (as a builder row when rows are in use).
+    pub fn add_condition(&self, name: &str, value: &str) {
+        if self.tag_rows.with_untracked(|r| !r.is_empty()) {
+            let id = self.add_row();
+            self.edit_row(id, |row| {
+                row.name = name.into();
+                row.value = value.into();
+            });
+            return;
+        }
+        let condition = format!("{name}={}", quote_tag_value(value));
+        self.tag_filter.update(|f| {
+            *f = if f.trim().is_empty() {
+                condition
+            } else {
+                format!("{} AND {condition}", f.trim())
+            };
+        });
+    }
+
+    /// The time range the form names, resolving a preset against now (and showing it).
+    pub fn range(&self) -> (i64, i64) {
+        let (start, end) = self.peek_range();
+        if self.is_relative() {
+            self.time_start.set(format_local(start));
+            self.time_end.set(format_local(end));
+        }
+        (start, end)
+    }
+
+    /// The time range the form names, without touching the fields (for suggestions).
+    pub fn peek_range(&self) -> (i64, i64) {
+        match self.preset.get_untracked().parse::<i64>() {
             Ok(back) => {
                 let now = now_secs();
-                self.time_start.set(format_local(now - back));
-                self.time_end.set(format_local(now));
                 (now - back, now)
             }
             Err(_) => (
                 parse_local(&self.time_start.get_untracked()).unwrap_or(0),
                 parse_local(&self.time_end.get_untracked()).unwrap_or(0),
             ),
-        };
-        let kernel = self.kernel_depth.get_untracked();
-        let max_kernel_stack_depth = if kernel.trim().is_empty() {
-            None
+        }
+    }
+
+    /// Whether the time range is a preset relative to now (rather than absolute times).
+    pub fn is_relative(&self) -> bool {
+        self.preset.get_untracked() != ABSOLUTE
+    }
+
+    /// Builds the request, or the per-field errors to show. No process (and not the whole
+    /// host) leaves `app_service` out: every service.
+    pub fn to_request(&self) -> Result<ProfileRequest, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let (time_start, time_end) = self.range();
+        let max_kernel_stack_depth = self.kernel_depth(&mut errors);
+        let process = self.app_service.get_untracked().trim().to_string();
+        let app_service = if self.whole_host.get_untracked() {
+            Some(TOTAL_APP_SERVICE.to_string())
         } else {
-            match kernel.trim().parse::<i64>() {
-                Ok(d) => Some(d),
-                Err(_) => {
-                    errors.push(FieldError {
-                        field: "max_kernel_stack_depth",
-                        message: "Enter a whole number.".into(),
-                    });
-                    None
-                }
-            }
+            Some(process).filter(|p| !p.is_empty())
         };
         let request = ProfileRequest {
-            app_service: Some(if self.whole_host.get_untracked() {
-                TOTAL_APP_SERVICE.to_string()
-            } else {
-                self.app_service.get_untracked().trim().to_string()
-            }),
+            app_service,
             profile_language_type: self.language.get_untracked(),
             profile_event_type: self.event_type.get_untracked(),
             tag_filter: self.tag_filter.get_untracked().trim().to_string(),
@@ -137,6 +180,23 @@ impl FormState {
         }
     }
 
+    fn kernel_depth(&self, errors: &mut Vec<FieldError>) -> Option<i64> {
+        let kernel = self.kernel_depth.get_untracked();
+        if kernel.trim().is_empty() {
+            return None;
+        }
+        match kernel.trim().parse::<i64>() {
+            Ok(d) => Some(d),
+            Err(_) => {
+                errors.push(FieldError {
+                    field: "max_kernel_stack_depth",
+                    message: "Enter a whole number.".into(),
+                });
+                None
+            }
+        }
+    }
+
     fn sync_filter_from_rows(&self) {
         let rows: Vec<TagCondition> = self
             .tag_rows
@@ -147,13 +207,16 @@ impl FormState {
         self.tag_filter.set(render_tag_filter(&rows));
     }
 
-    pub fn add_row(&self) {
+    /// Adds an empty builder row; returns its id.
+    pub fn add_row(&self) -> u32 {
         let id = self.next_row_id.get_value();
         self.next_row_id.set_value(id + 1);
         self.tag_rows
             .update(|rows| rows.push((id, TagCondition::default())));
+        id
     }
 
+    /// Changes builder row `id` and re-renders the filter text.
     pub fn edit_row(&self, id: u32, edit: impl FnOnce(&mut TagCondition)) {
         self.tag_rows.update(|rows| {
             if let Some((_, row)) = rows.iter_mut().find(|(i, _)| *i == id) {
@@ -163,11 +226,13 @@ impl FormState {
         self.sync_filter_from_rows();
     }
 
+    /// Removes builder row `id`.
     pub fn remove_row(&self, id: u32) {
         self.tag_rows.update(|rows| rows.retain(|(i, _)| *i != id));
         self.sync_filter_from_rows();
     }
 
+    /// The message for `field`, if any.
     pub fn error_for(
         &self,
         field: &'static str,

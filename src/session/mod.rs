@@ -1,11 +1,14 @@
-//! The session layer: how results come to be — the query runner ([`runner`]), saved profiles
-//! ([`files`]), the query form's state ([`form`]), the page URL ([`url`]), the embedding API
-//! ([`embed`]) and the browser clock ([`time`]). It uses the network layer and writes into the
-//! state layer; components call it.
+//! The session layer: how results come to be — the query runner ([`runner`]), moving through
+//! the workflow ([`navigator`]), saved profiles ([`files`]), the query form's state
+//! ([`form`]), the page URL ([`url`], [`history`]), the embedding API ([`embed`]) and the
+//! browser clock ([`time`]). It uses the network layer and writes into the state layer;
+//! components call it.
 
 pub mod embed;
 pub mod files;
 pub mod form;
+pub mod history;
+pub mod navigator;
 pub mod runner;
 pub mod time;
 pub mod url;

@@ -44,3 +44,43 @@ pub fn format_local(secs: i64) -> String {
         d.get_seconds()
     )
 }
+
+/// A range in local time for headings: `14:02–15:02`, or with dates when it spans days
+/// (`Nov 22 14:02 – Nov 23 15:02`).
+pub fn format_span(start: i64, end: i64) -> String {
+    let date = |secs: i64| Date::new(&JsValue::from_f64(secs as f64 * 1000.0));
+    let (a, b) = (date(start), date(end));
+    let hm = |d: &Date| format!("{:02}:{:02}", d.get_hours(), d.get_minutes());
+    let day = |d: &Date| {
+        const MONTHS: [&str; 12] = [
+            "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+        ];
+        format!(
+            "{} {}",
+            MONTHS[(d.get_month() as usize).min(11)],
+            d.get_date()
+        )
+    };
+    if day(&a) == day(&b) {
+        format!("{} {}–{}", day(&a), hm(&a), hm(&b))
+    } else {
+        format!("{} {} – {} {}", day(&a), hm(&a), day(&b), hm(&b))
+    }
+}
+
+/// A time in local time to the second, for tooltips: `14:02:30`.
+pub fn format_clock(secs: i64) -> String {
+    let d = Date::new(&JsValue::from_f64(secs as f64 * 1000.0));
+    format!(
+        "{:02}:{:02}:{:02}",
+        d.get_hours(),
+        d.get_minutes(),
+        d.get_seconds()
+    )
+}
+
+/// The browser's offset from UTC at `secs`, in seconds east of UTC.
+pub fn utc_offset_secs(secs: i64) -> i64 {
+    let d = Date::new(&JsValue::from_f64(secs as f64 * 1000.0));
+    -(d.get_timezone_offset() as i64) * 60
+}

@@ -1,14 +1,13 @@
-//! The page URL: query fields given as parameters run on load, and the view is written back.
+//! The page URL's parameters: reading them, and the parameters of what the page shows (a
+//! profile with its view, or the home view), so a link reproduces it. [`super::history`] keeps
+//! the address bar in step.
 
 use embers_model::contract::request::{
     request_from_url_pairs, request_to_url_pairs, ProfileRequest,
 };
-use leptos::ev;
-use leptos::prelude::*;
-use wasm_bindgen::JsValue;
 
+use crate::session::navigator::HomeQuery;
 use crate::state::view_spec::ViewSpec;
-use crate::state::view_state::ViewState;
 
 /// The page's query parameters as decoded pairs.
 pub fn page_params() -> Vec<(String, String)> {
@@ -39,62 +38,22 @@ pub fn is_embedded(params: &[(String, String)]) -> bool {
     params.iter().any(|(k, v)| k == "embed" && v != "0")
 }
 
-/// The request named in the page URL, if any (plus the `base_url` parameter, if given).
-pub fn request_from_page() -> (Option<ProfileRequest>, Option<String>) {
-    let params = page_params();
-    let base = params
-        .iter()
-        .find(|(k, _)| k == "base_url")
-        .map(|(_, v)| v.clone());
-    (
-        request_from_url_pairs(params.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
-        base,
-    )
+/// The request named by `params`, if any (without `app_service` it asks for the home view).
+pub fn request_from_params(params: &[(String, String)]) -> Option<ProfileRequest> {
+    request_from_url_pairs(params.iter().map(|(k, v)| (k.as_str(), v.as_str())))
 }
 
-/// Keeps the page URL equal to the query and view, so a link reproduces what the sender saw.
-/// A zoom change adds a history entry (Back/Forward step through zooms); any other change
-/// replaces the current one. Back/Forward restore the view from the URL.
-pub fn sync_view_to_url(view: ViewState, base_url: RwSignal<String>, embed: bool) {
-    let last_zoom = StoredValue::new(None::<Vec<String>>);
-    Effect::new(move |_| {
-        let spec = view.spec();
-        let Some(request) = view.shown.with(|s| s.as_ref().map(|l| l.request.clone())) else {
-            return;
-        };
-        let search = encode_params(&page_pairs(
-            &request,
-            &spec,
-            &base_url.get_untracked(),
-            embed,
-        ));
-        let Some(window) = web_sys::window() else {
-            return;
-        };
-        let location = window.location();
-        if location.search().ok().as_deref() == Some(search.as_str()) {
-            last_zoom.set_value(Some(spec.zoom_path));
-            return;
-        }
-        let Ok(history) = window.history() else {
-            return;
-        };
-        let url = format!("{}{search}", location.pathname().unwrap_or_default());
-        let zoom_moved = last_zoom.get_value().is_some_and(|z| z != spec.zoom_path);
-        let _ = if zoom_moved {
-            history.push_state_with_url(&JsValue::NULL, "", Some(&url))
-        } else {
-            history.replace_state_with_url(&JsValue::NULL, "", Some(&url))
-        };
-        last_zoom.set_value(Some(spec.zoom_path));
-    });
-    let handle = window_event_listener(ev::popstate, move |_| {
-        let params = page_params();
-        view.restore(ViewSpec::from_params(
-            params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-        ));
-    });
-    on_cleanup(move || handle.remove());
+/// The view named by `params`.
+pub fn spec_from_params(params: &[(String, String)]) -> ViewSpec {
+    ViewSpec::from_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+}
+
+/// The `base_url` parameter, if given.
+pub fn base_url_param(params: &[(String, String)]) -> Option<String> {
+    params
+        .iter()
+        .find(|(k, _)| k == "base_url")
+        .map(|(_, v)| v.clone())
 }
 
 /// The URL parameters of a page showing `request` with `spec`.
@@ -119,7 +78,35 @@ pub fn page_pairs(
     pairs
 }
 
-fn encode_params(pairs: &[(&'static str, String)]) -> String {
+/// The URL parameters of the home view: the event type, language and filter, and the range
+/// unless it is relative to now (so a reload shows the latest data).
+pub fn home_pairs(home: &HomeQuery, embed: bool) -> Vec<(&'static str, String)> {
+    let s = &home.services;
+    let mut pairs = Vec::new();
+    if let Some(language) = &s.profile_language_type {
+        pairs.push(("profile_language_type", language.clone()));
+    }
+    if let Some(event) = &s.profile_event_type {
+        pairs.push(("profile_event_type", event.clone()));
+    }
+    if !s.tag_filter.is_empty() {
+        pairs.push(("tag_filter", s.tag_filter.clone()));
+    }
+    if !home.relative {
+        pairs.push(("time_start", s.time_start.to_string()));
+        pairs.push(("time_end", s.time_end.to_string()));
+    }
+    if !home.base_url.trim().is_empty() {
+        pairs.push(("base_url", home.base_url.trim().to_string()));
+    }
+    if embed {
+        pairs.push(("embed", "1".into()));
+    }
+    pairs
+}
+
+/// `?a=1&b=2` (or nothing) for `pairs`, percent-encoded.
+pub fn encode_params(pairs: &[(&'static str, String)]) -> String {
     let Ok(params) = web_sys::UrlSearchParams::new() else {
         return String::new();
     };
@@ -181,5 +168,42 @@ mod tests {
             .map(|(k, _)| k)
             .collect();
         assert_eq!(keys, ["search"]);
+    }
+
+    #[test]
+    fn home_links_pin_a_range_only_when_it_is_absolute() {
+        use embers_model::contract::explore::ServicesRequest;
+        let mut home = HomeQuery {
+            base_url: String::new(),
+            services: ServicesRequest {
+                time_start: 10,
+                time_end: 20,
+                profile_language_type: Some("eBPF".into()),
+                profile_event_type: Some("off-cpu".into()),
+                tag_filter: "pod='a'".into(),
+            },
+            relative: true,
+        };
+        let keys = |h: &HomeQuery| -> Vec<&str> {
+            home_pairs(h, false).into_iter().map(|(k, _)| k).collect()
+        };
+        assert_eq!(
+            keys(&home),
+            ["profile_language_type", "profile_event_type", "tag_filter"]
+        );
+        home.relative = false;
+        assert_eq!(
+            keys(&home),
+            [
+                "profile_language_type",
+                "profile_event_type",
+                "tag_filter",
+                "time_start",
+                "time_end"
+            ]
+        );
+        let pairs: Vec<(&str, &str)> = [("profile_event_type", "off-cpu")].to_vec();
+        let req = request_from_url_pairs(pairs).expect("an event type names a request");
+        assert_eq!(req.app_service, None, "no process: the home view");
     }
 }

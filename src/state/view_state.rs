@@ -196,6 +196,16 @@ impl ViewState {
         }
     }
 
+    /// Applies a view read back from the URL for the result that is about to replace the
+    /// current one (Back/Forward to another question): its zoom waits for that result.
+    pub fn restore_for_next(&self, spec: ViewSpec) {
+        self.pending_zoom.set_value(spec.zoom_path.clone());
+        self.restore(ViewSpec {
+            zoom_path: Vec::new(),
+            ..spec
+        });
+    }
+
     /// Applies a view read back from the URL (Back/Forward).
     pub fn restore(&self, spec: ViewSpec) {
         self.transforms.set(spec.transforms);

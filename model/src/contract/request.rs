@@ -108,7 +108,7 @@ impl ProfileRequest {
 }
 
 /// Reads request fields from URL query pairs (already percent-decoded), using the request's
-/// own field names. Returns `None` when the URL names no query (no `app_service` and no times).
+/// own field names. Returns `None` when the URL names no request field at all.
 pub fn request_from_url_pairs<'a>(
     pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Option<ProfileRequest> {
@@ -119,7 +119,16 @@ pub fn request_from_url_pairs<'a>(
     };
     let mut named_any = false;
     for (k, v) in pairs {
-        named_any |= matches!(k, "app_service" | "time_start" | "time_end");
+        named_any |= matches!(
+            k,
+            "app_service"
+                | "time_start"
+                | "time_end"
+                | "profile_language_type"
+                | "profile_event_type"
+                | "tag_filter"
+                | "max_kernel_stack_depth"
+        );
         match k {
             "app_service" => req.app_service = Some(v.to_string()),
             "profile_language_type" => req.profile_language_type = v.to_string(),

@@ -103,6 +103,43 @@ pub fn self_heat(share: f64) -> Rgb {
     COLD.mix(HOT, share.clamp(0.0, 1.0).sqrt())
 }
 
+/// Colours of timeline series (groups), in rank order; the last is for [`other`] and groups
+/// past the palette. The colour-blind palette is Okabe–Ito's.
+///
+/// [`other`]: crate::contract::explore::OTHER_GROUP
+pub fn series_color(rank: usize, is_other: bool, palette: Palette) -> Rgb {
+    const CLASSIC: [Rgb; 10] = [
+        Rgb(0xe8, 0x6a, 0x2c),
+        Rgb(0x3b, 0x82, 0xc4),
+        Rgb(0x5a, 0xa4, 0x69),
+        Rgb(0xc9, 0x4f, 0x7c),
+        Rgb(0x8d, 0x6c, 0xc5),
+        Rgb(0xd4, 0xa0, 0x17),
+        Rgb(0x2a, 0xa1, 0x98),
+        Rgb(0xa0, 0x5a, 0x2c),
+        Rgb(0x6b, 0x8e, 0x23),
+        Rgb(0xb0, 0x3a, 0x2e),
+    ];
+    const OKABE_ITO: [Rgb; 7] = [
+        Rgb(0xe6, 0x9f, 0x00),
+        Rgb(0x56, 0xb4, 0xe9),
+        Rgb(0x00, 0x9e, 0x73),
+        Rgb(0xf0, 0xe4, 0x42),
+        Rgb(0x00, 0x72, 0xb2),
+        Rgb(0xd5, 0x5e, 0x00),
+        Rgb(0xcc, 0x79, 0xa7),
+    ];
+    const REST: Rgb = Rgb(0xa8, 0xa2, 0x98);
+    let colors: &[Rgb] = match palette {
+        Palette::Classic => &CLASSIC,
+        Palette::ColorBlind => &OKABE_ITO,
+    };
+    if is_other {
+        return REST;
+    }
+    colors.get(rank).copied().unwrap_or(REST)
+}
+
 /// The colour of merged sub-pixel runs.
 pub const MERGED_COLOR: Rgb = Rgb(0xb8, 0xb2, 0xa8);
 

@@ -7,3 +7,4 @@ pub mod format;
 pub mod layout;
 pub mod navigate;
 pub mod paint;
+pub mod timeline;

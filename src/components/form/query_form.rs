@@ -1,32 +1,29 @@
 //! The query form: every request field, validated next to the field before sending.
 
 use embers_model::contract::event::{supports_whole_host, EVENT_TYPES, LANGUAGE_TYPES};
-use embers_model::contract::fields::offered_names;
 use leptos::prelude::*;
 
+use crate::components::form::autocomplete::{ProcessOptions, TagNameOptions, TagValueOptions};
 use crate::session::form::{FormState, ABSOLUTE};
-use crate::session::runner::QueryRunner;
+use crate::session::navigator::Navigator;
 use crate::session::time::PRESETS;
 use crate::state::loaded::LoadState;
 
 /// The form itself.
 #[component]
-pub fn QueryForm(form: FormState, runner: QueryRunner) -> impl IntoView {
+pub fn QueryForm(nav: Navigator) -> impl IntoView {
+    let (form, runner) = (nav.form, nav.runner);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        match form.to_request() {
-            Ok(req) => {
-                form.errors.set(Vec::new());
-                runner.run(form.base_url.get_untracked(), req);
-            }
-            Err(errors) => form.errors.set(errors),
+        if let Err(errors) = nav.submit() {
+            form.errors.set(errors);
         }
     };
     let loading = move || matches!(runner.view.load.get(), LoadState::Loading { .. });
 
     view! {
         <form class="query-form" data-testid="query-form" on:submit=submit novalidate>
-            <ProcessField form=form />
+            <ProcessField nav=nav />
             <div class="field">
                 <label for="f-lang">"Language"</label>
                 <select id="f-lang" data-testid="language-type"
@@ -58,7 +55,7 @@ pub fn QueryForm(form: FormState, runner: QueryRunner) -> impl IntoView {
                     prop:value=move || form.base_url.get()
                     on:input=move |e| form.base_url.set(event_target_value(&e)) />
             </div>
-            <TagFilter form=form />
+            <TagFilter nav=nav />
             <div class="field actions">
                 <button type="submit" class="primary" data-testid="submit">"Query"</button>
                 <button type="button" data-testid="cancel" prop:disabled=move || !loading()
@@ -70,7 +67,8 @@ pub fn QueryForm(form: FormState, runner: QueryRunner) -> impl IntoView {
 
 /// The process name, or the whole host (`Total`, on-CPU only).
 #[component]
-fn ProcessField(form: FormState) -> impl IntoView {
+fn ProcessField(nav: Navigator) -> impl IntoView {
+    let form = nav.form;
     let total_allowed = move || supports_whole_host(&form.event_type.get());
     Effect::new(move |_| {
         if !total_allowed() && form.whole_host.get_untracked() {
@@ -78,24 +76,25 @@ fn ProcessField(form: FormState) -> impl IntoView {
         }
     });
     view! {
-    <div class="field grow">
-        <label for="f-app">"Process"</label>
-        <div class="inline">
-            <input id="f-app" data-testid="app-service" type="text" placeholder="app_service, e.g. redis-server"
-                autocomplete="off" spellcheck="false"
-                prop:value=move || form.app_service.get()
-                prop:disabled=move || form.whole_host.get()
-                on:input=move |e| form.app_service.set(event_target_value(&e)) />
-            <label class="check" title="Per-host graph of every process (on-CPU only)">
-                <input type="checkbox" data-testid="whole-host"
-                    prop:checked=move || form.whole_host.get()
-                    prop:disabled=move || !total_allowed()
-                    on:change=move |e| form.whole_host.set(event_target_checked(&e)) />
-                "Whole host (Total)"
-            </label>
+        <div class="field grow">
+            <label for="f-app">"Process"</label>
+            <div class="inline">
+                <input id="f-app" data-testid="app-service" type="text" list="process-options"
+                    placeholder="every service, or a process name" autocomplete="off" spellcheck="false"
+                    prop:value=move || form.app_service.get()
+                    prop:disabled=move || form.whole_host.get()
+                    on:input=move |e| form.app_service.set(event_target_value(&e)) />
+                <label class="check" title="Per-host graph of every process (on-CPU only)">
+                    <input type="checkbox" data-testid="whole-host"
+                        prop:checked=move || form.whole_host.get()
+                        prop:disabled=move || !total_allowed()
+                        on:change=move |e| form.whole_host.set(event_target_checked(&e)) />
+                    "Whole host (Total)"
+                </label>
+            </div>
+            <FieldMessage message=form.error_for("app_service") />
+            <ProcessOptions nav=nav />
         </div>
-        <FieldMessage message=form.error_for("app_service") />
-    </div>
     }
 }
 
@@ -103,33 +102,34 @@ fn ProcessField(form: FormState) -> impl IntoView {
 #[component]
 fn TimeRange(form: FormState) -> impl IntoView {
     view! {
-    <div class="field">
-        <label for="f-preset">"Time range"</label>
-        <div class="inline">
-            <select id="f-preset" data-testid="time-preset"
-                prop:value=move || form.preset.get()
-                on:change=move |e| form.preset.set(event_target_value(&e))>
-                {PRESETS.iter().map(|(label, secs)| view! { <option value=secs.to_string()>{*label}</option> }).collect_view()}
-                <option value=ABSOLUTE>"Absolute…"</option>
-            </select>
-            <input type="datetime-local" step="1" data-testid="time-start" aria-label="Start"
-                prop:value=move || form.time_start.get()
-                on:input=move |e| { form.time_start.set(event_target_value(&e)); form.preset.set(ABSOLUTE.into()); } />
-            <span class="dash">"–"</span>
-            <input type="datetime-local" step="1" data-testid="time-end" aria-label="End"
-                prop:value=move || form.time_end.get()
-                on:input=move |e| { form.time_end.set(event_target_value(&e)); form.preset.set(ABSOLUTE.into()); } />
+        <div class="field">
+            <label for="f-preset">"Time range"</label>
+            <div class="inline">
+                <select id="f-preset" data-testid="time-preset"
+                    prop:value=move || form.preset.get()
+                    on:change=move |e| form.preset.set(event_target_value(&e))>
+                    {PRESETS.iter().map(|(label, secs)| view! { <option value=secs.to_string()>{*label}</option> }).collect_view()}
+                    <option value=ABSOLUTE>"Absolute…"</option>
+                </select>
+                <input type="datetime-local" step="1" data-testid="time-start" aria-label="Start"
+                    prop:value=move || form.time_start.get()
+                    on:input=move |e| { form.time_start.set(event_target_value(&e)); form.preset.set(ABSOLUTE.into()); } />
+                <span class="dash">"–"</span>
+                <input type="datetime-local" step="1" data-testid="time-end" aria-label="End"
+                    prop:value=move || form.time_end.get()
+                    on:input=move |e| { form.time_end.set(event_target_value(&e)); form.preset.set(ABSOLUTE.into()); } />
+            </div>
+            <FieldMessage message=form.error_for("time_start") />
+            <FieldMessage message=form.error_for("time_end") />
         </div>
-        <FieldMessage message=form.error_for("time_start") />
-        <FieldMessage message=form.error_for("time_end") />
-    </div>
     }
 }
 
 /// The tag filter: rows of name/value that render into the filter text, which can also be
 /// edited directly (raw mode).
 #[component]
-fn TagFilter(form: FormState) -> impl IntoView {
+fn TagFilter(nav: Navigator) -> impl IntoView {
+    let form = nav.form;
     view! {
         <div class="field tag-filter">
             <label for="f-tags">"Tag filter"</label>
@@ -142,23 +142,29 @@ fn TagFilter(form: FormState) -> impl IntoView {
                         form.tag_rows.set(Vec::new());
                         form.tag_filter.set(event_target_value(&e));
                     } />
-                <button type="button" class="ghost" data-testid="add-tag" on:click=move |_| form.add_row()>"+ Condition"</button>
+                <button type="button" class="ghost" data-testid="add-tag" on:click=move |_| { form.add_row(); }>"+ Condition"</button>
             </div>
-            <datalist id="tag-names">
-                {offered_names().into_iter().map(|n| view! { <option value=n></option> }).collect_view()}
-            </datalist>
+            <TagNameOptions nav=nav />
             <For each=move || form.tag_rows.get() key=|(id, _)| *id let:row>
-                <TagRow form=form id=row.0 />
+                <TagRow nav=nav id=row.0 />
             </For>
         </div>
     }
 }
 
 #[component]
-fn TagRow(form: FormState, id: u32) -> impl IntoView {
+fn TagRow(nav: Navigator, id: u32) -> impl IntoView {
+    let form = nav.form;
+    let row = move || {
+        form.tag_rows
+            .with(|rows| rows.iter().find(|(i, _)| *i == id).map(|(_, r)| r.clone()))
+            .unwrap_or_default()
+    };
+    let values_list = format!("tag-values-{id}");
     view! {
         <div class="inline tag-row" data-testid="tag-row">
             <input type="text" list="tag-names" placeholder="tag name" aria-label="Tag name" data-testid="tag-name"
+                prop:value=move || row().name
                 on:input=move |e| { let v = event_target_value(&e); form.edit_row(id, |r| r.name = v); } />
             <select aria-label="Operator" data-testid="tag-op"
                 on:change=move |e| { let neg = event_target_value(&e) == "!="; form.edit_row(id, |r| r.negated = neg); }>
@@ -166,8 +172,12 @@ fn TagRow(form: FormState, id: u32) -> impl IntoView {
                 <option value="!=">"≠"</option>
             </select>
             <input type="text" placeholder="value" aria-label="Tag value" data-testid="tag-value"
+                list=values_list.clone() autocomplete="off"
+                prop:value=move || row().value
                 on:input=move |e| { let v = event_target_value(&e); form.edit_row(id, |r| r.value = v); } />
             <button type="button" class="ghost" aria-label="Remove condition" on:click=move |_| form.remove_row(id)>"×"</button>
+            <TagValueOptions nav=nav id=values_list tag=Signal::derive(move || row().name)
+                prefix=Signal::derive(move || row().value) />
         </div>
     }
 }

@@ -20,8 +20,8 @@ use leptos::prelude::*;
 use web_sys::MouseEvent;
 
 use crate::components::graph::canvas::{measure_char_width, prepare, replay, ColorCache, Theme};
-use crate::components::graph::size::observe_size;
 use crate::components::graph::tooltip::Tooltip;
+use crate::components::size::observe_size;
 use crate::components::theme::{theme_state, ThemeState};
 use crate::state::loaded::Loaded;
 

@@ -4,5 +4,4 @@
 
 pub mod canvas;
 pub mod flame_graph;
-mod size;
 mod tooltip;

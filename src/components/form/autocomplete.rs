@@ -1,0 +1,98 @@
+//! Suggestions for the form's text fields, as `<datalist>`s the browser shows under them:
+//! process names from the services in range, tag names present in range (then every name the
+//! service accepts), and the values of a tag.
+
+use embers_model::contract::explore::{TagValuesRequest, TagsRequest};
+use embers_model::contract::fields::offered_names;
+use leptos::prelude::*;
+
+use crate::net::api;
+use crate::session::navigator::Navigator;
+
+/// Suggestions asked for at a time.
+const SUGGESTIONS: i64 = 50;
+
+/// The values of `tag` starting with `prefix`, over the form's range.
+async fn values(nav: Navigator, tag: String, prefix: String) -> Vec<String> {
+    if tag.trim().is_empty() {
+        return Vec::new();
+    }
+    let (time_start, time_end) = nav.form.peek_range();
+    let request = TagValuesRequest {
+        tag,
+        time_start,
+        time_end,
+        app_service: None,
+        prefix: Some(prefix).filter(|p| !p.is_empty()),
+        limit: Some(SUGGESTIONS),
+    };
+    let base = nav.form.base_url.get_untracked();
+    api::tag_values(&base, &request)
+        .await
+        .map(|t| t.values.into_iter().map(|v| v.value).collect())
+        .unwrap_or_default()
+}
+
+fn options(values: Vec<String>) -> impl IntoView {
+    values
+        .into_iter()
+        .map(|v| view! { <option value=v></option> })
+        .collect_view()
+}
+
+/// `#process-options`: processes seen in the range, matching what is typed.
+#[component]
+pub fn ProcessOptions(nav: Navigator) -> impl IntoView {
+    let found = LocalResource::new(move || {
+        let typed = nav.form.app_service.get();
+        nav.form.event_type.track();
+        values(nav, "app_service".into(), typed)
+    });
+    view! { <datalist id="process-options">{move || found.get().map(options)}</datalist> }
+}
+
+/// `#tag-names`: tags present in the range first, then every name the service accepts.
+#[component]
+pub fn TagNameOptions(nav: Navigator) -> impl IntoView {
+    let present = LocalResource::new(move || {
+        nav.form.event_type.track();
+        nav.form.preset.track();
+        async move {
+            let (time_start, time_end) = nav.form.peek_range();
+            let request = TagsRequest {
+                time_start,
+                time_end,
+                app_service: None,
+                profile_language_type: None,
+                profile_event_type: None,
+            };
+            let base = nav.form.base_url.get_untracked();
+            api::tags(&base, &request)
+                .await
+                .map(|t| t.values.into_iter().map(|v| v.value).collect::<Vec<_>>())
+                .unwrap_or_default()
+        }
+    });
+    let names = move || {
+        let mut names = present.get().unwrap_or_default();
+        for n in offered_names() {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        names
+    };
+    view! { <datalist id="tag-names">{move || options(names())}</datalist> }
+}
+
+/// The values of one builder row's tag, matching what is typed.
+#[component]
+pub fn TagValueOptions(
+    nav: Navigator,
+    id: String,
+    #[prop(into)] tag: Signal<String>,
+    #[prop(into)] prefix: Signal<String>,
+) -> impl IntoView {
+    let found = LocalResource::new(move || values(nav, tag.get(), prefix.get()));
+    view! { <datalist id=id>{move || found.get().map(options)}</datalist> }
+}

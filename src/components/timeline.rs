@@ -1,0 +1,245 @@
+//! The timeline strip above a profile: its value per bucket over the queried range, stacked by
+//! group when grouped (pod, host, thread, process, any tag). Hover reads a bucket; dragging
+//! selects a sub-range and queries it (Back returns); a legend entry narrows the query to its
+//! group. Layout decisions are `embers_model::view::timeline`'s; this only renders them.
+
+use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::explore::{TagsRequest, TimelineRequest, OTHER_GROUP, THREAD};
+use embers_model::contract::request::ProfileRequest;
+use embers_model::view::format::{format_value, measure_name, ValueUnit};
+use embers_model::view::timeline::{zoomed_out, Timeline};
+use leptos::prelude::*;
+
+use embers_model::view::color::series_color;
+
+use crate::components::theme::theme_state;
+use crate::components::timeline_chart::TimelineChart;
+use crate::net::api::{self, ApiFailure};
+use crate::session::navigator::Navigator;
+use crate::state::loaded::LoadState;
+use crate::state::view_spec::Transform;
+
+/// Groupings offered before the tags found in the range.
+const COMMON_GROUPS: [&str; 3] = ["pod", "host", THREAD];
+
+/// The request the strip charts: the loaded profile's (when it came from a query), else the one
+/// running.
+fn charted(nav: Navigator) -> Option<(String, ProfileRequest)> {
+    match nav.runner.view.load.get() {
+        LoadState::Loaded(l) if l.request.time_start > 0 => {
+            let base = nav.current.with(|c| c.as_ref().map(|(b, _)| b.clone()));
+            Some((base.unwrap_or_default(), l.request.clone()))
+        }
+        LoadState::Loading { .. } => nav.current.get(),
+        _ => None,
+    }
+}
+
+/// What the strip asks the service: per-process breakdowns of the whole host read every
+/// process on it (the `Total` pseudo-process itself has one group).
+fn timeline_request(request: &ProfileRequest, group_by: &str) -> TimelineRequest {
+    let whole_host = request.app_service.as_deref() == Some(TOTAL_APP_SERVICE);
+    let mut profile = request.clone();
+    profile.max_kernel_stack_depth = None;
+    if whole_host && group_by == "app_service" {
+        profile.app_service = None;
+    }
+    TimelineRequest {
+        profile,
+        interval: None,
+        group_by: (!group_by.is_empty()).then(|| group_by.to_owned()),
+        group_limit: None,
+    }
+}
+
+/// The strip above a profile.
+#[component]
+pub fn TimelineStrip(nav: Navigator) -> impl IntoView {
+    let shown = Signal::derive(move || charted(nav));
+    view! {
+        <section class="timeline-strip" aria-label="Timeline">
+            <TimelinePanel nav=nav shown=shown group="" />
+        </section>
+    }
+}
+
+/// The chart of every service in the home view's range, by service.
+#[component]
+pub fn HomeTimeline(nav: Navigator) -> impl IntoView {
+    let shown = Signal::derive(move || {
+        let q = nav.home.get()?;
+        let s = q.services;
+        let request = ProfileRequest {
+            app_service: None,
+            profile_language_type: s.profile_language_type.unwrap_or_default(),
+            profile_event_type: s.profile_event_type.unwrap_or_default(),
+            tag_filter: s.tag_filter,
+            time_start: s.time_start,
+            time_end: s.time_end,
+            max_kernel_stack_depth: None,
+        };
+        Some((q.base_url, request))
+    });
+    view! { <TimelinePanel nav=nav shown=shown group="app_service" /> }
+}
+
+/// Tools, chart and legend of the timeline of `shown`, grouped by `group` at first.
+#[component]
+fn TimelinePanel(
+    nav: Navigator,
+    #[prop(into)] shown: Signal<Option<(String, ProfileRequest)>>,
+    group: &'static str,
+) -> impl IntoView {
+    let group_by = RwSignal::new(group.to_owned());
+    let data = LocalResource::new(move || {
+        let (shown, group) = (shown.get(), group_by.get());
+        async move {
+            let (base, request) = shown?;
+            let answer = api::timeline(&base, &timeline_request(&request, &group)).await;
+            Some(answer.map(|a| {
+                (
+                    Timeline::new(&a, request.time_start, request.time_end),
+                    request,
+                )
+            }))
+        }
+    });
+    let tags = LocalResource::new(move || {
+        let shown = shown.get();
+        async move {
+            let (base, r) = shown?;
+            let req = TagsRequest {
+                time_start: r.time_start,
+                time_end: r.time_end,
+                app_service: r.app_service.clone(),
+                profile_language_type: Some(r.profile_language_type.clone()),
+                profile_event_type: Some(r.profile_event_type.clone()),
+            };
+            api::tags(&base, &req).await.ok()
+        }
+    });
+    let options = move || {
+        let mut names: Vec<String> = COMMON_GROUPS.iter().map(|s| (*s).to_owned()).collect();
+        let every_service =
+            shown.with(|s| s.as_ref().is_some_and(|(_, r)| r.app_service.is_none()));
+        if nav.is_whole_host() || every_service {
+            names.insert(0, "app_service".into());
+        }
+        if let Some(Some(t)) = tags.get() {
+            names.extend(t.values.into_iter().map(|v| v.value));
+        }
+        names.dedup_by(|a, b| a == b);
+        let mut seen = std::collections::HashSet::new();
+        names.retain(|n| seen.insert(n.clone()));
+        names
+    };
+    view! {
+            <div class="timeline-tools">
+                {move || shown.with(|s| s.as_ref().is_some_and(|(_, r)| r.app_service.is_some())).then(|| view! {
+                    <button type="button" class="ghost small" data-testid="all-services"
+                        title="Every service in this range" on:click=move |_| nav.open_all_services()>"‹ All services"</button>
+                })}
+                <label class="check">"Group by"
+                    <select data-testid="group-by" prop:value=move || group_by.get()
+                        on:change=move |e| group_by.set(event_target_value(&e))>
+                        <option value="">"none"</option>
+                        {move || options().into_iter().map(|n| view! { <option value=n.clone()>{n.clone()}</option> }).collect_view()}
+                    </select>
+                </label>
+                <button type="button" class="ghost small" data-testid="timeline-zoom-out"
+                    title="Twice the range around the same middle"
+                    on:click=move |_| {
+                        if let Some((_, r)) = shown.get_untracked() {
+                            let (a, b) = zoomed_out(r.time_start, r.time_end);
+                            nav.open_range(a, b);
+                        }
+                    }>"Zoom out"</button>
+                <span class="timeline-hint">"Drag across the chart to zoom into a range"</span>
+                <span class="spacer"></span>
+                <span class="timeline-scale" data-testid="timeline-scale">{move || scale_text(data.get().flatten())}</span>
+            </div>
+            {move || data.get().flatten().map(|answer| match answer {
+                Err(e) => view! { <TimelineError failure=e /> }.into_any(),
+                Ok((t, request)) => {
+                    let unit = ValueUnit::for_event_type(&request.profile_event_type);
+                    let group = group_by.get_untracked();
+                    view! {
+                        <TimelineChart timeline=t.clone() unit=unit
+                            on_range=Callback::new(move |(a, b)| nav.open_range(a, b)) />
+                        <Legend nav=nav timeline=t unit=unit group=group />
+                    }.into_any()
+                }
+            })}
+    }
+}
+
+/// `CPU time per 30 s · peak 1.2 s`: what one bar is, and the top of the scale.
+fn scale_text(data: Option<Result<(Timeline, ProfileRequest), ApiFailure>>) -> String {
+    let Some(Ok((t, request))) = data else {
+        return String::new();
+    };
+    let unit = ValueUnit::for_event_type(&request.profile_event_type);
+    let peak = t.stacked_totals().into_iter().max().unwrap_or(0);
+    format!(
+        "{} per {} · peak {}",
+        measure_name(&request.profile_event_type),
+        format_interval(t.interval),
+        format_value(peak, unit)
+    )
+}
+
+fn format_interval(secs: i64) -> String {
+    match secs {
+        s if s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s % 60 == 0 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
+}
+
+#[component]
+fn TimelineError(failure: ApiFailure) -> impl IntoView {
+    view! { <div class="timeline-error" data-testid="timeline-error">{format!("No timeline: {failure}")}</div> }
+}
+
+/// One entry per group: its colour, name and total; a click narrows the query to it.
+#[component]
+fn Legend(nav: Navigator, timeline: Timeline, unit: ValueUnit, group: String) -> impl IntoView {
+    if group.is_empty() {
+        return ().into_any();
+    }
+    let theme = theme_state();
+    let items = timeline.series.into_iter().enumerate().map(|(rank, s)| {
+        let name = s.name.unwrap_or_default();
+        let other = name == OTHER_GROUP;
+        let color = move || series_color(rank, other, theme.palette.get()).css();
+        let label = if name.is_empty() { "(none)".to_owned() } else { name.clone() };
+        let (dim, value) = (group.clone(), name.clone());
+        let narrow = move |_| narrow_to(nav, &dim, &value);
+        view! {
+            <li>
+                <button type="button" class="legend-item" data-testid="legend-item" data-group=name.clone()
+                    prop:disabled=other || name.is_empty() on:click=narrow
+                    title="Show only this group">
+                    <span class="swatch" style:background=color></span>
+                    <span class="legend-name">{label}</span>
+                    <span class="legend-value">{format_value(s.total, unit)}</span>
+                </button>
+            </li>
+        }
+    });
+    view! { <ul class="timeline-legend" data-testid="timeline-legend">{items.collect_view()}</ul> }
+        .into_any()
+}
+
+/// Narrows the query to one group: a tag becomes a filter condition, a process opens its own
+/// profile, a thread focuses the graph on it.
+fn narrow_to(nav: Navigator, dimension: &str, value: &str) {
+    match dimension {
+        "app_service" => nav.open_process(value),
+        THREAD => nav.runner.view.transforms.update(|ts| {
+            ts.retain(|t| !matches!(t, Transform::Focus(_)));
+            ts.push(Transform::Focus(value.to_owned()));
+        }),
+        tag => nav.add_condition(tag, value),
+    }
+}

@@ -1,0 +1,106 @@
+//! The explore endpoints (services, timeline, tags, tag values): small JSON answers, decoded
+//! on the page with the contract's answer types. Profiles go through [`super::decode_worker`].
+
+use embers_model::contract::envelope::{Table, SUCCESS};
+use embers_model::contract::explore::{
+    ServiceRow, ServicesRequest, TagValuesRequest, TagsRequest, TimelineAnswer, TimelineRequest,
+    ValueCount,
+};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use web_sys::AbortController;
+
+use crate::net::http::{endpoint, post_json, ApiError};
+
+/// Why an explore call gave no answer.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ApiFailure {
+    /// No HTTP answer.
+    #[error(transparent)]
+    Network(#[from] ApiError),
+    /// The service said no.
+    #[error("The service answered HTTP {status}{}: {description}", opt(.opt_status))]
+    Service {
+        /// HTTP status.
+        status: u16,
+        /// `OPT_STATUS`, when the body was an envelope.
+        opt_status: Option<String>,
+        /// `DESCRIPTION`, or the start of the body.
+        description: String,
+    },
+    /// An answer that is not what the endpoint sends (e.g. an older service without it).
+    #[error("The service's answer could not be read ({0}); is it an Embers service?")]
+    BadAnswer(String),
+}
+
+fn opt(opt_status: &Option<String>) -> String {
+    opt_status
+        .as_ref()
+        .map_or_else(String::new, |s| format!(" {s}"))
+}
+
+#[derive(Deserialize)]
+struct Envelope<R> {
+    #[serde(rename = "OPT_STATUS")]
+    opt_status: Option<String>,
+    #[serde(rename = "DESCRIPTION", default)]
+    description: Option<String>,
+    result: Option<R>,
+}
+
+/// Posts `request` to `path` and decodes the envelope's `result`.
+pub async fn call<Req: Serialize, Res: DeserializeOwned>(
+    base_url: &str,
+    path: &str,
+    request: &Req,
+) -> Result<Res, ApiFailure> {
+    let controller = AbortController::new().map_err(|_| ApiError::Cancelled)?;
+    let raw = post_json(
+        &endpoint(base_url, path),
+        request,
+        &controller.signal(),
+        |_, _| {},
+    )
+    .await?;
+    let bytes = raw.body.to_vec();
+    let envelope = serde_json::from_slice::<Envelope<Res>>(&bytes);
+    match envelope {
+        Ok(e) if raw.status == 200 && e.opt_status.as_deref() == Some(SUCCESS) => e
+            .result
+            .ok_or_else(|| ApiFailure::BadAnswer("it has no result".into())),
+        Ok(e) => Err(ApiFailure::Service {
+            status: raw.status,
+            opt_status: e.opt_status,
+            description: e.description.unwrap_or_default(),
+        }),
+        Err(_) if raw.status != 200 => Err(ApiFailure::Service {
+            status: raw.status,
+            opt_status: None,
+            description: String::from_utf8_lossy(&bytes[..bytes.len().min(200)]).into_owned(),
+        }),
+        Err(e) => Err(ApiFailure::BadAnswer(e.to_string())),
+    }
+}
+
+/// Every service in a range, busiest first.
+pub async fn services(base: &str, req: &ServicesRequest) -> Result<Table<ServiceRow>, ApiFailure> {
+    call(base, "/v1/profile/services", req).await
+}
+
+/// A selection's values over time.
+pub async fn timeline(base: &str, req: &TimelineRequest) -> Result<TimelineAnswer, ApiFailure> {
+    call(base, "/v1/profile/timeline", req).await
+}
+
+/// Tag names present in a range.
+pub async fn tags(base: &str, req: &TagsRequest) -> Result<Table<ValueCount>, ApiFailure> {
+    call(base, "/v1/profile/tags", req).await
+}
+
+/// Values of one tag in a range.
+pub async fn tag_values(
+    base: &str,
+    req: &TagValuesRequest,
+) -> Result<Table<ValueCount>, ApiFailure> {
+    call(base, "/v1/profile/tag_values", req).await
+}

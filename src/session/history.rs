@@ -1,0 +1,113 @@
+//! Keeping the address bar equal to what the page shows, and Back/Forward.
+//!
+//! Moving to another question (home ↔ profile, another range, filter or process) adds a history
+//! entry, and so does a zoom (Back steps out of it); other view changes (search, transforms,
+//! metric) replace the current entry. Back/Forward read the URL again: the same question only
+//! restores the view, another one is asked again.
+
+use embers_model::contract::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE};
+use embers_model::contract::request::ProfileRequest;
+use leptos::ev;
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+
+use crate::session::navigator::{Navigator, Route};
+use crate::session::url::{
+    encode_params, home_pairs, page_pairs, page_params, request_from_params, spec_from_params,
+};
+use crate::state::view_state::ViewState;
+
+/// What the URL says, split into the question asked and the view of the answer.
+#[derive(Clone, PartialEq)]
+struct Written {
+    question: String,
+    zoom: Vec<String>,
+}
+
+/// Starts keeping the URL in step and listening for Back/Forward.
+pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
+    let last = StoredValue::new(None::<Written>);
+    Effect::new(move |_| {
+        let Some((question, view_pairs, zoom)) = current_pairs(nav, view, embed) else {
+            return;
+        };
+        let search = encode_params(&[question.clone(), view_pairs].concat());
+        let written = Written {
+            question: encode_params(&question),
+            zoom,
+        };
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        let location = window.location();
+        let previous = last.get_value();
+        last.set_value(Some(written.clone()));
+        if location.search().ok().as_deref() == Some(search.as_str()) {
+            return;
+        }
+        let url = format!("{}{search}", location.pathname().unwrap_or_default());
+        let Ok(history) = window.history() else {
+            return;
+        };
+        // A new question or zoom is a step Back can return from; the first write is not.
+        let step = previous.is_some_and(|p| p != written);
+        let _ = if step {
+            history.push_state_with_url(&JsValue::NULL, "", Some(&url))
+        } else {
+            history.replace_state_with_url(&JsValue::NULL, "", Some(&url))
+        };
+    });
+    let handle = window_event_listener(ev::popstate, move |_| restore(nav, view));
+    on_cleanup(move || handle.remove());
+}
+
+type Pairs = Vec<(&'static str, String)>;
+
+/// The question's parameters, the view's, and the zoom path; `None` while there is nothing to
+/// write (a query still running).
+fn current_pairs(
+    nav: Navigator,
+    view: ViewState,
+    embed: bool,
+) -> Option<(Pairs, Pairs, Vec<String>)> {
+    match nav.route() {
+        Route::Home => {
+            let home = nav.home.get()?;
+            Some((home_pairs(&home, embed), Vec::new(), Vec::new()))
+        }
+        Route::Profile => {
+            let spec = view.spec();
+            let request = view.shown.with(|s| s.as_ref().map(|l| l.request.clone()))?;
+            let base = nav.form.base_url.get_untracked();
+            let question = page_pairs(&request, &Default::default(), &base, embed);
+            Some((question, spec.to_params(), spec.zoom_path))
+        }
+    }
+}
+
+/// Back/Forward: shows what the URL now says.
+fn restore(nav: Navigator, view: ViewState) {
+    let params = page_params();
+    let spec = spec_from_params(&params);
+    let request = request_from_params(&params).unwrap_or_else(|| ProfileRequest {
+        profile_language_type: DEFAULT_LANGUAGE.into(),
+        profile_event_type: DEFAULT_EVENT_TYPE.into(),
+        ..ProfileRequest::default()
+    });
+    let shown = view
+        .shown
+        .with_untracked(|s| s.as_ref().map(|l| l.request.clone()));
+    if request.app_service.is_some() && shown.as_ref() == Some(&request) {
+        view.restore(spec);
+        return;
+    }
+    nav.form.fill(&request);
+    if request.time_start <= 0 {
+        nav.form.preset.set("3600".into());
+    }
+    view.restore_for_next(spec);
+    nav.go(match nav.form.to_request() {
+        Ok(r) => r,
+        Err(_) => request,
+    });
+}
