@@ -63,13 +63,14 @@ pub struct ServeArgs {
     /// Directory of the built viewer, served at `/`.
     #[arg(long, default_value = "dist")]
     pub static_dir: PathBuf,
-    /// Forward ProfileTracing requests to this querier (e.g. http://deepflow-server:20416).
+    /// Answer ProfileTracing and the explore endpoints from this querier instead of the local
+    /// store (e.g. http://deepflow-server:20416).
     #[arg(long)]
     pub upstream: Option<String>,
     /// Shape of `result` unless the request asks otherwise with "result_shape".
     #[arg(long, default_value = "b", value_parser = ResultShape::from_str)]
     pub result_shape: ResultShape,
-    /// Fill an empty database with an hour of deterministic demo profiles.
+    /// Fill an empty database with six hours of deterministic demo profiles ending now.
     #[arg(long)]
     pub demo: bool,
     /// Body size limit of ingest requests, bytes.
@@ -151,7 +152,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         None => None,
     };
     if let Some(up) = &upstream {
-        tracing::info!(url = %up.url(), "forwarding ProfileTracing upstream");
+        tracing::info!(url = %up.url(), sql = %up.sql_url(), "answering from the upstream querier");
     }
     let state = AppState {
         store,
