@@ -119,8 +119,8 @@ pub(super) fn read(conn: &Connection, r: &Read<'_>) -> Result<Points, StoreError
     }
     // Every stored series matches: no need to test each rollup row's series.
     let filtered = !sql.params.is_empty();
-    // Summing here rather than with SQL's GROUP BY: the rows arrive in key order and a hash map
-    // is several times faster than SQLite's sorter for this.
+    // Summed here rather than by SQL's GROUP BY, which would sort every row in a temporary
+    // B-tree first; the rows arrive in key order and a hash map takes them as they come.
     let mut sums: HashMap<(i64, usize), (i64, i64)> = HashMap::new();
     let (start, end) = (r.selection.time_start, r.selection.time_end);
     for (level, from, to) in plan(start, end, r.interval) {
