@@ -51,7 +51,9 @@ pub fn App() -> impl IntoView {
                 </header>
             })}
             {move || match nav.route() {
-                Route::Home => view! { <HomeView nav=nav /> }.into_any(),
+                // An embedding page drives the viewer itself: no services overview there.
+                Route::Home if !embedded => view! { <HomeView nav=nav /> }.into_any(),
+                Route::Home => view! { <Viewer view=view /> }.into_any(),
                 Route::Profile => view! {
                     <TimelineStrip nav=nav />
                     <Viewer view=view />

@@ -12,12 +12,26 @@ use crate::session::navigator::Navigator;
 /// Suggestions asked for at a time.
 const SUGGESTIONS: i64 = 50;
 
+/// The form's range when it is one the service accepts (suggestions wait for a valid one).
+fn valid_range(nav: Navigator) -> Option<(i64, i64)> {
+    let (start, end) = nav.form.peek_range();
+    (start > 0 && start <= end).then_some((start, end))
+}
+
+/// Asks again when the range or event type in the form changes.
+fn track_range(nav: Navigator) {
+    let f = nav.form;
+    f.event_type.track();
+    f.preset.track();
+    f.time_start.track();
+    f.time_end.track();
+}
+
 /// The values of `tag` starting with `prefix`, over the form's range.
 async fn values(nav: Navigator, tag: String, prefix: String) -> Vec<String> {
-    if tag.trim().is_empty() {
+    let Some((time_start, time_end)) = valid_range(nav).filter(|_| !tag.trim().is_empty()) else {
         return Vec::new();
-    }
-    let (time_start, time_end) = nav.form.peek_range();
+    };
     let request = TagValuesRequest {
         tag,
         time_start,
@@ -45,7 +59,7 @@ fn options(values: Vec<String>) -> impl IntoView {
 pub fn ProcessOptions(nav: Navigator) -> impl IntoView {
     let found = LocalResource::new(move || {
         let typed = nav.form.app_service.get();
-        nav.form.event_type.track();
+        track_range(nav);
         values(nav, "app_service".into(), typed)
     });
     view! { <datalist id="process-options">{move || found.get().map(options)}</datalist> }
@@ -55,10 +69,11 @@ pub fn ProcessOptions(nav: Navigator) -> impl IntoView {
 #[component]
 pub fn TagNameOptions(nav: Navigator) -> impl IntoView {
     let present = LocalResource::new(move || {
-        nav.form.event_type.track();
-        nav.form.preset.track();
+        track_range(nav);
         async move {
-            let (time_start, time_end) = nav.form.peek_range();
+            let Some((time_start, time_end)) = valid_range(nav) else {
+                return Vec::new();
+            };
             let request = TagsRequest {
                 time_start,
                 time_end,
@@ -93,6 +108,9 @@ pub fn TagValueOptions(
     #[prop(into)] tag: Signal<String>,
     #[prop(into)] prefix: Signal<String>,
 ) -> impl IntoView {
-    let found = LocalResource::new(move || values(nav, tag.get(), prefix.get()));
+    let found = LocalResource::new(move || {
+        track_range(nav);
+        values(nav, tag.get(), prefix.get())
+    });
     view! { <datalist id=id>{move || found.get().map(options)}</datalist> }
 }
