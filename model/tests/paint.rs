@@ -17,6 +17,7 @@ fn draw(p: &Profile, metric: Metric, marks: Marks<'_>, bars: &[Bar]) -> DrawList
         metric,
         char_width_css: 7.2,
         marks,
+        diff: None,
     };
     let mut out = DrawList::default();
     paint(bars, &input, &mut out);

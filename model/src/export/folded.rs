@@ -1,6 +1,7 @@
 //! Writing folded stacks (`frame;frame;frame value`): for export, golden tests and the service's
 //! fixtures. Reading them is [`crate::wire::folded`].
 
+use crate::tree::diff::Diff;
 use crate::tree::profile::{NodeId, Profile};
 
 /// Writes `root;a;b self` for every node with self > 0, sorted, one per line (the fixtures'
@@ -39,6 +40,32 @@ fn folded_lines(profile: &Profile, with_root: bool) -> String {
     out
 }
 
+/// Two-column folded stacks of a diff (`frame;frame baseline comparison` per line, root frame
+/// left out, sorted): flamegraph.pl's `difffolded.pl` format, with each side's own values.
+pub fn to_diff_folded(diff: &Diff) -> String {
+    let p = &diff.profile;
+    let mut lines = Vec::new();
+    let mut path: Vec<String> = Vec::new();
+    for node in p.nodes() {
+        let depth = p.depth(node) as usize;
+        path.truncate(depth);
+        path.push(p.name(node).replace(';', ":"));
+        let (b, c) = (
+            diff.values.baseline.self_value[node as usize],
+            diff.values.comparison.self_value[node as usize],
+        );
+        if (b > 0 || c > 0) && path.len() > 1 {
+            lines.push(format!("{} {b} {c}", path[1..].join(";")));
+        }
+    }
+    lines.sort();
+    let mut out = lines.join("\n");
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
 /// The folded stack of one node (its path from the root, `;`-joined).
 pub fn stack_of(profile: &Profile, node: NodeId) -> String {
     profile
@@ -63,5 +90,15 @@ mod tests {
         assert_eq!(to_folded_stacks(&p), "main 1\nmain;a 2\nmain;b;c 5\n");
         let again = parse_folded(&to_folded_stacks(&p), "app").unwrap();
         assert_eq!(to_folded(&again), to_folded(&p));
+    }
+
+    #[test]
+    fn two_column_stacks_round_trip_through_a_diff() {
+        use crate::tree::diff::{Diff, DiffMode};
+        use crate::wire::folded::parse_diff_folded;
+        let text = "main;a 6 6\nmain;gone 4 0\nmain;new 0 14\nmain;x;y 1 2\n";
+        let (b, c) = parse_diff_folded(text, "app").unwrap();
+        let d = Diff::new(&b, &c, DiffMode::Normalized);
+        assert_eq!(to_diff_folded(&d), text);
     }
 }

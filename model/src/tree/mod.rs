@@ -3,6 +3,7 @@
 //! search and per-function statistics. Trees only: no wire formats, no pixels.
 
 pub mod build;
+pub mod diff;
 pub mod kind;
 pub mod profile;
 pub mod search;

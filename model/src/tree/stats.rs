@@ -3,7 +3,8 @@
 //! A function's total counts every sample once even when the function is on the stack several
 //! times (recursion), unlike the server's `function_values`, which adds up every node.
 
-use crate::tree::profile::Profile;
+use crate::tree::diff::{DiffValues, SideValues};
+use crate::tree::profile::{NodeId, Profile};
 
 /// Self and total of one function, summed over every node where it appears.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -21,6 +22,47 @@ pub struct FunctionStats {
 /// Computes [`FunctionStats`] for every function, indexed by function id. One preorder pass
 /// with an ancestor stack; no recursion.
 pub fn function_stats(profile: &Profile) -> Vec<FunctionStats> {
+    function_stats_of(profile, |n| profile.self_value(n), |n| profile.total(n))
+}
+
+/// Per function: each side of a diff (the union tree's structure, each side's values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DiffStats {
+    /// Interned function id of the union tree.
+    pub func: u32,
+    /// The baseline's figures.
+    pub baseline: FunctionStats,
+    /// The comparison's figures.
+    pub comparison: FunctionStats,
+}
+
+/// [`FunctionStats`] of both sides of a diff, indexed by the union's function ids.
+pub fn diff_stats(profile: &Profile, diff: &DiffValues) -> Vec<DiffStats> {
+    let side = |s: &SideValues| {
+        function_stats_of(
+            profile,
+            |n| s.self_value[n as usize],
+            |n| s.total[n as usize],
+        )
+    };
+    side(&diff.baseline)
+        .into_iter()
+        .zip(side(&diff.comparison))
+        .map(|(baseline, comparison)| DiffStats {
+            func: baseline.func,
+            baseline,
+            comparison,
+        })
+        .collect()
+}
+
+/// [`FunctionStats`] over `profile`'s structure with the values `self_of` and `total_of` give
+/// each node.
+fn function_stats_of(
+    profile: &Profile,
+    self_of: impl Fn(NodeId) -> u64,
+    total_of: impl Fn(NodeId) -> u64,
+) -> Vec<FunctionStats> {
     let mut stats: Vec<FunctionStats> = (0..profile.function_count() as u32)
         .map(|func| FunctionStats {
             func,
@@ -39,10 +81,10 @@ pub fn function_stats(profile: &Profile) -> Vec<FunctionStats> {
         }
         let f = profile.func(node) as usize;
         let s = &mut stats[f];
-        s.self_value += profile.self_value(node);
+        s.self_value += self_of(node);
         s.nodes += 1;
         if on_path[f] == 0 {
-            s.total += profile.total(node);
+            s.total += total_of(node);
         }
         on_path[f] += 1;
         path.push(node);
@@ -76,5 +118,19 @@ mod tests {
         assert_eq!(by_name("eval").total, 2);
         assert_eq!(by_name("apply").total, 2);
         assert_eq!(by_name("app").total, 6);
+    }
+
+    #[test]
+    fn diff_stats_count_recursion_once_on_each_side() {
+        use crate::tree::diff::{Diff, DiffMode};
+        use crate::wire::folded::parse_folded;
+        let b = parse_folded("f;f;g 2\nf 1\n", "app").unwrap();
+        let c = parse_folded("f;f;g 5\nh 1\n", "app").unwrap();
+        let d = Diff::new(&b, &c, DiffMode::Absolute);
+        let stats = diff_stats(&d.profile, &d.values);
+        let of = |n: &str| stats[d.profile.function_id(n).unwrap() as usize];
+        assert_eq!((of("f").baseline.total, of("f").comparison.total), (3, 5));
+        assert_eq!((of("g").baseline.self_value, of("g").comparison.self_value), (2, 5));
+        assert_eq!((of("h").baseline.total, of("h").comparison.total), (0, 1));
     }
 }

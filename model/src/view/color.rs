@@ -140,6 +140,24 @@ pub fn series_color(rank: usize, is_other: bool, palette: Palette) -> Rgb {
     colors.get(rank).copied().unwrap_or(REST)
 }
 
+/// A frame's colour in a diff: `t` is its change divided by the scale's end, from −1 (shrank
+/// the most) through 0 (unchanged, neutral) to +1 (grew the most). Classic: blue → grey → red;
+/// colour-blind-safe: blue → grey → orange. The square root makes small changes visible.
+pub fn diff_color(t: f64, palette: Palette) -> Rgb {
+    const NEUTRAL: Rgb = Rgb(0xdc, 0xd8, 0xd2);
+    let (shrank, grew) = match palette {
+        Palette::Classic => (Rgb(0x3b, 0x6f, 0xd6), Rgb(0xd9, 0x2d, 0x20)),
+        Palette::ColorBlind => (Rgb(0x2c, 0x7b, 0xb6), Rgb(0xe6, 0x61, 0x01)),
+    };
+    let t = if t.is_finite() {
+        t.clamp(-1.0, 1.0)
+    } else {
+        0.0
+    };
+    let end = if t < 0.0 { shrank } else { grew };
+    NEUTRAL.mix(end, t.abs().sqrt())
+}
+
 /// The colour of merged sub-pixel runs.
 pub const MERGED_COLOR: Rgb = Rgb(0xb8, 0xb2, 0xa8);
 
@@ -187,6 +205,20 @@ mod tests {
         assert_eq!(hsl(0.0, 1.0, 0.5), Rgb(255, 0, 0));
         assert_eq!(hsl(120.0, 1.0, 0.5), Rgb(0, 255, 0));
         assert_eq!(hsl(240.0, 1.0, 0.5), Rgb(0, 0, 255));
+    }
+
+    #[test]
+    fn diff_colours_run_from_shrank_through_neutral_to_grew() {
+        let neutral = diff_color(0.0, Palette::Classic);
+        assert_eq!(neutral, diff_color(f64::NAN, Palette::Classic));
+        let grew = diff_color(1.0, Palette::Classic);
+        let shrank = diff_color(-1.0, Palette::Classic);
+        assert!(
+            grew.0 > grew.2 && shrank.2 > shrank.0,
+            "red grew, blue shrank"
+        );
+        assert_eq!(diff_color(5.0, Palette::Classic), grew, "clamped");
+        assert_ne!(diff_color(1.0, Palette::ColorBlind), grew);
     }
 
     #[test]

@@ -116,6 +116,40 @@ fn trim_zero(s: String) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
+/// A change of share in percentage points: `+3.2 pp`, `−0.4 pp`, `±0 pp` (for tiny changes).
+pub fn format_change(change: f64) -> String {
+    let pp = change * 100.0;
+    if !pp.is_finite() || pp.abs() < 0.05 {
+        return "±0 pp".to_string();
+    }
+    let sign = if pp > 0.0 { "+" } else { "−" };
+    let v = pp.abs();
+    if v >= 10.0 {
+        format!("{sign}{v:.0} pp")
+    } else {
+        format!("{sign}{v:.1} pp")
+    }
+}
+
+/// A relative change: `+25%`, `−60%`, `new` when the old value is 0.
+pub fn format_ratio(old: u64, new: u64) -> String {
+    if old == 0 {
+        return if new == 0 {
+            "±0%".into()
+        } else {
+            "new".into()
+        };
+    }
+    let pct = (new as f64 - old as f64) * 100.0 / old as f64;
+    if pct.abs() < 0.5 {
+        "±0%".into()
+    } else if pct > 0.0 {
+        format!("+{pct:.0}%")
+    } else {
+        format!("−{:.0}%", -pct)
+    }
+}
+
 /// Groups digits for counts: `1234567` → `1,234,567`.
 pub fn format_count(n: u64) -> String {
     let digits = n.to_string();
@@ -194,6 +228,18 @@ mod tests {
         assert_eq!(format_percent(7, 7), "100%");
         assert_eq!(format_percent(0, 7), "0%");
         assert_eq!(format_percent(1, 0), "–");
+    }
+
+    #[test]
+    fn changes_read_in_points_and_ratios() {
+        assert_eq!(format_change(0.032), "+3.2 pp");
+        assert_eq!(format_change(-0.004), "−0.4 pp");
+        assert_eq!(format_change(0.25), "+25 pp");
+        assert_eq!(format_change(0.0001), "±0 pp");
+        assert_eq!(format_ratio(100, 125), "+25%");
+        assert_eq!(format_ratio(100, 40), "−60%");
+        assert_eq!(format_ratio(0, 5), "new");
+        assert_eq!(format_ratio(0, 0), "±0%");
     }
 
     #[test]

@@ -5,10 +5,11 @@
 //! between neighbours, which frames get outlines — so it is tested natively with snapshots
 //! (`tests/paint.rs`). The viewer's canvas only replays the list; hit-testing uses the same bars.
 
+use crate::tree::diff::DiffValues;
 use crate::tree::profile::{NodeId, Profile};
 use crate::tree::search::SearchResult;
-use crate::view::color::{self_heat, Rgb};
-use crate::view::format::{elide, format_percent};
+use crate::view::color::{diff_color, self_heat, Palette, Rgb};
+use crate::view::format::{elide, format_change, format_percent};
 use crate::view::layout::Bar;
 
 /// Horizontal padding inside a bar before its label, CSS px.
@@ -92,6 +93,8 @@ pub enum Mark {
     Focus,
     /// The bar under the pointer.
     Hover,
+    /// A frame only the baseline of a diff has (dashed, muted).
+    Gone,
 }
 
 /// One outline, inset so that its stroke stays inside the bar.
@@ -215,6 +218,19 @@ pub struct PaintInput<'a> {
     pub char_width_css: f64,
     /// Search, selection, focus and hover.
     pub marks: Marks<'a>,
+    /// When the profile is a diff: colour by change instead of by kind.
+    pub diff: Option<DiffPaint<'a>>,
+}
+
+/// How a diff is coloured.
+#[derive(Clone, Copy, Debug)]
+pub struct DiffPaint<'a> {
+    /// The sides of the diff the profile is (same node ids).
+    pub diff: &'a DiffValues,
+    /// The change that gets the full colour (the legend's ends), > 0.
+    pub scale: f64,
+    /// Which diverging colours.
+    pub palette: Palette,
 }
 
 /// Paints `bars` into `out` (cleared first).
@@ -271,6 +287,13 @@ fn bar_fill(bar: &Bar, input: &PaintInput<'_>, max_self: u64) -> Fill {
     if !bar.is_frame() {
         return Fill::Merged;
     }
+    if let Some(d) = &input.diff {
+        let change = match input.metric {
+            Metric::Total => d.diff.change(bar.node),
+            Metric::Self_ => d.diff.self_change(bar.node),
+        };
+        return Fill::Rgb(diff_color(change / d.scale, d.palette));
+    }
     match input.metric {
         Metric::Total if bar.node == 0 => Fill::Root,
         Metric::Total => Fill::Function(input.profile.func(bar.node)),
@@ -279,6 +302,27 @@ fn bar_fill(bar: &Bar, input: &PaintInput<'_>, max_self: u64) -> Fill {
             Fill::Rgb(self_heat(share))
         }
     }
+}
+
+/// The label of a diff's bar: the name, then how its share changed (or that it is new/gone).
+pub fn diff_label_text(
+    profile: &Profile,
+    diff: &DiffValues,
+    node: NodeId,
+    metric: Metric,
+) -> String {
+    let name = profile.name(node);
+    if diff.is_new(node) {
+        return format!("{name} (new)");
+    }
+    if diff.is_gone(node) {
+        return format!("{name} (gone)");
+    }
+    let change = match metric {
+        Metric::Total => diff.change(node),
+        Metric::Self_ => diff.self_change(node),
+    };
+    format!("{name} ({})", format_change(change))
 }
 
 /// The label a bar shows: the name, then the leading metric's share of the root.
@@ -302,7 +346,10 @@ fn label_for(bar: &Bar, input: &PaintInput<'_>, width: f64) -> Option<String> {
         return None;
     }
     let max_chars = (room / input.char_width_css).floor() as usize;
-    let full = label_text(input.profile, bar.node, input.metric);
+    let full = match &input.diff {
+        Some(d) => diff_label_text(input.profile, d.diff, bar.node, input.metric),
+        None => label_text(input.profile, bar.node, input.metric),
+    };
     if full.chars().count() <= max_chars {
         return Some(full);
     }
@@ -332,6 +379,10 @@ fn outline_marks(bars: &[Bar], input: &PaintInput<'_>, out: &mut Vec<Outline>) {
         if bar.is_frame() && marks.focused == Some(bar.node) {
             out.push(outline(bar, MARK_WIDTH_CSS, Mark::Focus));
         }
+        let gone = |d: &DiffPaint<'_>| d.diff.is_gone(bar.node);
+        if bar.is_frame() && input.diff.as_ref().is_some_and(gone) {
+            out.push(outline(bar, HOVER_WIDTH_CSS, Mark::Gone));
+        }
     }
     if let Some(h) = &marks.hovered {
         out.push(outline(h, HOVER_WIDTH_CSS, Mark::Hover));
@@ -358,6 +409,7 @@ mod tests {
             metric,
             char_width_css: 7.0,
             marks,
+            diff: None,
         };
         let mut out = DrawList::default();
         paint(&bars, &input, &mut out);

@@ -71,6 +71,63 @@ pub fn parse_folded(text: &str, root_name: &str) -> Result<Profile, FoldedLineEr
     Ok(builder.finish())
 }
 
+/// A parsed two-column line (flamegraph.pl's `difffolded.pl`): frames, baseline value,
+/// comparison value.
+pub type DiffStack<'a> = (Vec<&'a str>, u64, u64);
+
+/// Parses one two-column line `frame;frame baseline comparison`. Blank lines and `#` comments
+/// give `Ok(None)`.
+pub fn parse_diff_line(line: &str) -> Result<Option<DiffStack<'_>>, FoldedError> {
+    let line = line.trim_end_matches(['\r', '\n']);
+    if line.trim().is_empty() || line.trim_start().starts_with('#') {
+        return Ok(None);
+    }
+    let (rest, second) = line
+        .trim_end()
+        .rsplit_once([' ', '\t'])
+        .ok_or(FoldedError::MissingValue)?;
+    let comparison = second
+        .parse::<u64>()
+        .map_err(|_| FoldedError::BadValue(second.to_string()))?;
+    match parse_folded_line(rest)? {
+        Some((frames, baseline)) => Ok(Some((frames, baseline, comparison))),
+        None => Err(FoldedError::MissingValue),
+    }
+}
+
+/// Whether `text` is two-column folded stacks: its first stack line ends in two numbers.
+pub fn is_diff_folded(text: &str) -> bool {
+    text.split('\n')
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| parse_diff_line(l).is_ok_and(|s| s.is_some()))
+}
+
+/// Parses two-column folded stacks into the baseline and the comparison profile, both rooted at
+/// `root_name`.
+pub fn parse_diff_folded(
+    text: &str,
+    root_name: &str,
+) -> Result<(Profile, Profile), FoldedLineError> {
+    let mut baseline = TreeBuilder::new(root_name);
+    let mut comparison = TreeBuilder::new(root_name);
+    for (i, line) in text.split('\n').enumerate() {
+        match parse_diff_line(line) {
+            Ok(Some((frames, b, c))) => {
+                if b > 0 {
+                    baseline.add_stack(frames.iter().copied(), b);
+                }
+                if c > 0 {
+                    comparison.add_stack(frames, c);
+                }
+            }
+            Ok(None) => {}
+            Err(error) => return Err(FoldedLineError { line: i + 1, error }),
+        }
+    }
+    Ok((baseline.finish(), comparison.finish()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +164,22 @@ mod tests {
         let err = parse_folded("a 1\n\nb nope\n", "app").unwrap_err();
         assert_eq!(err.line, 3);
         assert!(err.to_string().starts_with("line 3:"));
+    }
+
+    #[test]
+    fn two_column_lines_carry_both_sides() {
+        assert_eq!(
+            parse_diff_line("a;b 3 5").unwrap(),
+            Some((vec!["a", "b"], 3, 5))
+        );
+        assert_eq!(parse_diff_line("# x").unwrap(), None);
+        assert!(parse_diff_line("a;b 3").is_err(), "one column is not two");
+        assert!(parse_diff_line("a;b x 5").is_err());
+        assert!(is_diff_folded("# header\na;b 1 2\n"));
+        assert!(!is_diff_folded("a;b 1\n"));
+        let (b, c) = parse_diff_folded("main;a 2 0\nmain;b 0 7\n", "app").unwrap();
+        assert_eq!((b.root_total(), c.root_total()), (2, 7));
+        let err = parse_diff_folded("a 1 1\nb 1\n", "app").unwrap_err();
+        assert_eq!(err.line, 2);
     }
 }
