@@ -9,7 +9,9 @@ use crate::components::home::HomeView;
 use crate::components::theme::theme_state;
 use crate::components::timeline::TimelineStrip;
 use crate::components::viewer::Viewer;
+use crate::session::compare::BaselineSpec;
 use crate::session::form::FormState;
+use crate::session::history::snapshot_param;
 use crate::session::navigator::{Navigator, Route};
 use crate::session::runner::QueryRunner;
 use crate::session::url::{
@@ -34,10 +36,15 @@ pub fn App() -> impl IntoView {
     provide_context(nav);
     embed::listen(nav);
     history::sync(nav, view, embedded);
-    // The page opens on what its URL names: a profile, or (without a process) every service.
-    match form.to_request() {
-        Ok(request) => nav.go(request),
-        Err(errors) => form.errors.set(errors),
+    // The page opens on what its URL names: a snapshot, a profile (compared with a baseline),
+    // or (without a process) every service.
+    nav.baseline.set(BaselineSpec::from_params(
+        params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    ));
+    match (snapshot_param(&params), form.to_request()) {
+        (Some(id), _) => nav.open_snapshot(id),
+        (None, Ok(request)) => nav.go(request),
+        (None, Err(errors)) => form.errors.set(errors),
     }
     view! {
         <div class="app" class:embedded=embedded>

@@ -23,7 +23,7 @@ fn diff_of(name: &str) -> (String, Diff) {
 #[test]
 fn two_column_files_round_trip() {
     let (text, diff) = diff_of("redis");
-    assert_eq!(to_diff_folded(&diff), text);
+    assert_eq!(to_diff_folded(&diff.profile, &diff.values), text);
 }
 
 #[test]

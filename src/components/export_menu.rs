@@ -1,13 +1,19 @@
 //! The Export menu (PNG, interactive SVG, folded stacks, ProfileTracing JSON) and the ways in
 //! for a saved profile (file picker, drag-and-drop anywhere on the page).
 
-use embers_model::export::svg::{render_svg, SvgOptions};
+use embers_model::export::svg::{render_svg_diff, SvgDiff, SvgOptions};
+use embers_model::view::color::Palette;
+use embers_model::view::paint::color_scale;
+use embers_model::NodeId;
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use crate::session::files::{folded_export, import_file, response_json};
+use crate::components::theme::theme_state;
+use crate::net::api;
+use crate::session::files::{diff_folded_export, folded_export, import_file, response_json};
+use crate::session::navigator::{show_imported, Navigator};
 use crate::state::loaded::{LoadState, Loaded};
 use crate::state::view_state::ViewState;
 
@@ -55,55 +61,89 @@ fn file_stem(l: &Loaded) -> String {
     format!("embers-{name}")
 }
 
+/// Downloads the visible graph as a PNG.
+fn export_png(l: &Loaded) {
+    let canvas = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| {
+            d.query_selector("[data-testid='flame-canvas']")
+                .ok()
+                .flatten()
+        })
+        .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok());
+    if let Some(url) = canvas.and_then(|c| c.to_data_url().ok()) {
+        download_url(&format!("{}.png", file_stem(l)), &url);
+    }
+}
+
+/// Downloads the zoomed frame as an interactive SVG (coloured by change when comparing).
+fn export_svg(l: &Loaded, zoom: NodeId, palette: Palette) {
+    let opts = SvgOptions {
+        title: format!("{} — {}", l.profile.name(0), l.request.profile_event_type),
+        unit: l.unit,
+        palette,
+        ..SvgOptions::default()
+    };
+    let diff = l.diff.as_deref().map(|values| SvgDiff {
+        values,
+        scale: color_scale(values),
+    });
+    download(
+        &format!("{}.svg", file_stem(l)),
+        "image/svg+xml",
+        &render_svg_diff(&l.profile, zoom, &opts, diff),
+    );
+}
+
 /// The Export menu.
 #[component]
 pub fn ExportMenu(view: ViewState) -> impl IntoView {
+    let saved = RwSignal::new(None::<Saved>);
+    provide_context(saved);
+    let theme = theme_state();
     let shown = move || view.shown.get_untracked();
     let png = move |_| {
-        let Some(l) = shown() else { return };
-        let canvas = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| {
-                d.query_selector("[data-testid='flame-canvas']")
-                    .ok()
-                    .flatten()
-            })
-            .and_then(|c| c.dyn_into::<web_sys::HtmlCanvasElement>().ok());
-        if let Some(url) = canvas.and_then(|c| c.to_data_url().ok()) {
-            download_url(&format!("{}.png", file_stem(&l)), &url);
+        if let Some(l) = shown() {
+            export_png(&l);
         }
     };
     let svg = move |_| {
-        let Some(l) = shown() else { return };
-        let opts = SvgOptions {
-            title: format!("{} — {}", l.profile.name(0), l.request.profile_event_type),
-            unit: l.unit,
-            ..SvgOptions::default()
-        };
-        download(
-            &format!("{}.svg", file_stem(&l)),
-            "image/svg+xml",
-            &render_svg(&l.profile, view.zoom.get_untracked(), &opts),
-        );
+        if let Some(l) = shown() {
+            export_svg(&l, view.zoom.get_untracked(), theme.palette.get_untracked());
+        }
     };
     let folded = move |_| {
-        let Some(l) = shown() else { return };
-        download(
-            &format!("{}.folded", file_stem(&l)),
-            "text/plain",
-            &folded_export(&l),
-        );
+        if let Some(l) = shown() {
+            download(
+                &format!("{}.folded", file_stem(&l)),
+                "text/plain",
+                &folded_export(&l),
+            );
+        }
+    };
+    let diff_folded = move |_| {
+        if let Some((l, text)) = shown().and_then(|l| diff_folded_export(&l).map(|t| (l, t))) {
+            download(
+                &format!("{}.difffolded", file_stem(&l)),
+                "text/plain",
+                &text,
+            );
+        }
     };
     let json = move |_| {
         // The response as received (before transforms), in the shape it came in.
-        let LoadState::Loaded(l) = view.load.get_untracked() else {
-            return;
-        };
-        download(
-            &format!("{}.json", file_stem(&l)),
-            "application/json",
-            &response_json(&l.profile, l.shape, &l.request.profile_event_type),
-        );
+        if let LoadState::Loaded(l) = view.load.get_untracked() {
+            let body = response_json(&l.profile, l.shape, &l.request.profile_event_type);
+            download(
+                &format!("{}.json", file_stem(&l)),
+                "application/json",
+                &body,
+            );
+        }
+    };
+    let comparing = move || {
+        view.shown
+            .with(|s| s.as_ref().is_some_and(|l| l.diff.is_some()))
     };
     view! {
         <details class="menu" data-testid="export-menu">
@@ -112,16 +152,91 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
                 <button type="button" data-testid="export-png" on:click=png>"PNG (visible graph)"</button>
                 <button type="button" data-testid="export-svg" on:click=svg>"SVG (interactive, zoomed frame)"</button>
                 <button type="button" data-testid="export-folded" on:click=folded>"Folded stacks"</button>
+                {move || comparing().then(|| view! {
+                    <button type="button" data-testid="export-diff-folded" on:click=diff_folded>"Two-column folded stacks (baseline, comparison)"</button>
+                })}
                 <button type="button" data-testid="export-json" on:click=json>"ProfileTracing JSON"</button>
+                <SaveSnapshot />
                 <ImportButton view=view />
             </div>
         </details>
+        <SnapshotNotice saved=saved />
+    }
+}
+
+/// The last snapshot saved, shown with its permalink (or why saving failed).
+#[derive(Clone, Debug, PartialEq)]
+enum Saved {
+    Link(String),
+    Failed(String),
+}
+
+/// Saves what is shown (the answer as received, and its request) as a snapshot.
+#[component]
+fn SaveSnapshot() -> impl IntoView {
+    let nav = use_context::<Navigator>();
+    let saved = use_context::<RwSignal<Option<Saved>>>();
+    let save = move |_| {
+        let (Some(nav), Some(saved)) = (nav, saved) else {
+            return;
+        };
+        let Some(answer) = nav.runner.last_answer.get_value() else {
+            saved.set(Some(Saved::Failed(
+                "Only a query's answer (up to 64 MiB) can be saved.".into(),
+            )));
+            return;
+        };
+        let base = nav.form.base_url.get_untracked();
+        spawn_local(async move {
+            let result = api::save_snapshot(&base, &answer.request, &answer.chunks).await;
+            saved.set(Some(match result {
+                Ok(meta) => Saved::Link(permalink(&meta.id)),
+                Err(e) => Saved::Failed(format!("Could not save the snapshot: {e}")),
+            }));
+        });
+    };
+    let can_save = move || nav.is_some_and(|n| n.current.with(Option::is_some));
+    view! {
+        <button type="button" data-testid="save-snapshot" prop:disabled=move || !can_save()
+            title="Keep this answer in Embers (it outlives the querier's retention) and get a permalink"
+            on:click=save>"Save snapshot"</button>
+    }
+}
+
+/// `https://host/path?snapshot=<id>`.
+fn permalink(id: &str) -> String {
+    let location = web_sys::window().map(|w| w.location());
+    let origin = location
+        .as_ref()
+        .and_then(|l| l.origin().ok())
+        .unwrap_or_default();
+    let path = location.and_then(|l| l.pathname().ok()).unwrap_or_default();
+    format!("{origin}{path}?snapshot={id}")
+}
+
+#[component]
+fn SnapshotNotice(saved: RwSignal<Option<Saved>>) -> impl IntoView {
+    move || {
+        saved.get().map(|s| match s {
+            Saved::Link(url) => view! {
+                <span class="snapshot-notice" data-testid="snapshot-saved">
+                    "Snapshot saved: " <a href=url.clone() data-testid="snapshot-link">{url.clone()}</a>
+                    <button type="button" class="ghost small" on:click=move |_| saved.set(None)>"×"</button>
+                </span>
+            }.into_any(),
+            Saved::Failed(why) => view! {
+                <span class="snapshot-notice bad" data-testid="snapshot-failed">{why}
+                    <button type="button" class="ghost small" on:click=move |_| saved.set(None)>"×"</button>
+                </span>
+            }.into_any(),
+        })
     }
 }
 
 /// A file picker for a saved response or folded stacks.
 #[component]
 pub fn ImportButton(view: ViewState) -> impl IntoView {
+    let nav = use_context::<Navigator>();
     let pick = move |e: ev::Event| {
         let input: Option<web_sys::HtmlInputElement> = e.target().and_then(|t| t.dyn_into().ok());
         if let Some(file) = input
@@ -129,7 +244,7 @@ pub fn ImportButton(view: ViewState) -> impl IntoView {
             .and_then(|i| i.files())
             .and_then(|f| f.get(0))
         {
-            spawn_local(async move { view.replace_result(import_file(file).await) });
+            spawn_local(async move { show_imported(view, nav, import_file(file).await) });
         }
         if let Some(i) = input {
             i.set_value("");
@@ -146,6 +261,7 @@ pub fn ImportButton(view: ViewState) -> impl IntoView {
 /// Accepts a file dropped anywhere on the page.
 #[component]
 pub fn DropZone(view: ViewState) -> impl IntoView {
+    let nav = use_context::<Navigator>();
     let dragging = RwSignal::new(false);
     let over = window_event_listener(ev::dragover, move |e| {
         e.prevent_default();
@@ -165,7 +281,7 @@ pub fn DropZone(view: ViewState) -> impl IntoView {
             .and_then(|d| d.files())
             .and_then(|f| f.get(0))
         {
-            spawn_local(async move { view.replace_result(import_file(file).await) });
+            spawn_local(async move { show_imported(view, nav, import_file(file).await) });
         }
     });
     on_cleanup(move || {

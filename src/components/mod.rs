@@ -2,6 +2,7 @@
 //! come from `embers_model::view`, and the graph's canvas only replays them.
 
 pub mod analysis;
+pub mod compare;
 pub mod export_menu;
 pub mod form;
 pub mod graph;

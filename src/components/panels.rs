@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use crate::components::export_menu::ImportButton;
 use crate::components::graph::flame_graph::FlameGraph;
-use crate::state::loaded::{LoadState, Loaded, Origin};
+use crate::state::loaded::{LoadState, Loaded};
 use crate::state::view_state::ViewState;
 
 /// Callers above (root at the bottom), callees below, of the selected function.
@@ -84,18 +84,16 @@ pub fn Shortcuts(close: impl Fn() + Send + Sync + 'static) -> impl IntoView {
 
 /// The error message of a failed query or import, with the page left usable.
 #[component]
-pub fn ErrorBanner(load: ReadSignal<LoadState>) -> impl IntoView {
-    move || {
-        match load.get() {
+pub fn ErrorBanner(#[prop(into)] load: Signal<LoadState>) -> impl IntoView {
+    move || match load.get() {
         LoadState::Failed(f) => view! {
             <div class="error" role="alert" data-testid="error">
-                <strong>{match f.origin { Origin::Import => "Import failed. ", Origin::Query => "Query failed. " }}</strong>
+                <strong>{f.headline()}</strong>
                 <span>{f.message}</span>
             </div>
         }
         .into_any(),
         _ => ().into_any(),
-    }
     }
 }
 

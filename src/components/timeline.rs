@@ -15,6 +15,7 @@ use embers_model::view::color::series_color;
 use crate::components::theme::theme_state;
 use crate::components::timeline_chart::TimelineChart;
 use crate::net::api::{self, ApiFailure};
+use crate::session::compare::BaselineSpec;
 use crate::session::navigator::Navigator;
 use crate::state::loaded::LoadState;
 use crate::state::view_spec::Transform;
@@ -83,6 +84,9 @@ pub fn HomeTimeline(nav: Navigator) -> impl IntoView {
     view! { <TimelinePanel nav=nav shown=shown group="app_service" /> }
 }
 
+/// What the strip shows: a timeline answer laid over its request's range.
+type Charted = Option<Result<(Timeline, ProfileRequest), ApiFailure>>;
+
 /// Tools, chart and legend of the timeline of `shown`, grouped by `group` at first.
 #[component]
 fn TimelinePanel(
@@ -104,6 +108,55 @@ fn TimelinePanel(
             }))
         }
     });
+    let charted = Signal::derive(move || data.get().flatten());
+    view! {
+        <TimelineTools nav=nav shown=shown group_by=group_by charted=charted />
+        {move || charted.get().map(|answer| match answer {
+            Err(e) => view! { <TimelineError failure=e /> }.into_any(),
+            Ok((t, request)) => {
+                let unit = ValueUnit::for_event_type(&request.profile_event_type);
+                let group = group_by.get_untracked();
+                view! {
+                    <TimelineChart timeline=t.clone() unit=unit
+                        on_range=Callback::new(move |(a, b)| nav.open_range(a, b))
+                        on_baseline=Callback::new(move |range| nav.compare_with(BaselineSpec {
+                            time_range: Some(range),
+                            ..BaselineSpec::default()
+                        }))
+                        baseline=Signal::derive(move || nav.baseline.with(|b| b.as_ref().and_then(|b| b.time_range))) />
+                    <Legend nav=nav timeline=t unit=unit group=group />
+                }.into_any()
+            }
+        })}
+    }
+}
+
+/// The groupings offered: the common ones, `app_service` where it breaks the chart down, then
+/// the tags present in the range.
+fn group_options(
+    nav: Navigator,
+    shown: Signal<Option<(String, ProfileRequest)>>,
+    tags: Option<Vec<String>>,
+) -> Vec<String> {
+    let mut names: Vec<String> = COMMON_GROUPS.iter().map(|s| (*s).to_owned()).collect();
+    let every_service = shown.with(|s| s.as_ref().is_some_and(|(_, r)| r.app_service.is_none()));
+    if nav.is_whole_host() || every_service {
+        names.insert(0, "app_service".into());
+    }
+    names.extend(tags.unwrap_or_default());
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(n.clone()));
+    names
+}
+
+/// The row above the chart: back to every service, grouping, zoom out, the scale.
+#[component]
+fn TimelineTools(
+    nav: Navigator,
+    shown: Signal<Option<(String, ProfileRequest)>>,
+    group_by: RwSignal<String>,
+    charted: Signal<Charted>,
+) -> impl IntoView {
     let tags = LocalResource::new(move || {
         let shown = shown.get();
         async move {
@@ -115,66 +168,47 @@ fn TimelinePanel(
                 profile_language_type: Some(r.profile_language_type.clone()),
                 profile_event_type: Some(r.profile_event_type.clone()),
             };
-            api::tags(&base, &req).await.ok()
+            let found = api::tags(&base, &req).await.ok()?;
+            Some(
+                found
+                    .values
+                    .into_iter()
+                    .map(|v| v.value)
+                    .collect::<Vec<_>>(),
+            )
         }
     });
-    let options = move || {
-        let mut names: Vec<String> = COMMON_GROUPS.iter().map(|s| (*s).to_owned()).collect();
-        let every_service =
-            shown.with(|s| s.as_ref().is_some_and(|(_, r)| r.app_service.is_none()));
-        if nav.is_whole_host() || every_service {
-            names.insert(0, "app_service".into());
+    let options = move || group_options(nav, shown, tags.get().flatten());
+    let zoom_out = move |_| {
+        if let Some((_, r)) = shown.get_untracked() {
+            let (a, b) = zoomed_out(r.time_start, r.time_end);
+            nav.open_range(a, b);
         }
-        if let Some(Some(t)) = tags.get() {
-            names.extend(t.values.into_iter().map(|v| v.value));
-        }
-        names.dedup_by(|a, b| a == b);
-        let mut seen = std::collections::HashSet::new();
-        names.retain(|n| seen.insert(n.clone()));
-        names
     };
     view! {
-            <div class="timeline-tools">
-                {move || shown.with(|s| s.as_ref().is_some_and(|(_, r)| r.app_service.is_some())).then(|| view! {
-                    <button type="button" class="ghost small" data-testid="all-services"
-                        title="Every service in this range" on:click=move |_| nav.open_all_services()>"‹ All services"</button>
-                })}
-                <label class="check">"Group by"
-                    <select data-testid="group-by" prop:value=move || group_by.get()
-                        on:change=move |e| group_by.set(event_target_value(&e))>
-                        <option value="">"none"</option>
-                        {move || options().into_iter().map(|n| view! { <option value=n.clone()>{n.clone()}</option> }).collect_view()}
-                    </select>
-                </label>
-                <button type="button" class="ghost small" data-testid="timeline-zoom-out"
-                    title="Twice the range around the same middle"
-                    on:click=move |_| {
-                        if let Some((_, r)) = shown.get_untracked() {
-                            let (a, b) = zoomed_out(r.time_start, r.time_end);
-                            nav.open_range(a, b);
-                        }
-                    }>"Zoom out"</button>
-                <span class="timeline-hint">"Drag across the chart to zoom into a range"</span>
-                <span class="spacer"></span>
-                <span class="timeline-scale" data-testid="timeline-scale">{move || scale_text(data.get().flatten())}</span>
-            </div>
-            {move || data.get().flatten().map(|answer| match answer {
-                Err(e) => view! { <TimelineError failure=e /> }.into_any(),
-                Ok((t, request)) => {
-                    let unit = ValueUnit::for_event_type(&request.profile_event_type);
-                    let group = group_by.get_untracked();
-                    view! {
-                        <TimelineChart timeline=t.clone() unit=unit
-                            on_range=Callback::new(move |(a, b)| nav.open_range(a, b)) />
-                        <Legend nav=nav timeline=t unit=unit group=group />
-                    }.into_any()
-                }
+        <div class="timeline-tools">
+            {move || shown.with(|s| s.as_ref().is_some_and(|(_, r)| r.app_service.is_some())).then(|| view! {
+                <button type="button" class="ghost small" data-testid="all-services"
+                    title="Every service in this range" on:click=move |_| nav.open_all_services()>"‹ All services"</button>
             })}
+            <label class="check">"Group by"
+                <select data-testid="group-by" prop:value=move || group_by.get()
+                    on:change=move |e| group_by.set(event_target_value(&e))>
+                    <option value="">"none"</option>
+                    {move || options().into_iter().map(|n| view! { <option value=n.clone()>{n.clone()}</option> }).collect_view()}
+                </select>
+            </label>
+            <button type="button" class="ghost small" data-testid="timeline-zoom-out"
+                title="Twice the range around the same middle" on:click=zoom_out>"Zoom out"</button>
+            <span class="timeline-hint">"Drag to zoom into a range · Shift+drag to compare with one"</span>
+            <span class="spacer"></span>
+            <span class="timeline-scale" data-testid="timeline-scale">{move || scale_text(charted.get())}</span>
+        </div>
     }
 }
 
 /// `CPU time per 30 s · peak 1.2 s`: what one bar is, and the top of the scale.
-fn scale_text(data: Option<Result<(Timeline, ProfileRequest), ApiFailure>>) -> String {
+fn scale_text(data: Charted) -> String {
     let Some(Ok((t, request))) = data else {
         return String::new();
     };

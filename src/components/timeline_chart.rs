@@ -2,9 +2,11 @@
 //! Hovering and brushing only move two small overlays; the bars are drawn once per answer.
 
 use embers_model::contract::explore::OTHER_GROUP;
-use embers_model::view::color::series_color;
+use embers_model::view::color::{series_color, Palette};
 use embers_model::view::format::{format_value, ValueUnit};
-use embers_model::view::timeline::{brushed_range, bucket_at, layout_timeline, Timeline};
+use embers_model::view::timeline::{
+    brushed_range, bucket_at, layout_timeline, Timeline, TimelineLayout,
+};
 use leptos::ev;
 use leptos::html;
 use leptos::prelude::*;
@@ -20,77 +22,109 @@ const AXIS_H: f64 = 14.0;
 /// A drag narrower than this is a click, not a range.
 const MIN_BRUSH_PX: f64 = 4.0;
 
-/// The chart of `timeline`; a drag calls `on_range` with the range it covers.
-#[component]
-pub fn TimelineChart(
-    timeline: Timeline,
-    unit: ValueUnit,
-    on_range: Callback<(i64, i64)>,
-) -> impl IntoView {
-    let host = NodeRef::<html::Div>::new();
-    let size = RwSignal::new((0.0f64, 0.0f64));
-    observe_size(host, size);
-    let offset = utc_offset_secs(timeline.time_start);
-    let t = StoredValue::new(timeline);
-    let theme = theme_state();
-    let hover = RwSignal::new(None::<usize>);
-    let drag = RwSignal::new(None::<(f64, f64)>);
-    let layout = Memo::new(move |_| {
-        let width = size.get().0;
-        t.with_value(|t| layout_timeline(t, width, CHART_H, offset))
-    });
-    let x_of = move |e: &ev::MouseEvent| -> f64 {
-        host.get_untracked().map_or(0.0, |el| {
+/// The chart's state, as one `Copy` value its handlers share.
+#[derive(Clone, Copy)]
+struct Chart {
+    host: NodeRef<html::Div>,
+    size: RwSignal<(f64, f64)>,
+    t: StoredValue<Timeline>,
+    hover: RwSignal<Option<usize>>,
+    /// Start, end (CSS px) and whether it picks a baseline (Shift held when it started).
+    drag: RwSignal<Option<(f64, f64, bool)>>,
+    layout: Memo<TimelineLayout>,
+}
+
+impl Chart {
+    fn new(timeline: Timeline) -> Chart {
+        let host = NodeRef::<html::Div>::new();
+        let size = RwSignal::new((0.0f64, 0.0f64));
+        observe_size(host, size);
+        let offset = utc_offset_secs(timeline.time_start);
+        let t = StoredValue::new(timeline);
+        Chart {
+            host,
+            size,
+            t,
+            hover: RwSignal::new(None),
+            drag: RwSignal::new(None),
+            layout: Memo::new(move |_| {
+                let width = size.get().0;
+                t.with_value(|t| layout_timeline(t, width, CHART_H, offset))
+            }),
+        }
+    }
+
+    fn x_of(&self, e: &ev::MouseEvent) -> f64 {
+        self.host.get_untracked().map_or(0.0, |el| {
             f64::from(e.client_x()) - el.get_bounding_client_rect().left()
         })
-    };
-    let moved = window_event_listener(ev::mousemove, move |e| {
-        if drag.get_untracked().is_some() {
-            let x = x_of(&e);
-            drag.update(|d| {
-                if let Some(d) = d {
-                    d.1 = x;
-                }
-            });
-        }
-    });
-    let released = window_event_listener(ev::mouseup, move |_| {
-        let Some((a, b)) = drag.get_untracked() else {
-            return;
-        };
-        drag.set(None);
-        let width = size.get_untracked().0;
-        if (b - a).abs() >= MIN_BRUSH_PX {
-            if let Some(range) = t.with_value(|t| brushed_range(t, width, a, b)) {
-                on_range.run(range);
+    }
+
+    /// Follows a drag anywhere on the page, and ends it (a range, or a click) on release.
+    fn listen_for_drags(
+        self,
+        on_range: Callback<(i64, i64)>,
+        on_baseline: Option<Callback<(i64, i64)>>,
+    ) {
+        let moved = window_event_listener(ev::mousemove, move |e| {
+            if self.drag.get_untracked().is_some() {
+                let x = self.x_of(&e);
+                self.drag.update(|d| {
+                    if let Some(d) = d {
+                        d.1 = x;
+                    }
+                });
             }
+        });
+        let released = window_event_listener(ev::mouseup, move |_| {
+            let Some((a, b, for_baseline)) = self.drag.get_untracked() else {
+                return;
+            };
+            self.drag.set(None);
+            let width = self.size.get_untracked().0;
+            let range = self.t.with_value(|t| brushed_range(t, width, a, b));
+            match (range.filter(|_| (b - a).abs() >= MIN_BRUSH_PX), on_baseline) {
+                (Some(range), Some(pick)) if for_baseline => pick.run(range),
+                (Some(range), _) => on_range.run(range),
+                (None, _) => {}
+            }
+        });
+        on_cleanup(move || {
+            moved.remove();
+            released.remove();
+        });
+    }
+
+    fn pointer_moved(&self, e: &ev::MouseEvent) {
+        let width = self.size.get_untracked().0;
+        let x = self.x_of(e);
+        let b = self.t.with_value(|t| bucket_at(t, width, x));
+        if b != self.hover.get_untracked() {
+            self.hover.set(b);
         }
-    });
-    on_cleanup(move || {
-        moved.remove();
-        released.remove();
-    });
-    let bars = move || {
-        let palette = theme.palette.get();
-        let series: Vec<bool> = t.with_value(|t| {
+    }
+
+    fn bars(&self, palette: Palette) -> impl IntoView {
+        let others: Vec<bool> = self.t.with_value(|t| {
             t.series
                 .iter()
                 .map(|s| s.name.as_deref() == Some(OTHER_GROUP))
                 .collect()
         });
-        layout.with(|l| {
+        self.layout.with(|l| {
             l.bars
                 .iter()
                 .map(|b| {
-                    let other = series.get(b.series).copied().unwrap_or(false);
+                    let other = others.get(b.series).copied().unwrap_or(false);
                     let fill = series_color(b.series, other, palette).css();
                     view! { <rect x=b.x y=b.y width=b.w height=b.h fill=fill></rect> }
                 })
                 .collect_view()
         })
-    };
-    let ticks = move || {
-        layout.with(|l| {
+    }
+
+    fn ticks(&self) -> impl IntoView {
+        self.layout.with(|l| {
             l.ticks
                 .iter()
                 .map(|tick| view! {
@@ -99,42 +133,66 @@ pub fn TimelineChart(
                 })
                 .collect_view()
         })
-    };
-    let slot = move || {
-        let n = t.with_value(|t| t.starts.len()).max(1) as f64;
-        size.get().0 / n
-    };
-    let buckets = t.with_value(|t| t.starts.len());
-    let interval = t.with_value(|t| t.interval);
+    }
+
+    /// Where a range falls on the chart (clamped), if it does.
+    fn band(&self, (start, end): (i64, i64)) -> Option<(f64, f64)> {
+        let width = self.size.get().0;
+        self.t.with_value(|t| {
+            let first = *t.starts.first()?;
+            let span = (t.starts.len() as i64 * t.interval).max(1) as f64;
+            let x0 = ((start - first) as f64 / span * width).clamp(0.0, width);
+            let x1 = ((end + 1 - first) as f64 / span * width).clamp(0.0, width);
+            (x1 > x0).then_some((x0, x1 - x0))
+        })
+    }
+
+    /// The width of one bucket, CSS px.
+    fn slot(&self) -> f64 {
+        let n = self.t.with_value(|t| t.starts.len()).max(1) as f64;
+        self.size.get().0 / n
+    }
+}
+
+/// The chart of `timeline`; a drag calls `on_range` with the range it covers (a Shift-drag
+/// calls `on_baseline`, when given); `baseline` is shaded.
+#[component]
+pub fn TimelineChart(
+    timeline: Timeline,
+    unit: ValueUnit,
+    on_range: Callback<(i64, i64)>,
+    #[prop(optional)] on_baseline: Option<Callback<(i64, i64)>>,
+    #[prop(into, optional)] baseline: Option<Signal<Option<(i64, i64)>>>,
+) -> impl IntoView {
+    let (buckets, interval) = (timeline.starts.len(), timeline.interval);
+    let c = Chart::new(timeline);
+    c.listen_for_drags(on_range, on_baseline);
+    let theme = theme_state();
     view! {
-        <div class="timeline" data-testid="timeline" node_ref=host
+        <div class="timeline" data-testid="timeline" node_ref=c.host
             data-buckets=buckets data-interval=interval
-            on:mousemove=move |e| {
-                let width = size.get_untracked().0;
-                let x = x_of(&e);
-                let b = t.with_value(|t| bucket_at(t, width, x));
-                if b != hover.get_untracked() {
-                    hover.set(b);
-                }
-            }
-            on:mouseleave=move |_| hover.set(None)
+            on:mousemove=move |e| c.pointer_moved(&e)
+            on:mouseleave=move |_| c.hover.set(None)
             on:mousedown=move |e| {
                 e.prevent_default();
-                let x = x_of(&e);
-                drag.set(Some((x, x)));
+                let x = c.x_of(&e);
+                c.drag.set(Some((x, x, e.shift_key())));
             }>
-            <svg width=move || size.get().0 height=CHART_H + AXIS_H aria-hidden="true">
-                <g class="bars">{bars}</g>
-                <g class="ticks">{ticks}</g>
-                {move || hover.get().map(|i| view! {
-                    <rect class="hover-bucket" x=i as f64 * slot() y=0 width=slot() height=CHART_H></rect>
+            <svg width=move || c.size.get().0 height=CHART_H + AXIS_H aria-hidden="true">
+                <g class="bars">{move || c.bars(theme.palette.get())}</g>
+                <g class="ticks">{move || c.ticks()}</g>
+                {move || c.hover.get().map(|i| view! {
+                    <rect class="hover-bucket" x=i as f64 * c.slot() y=0 width=c.slot() height=CHART_H></rect>
                 })}
-                {move || drag.get().map(|(a, b)| view! {
-                    <rect class="brush" data-testid="timeline-brush" x=a.min(b) y=0
-                        width=(b - a).abs() height=CHART_H></rect>
+                {move || baseline.and_then(|b| b.get()).and_then(|r| c.band(r)).map(|(x, w)| view! {
+                    <rect class="baseline-band" data-testid="timeline-baseline" x=x y=0 width=w height=CHART_H></rect>
+                })}
+                {move || c.drag.get().map(|(a, b, for_baseline)| view! {
+                    <rect class="brush" class:for-baseline=for_baseline data-testid="timeline-brush"
+                        x=a.min(b) y=0 width=(b - a).abs() height=CHART_H></rect>
                 })}
             </svg>
-            {move || hover.get().map(|i| view! { <HoverReadout timeline=t bucket=i unit=unit x=i as f64 * slot() /> })}
+            {move || c.hover.get().map(|i| view! { <HoverReadout timeline=c.t bucket=i unit=unit x=i as f64 * c.slot() /> })}
         </div>
     }
 }

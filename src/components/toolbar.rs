@@ -44,7 +44,7 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
                     <Breadcrumbs loaded=l view=view />
                     <span class="spacer"></span>
                     <Warnings loaded=warnings />
-                    <Legend loaded=legend />
+                    {legend.diff.is_none().then(|| view! { <Legend loaded=legend.clone() /> })}
                     {extra.map(|e| e())}
                 </div>
             }
@@ -109,7 +109,7 @@ fn Warnings(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
 /// One line saying what is shown (node count, root total) or what is happening.
 #[component]
 pub fn StatusLine(
-    load: ReadSignal<LoadState>,
+    #[prop(into)] load: Signal<LoadState>,
     /// The displayed profile (after transforms), described instead of the raw response.
     #[prop(optional)]
     shown: Option<Memo<Option<std::sync::Arc<Loaded>>>>,
@@ -139,6 +139,7 @@ pub fn StatusLine(
         ),
         LoadState::Cancelled => "Cancelled.".to_string(),
         LoadState::Failed(f) if f.origin == Origin::Import => "The last import failed.".to_string(),
+        LoadState::Failed(f) if f.origin == Origin::Baseline => "The baseline failed.".to_string(),
         LoadState::Failed(_) => "The last query failed.".to_string(),
         LoadState::Loaded(l) if l.profile.is_empty() => "No samples in this range.".to_string(),
         LoadState::Loaded(base) => {
@@ -159,12 +160,23 @@ fn loaded_status(l: &Loaded, decode_ms: f64) -> String {
     let p = &l.profile;
     let root = p.name(0);
     let shape = l.shape.map(|s| format!(" · shape {}", s.letter()));
+    // A comparison reads its own total, then the baseline's.
+    let (value, baseline) = match &l.diff {
+        Some(d) => (
+            d.comparison.root_total(),
+            format!(
+                " (baseline {})",
+                format_value(d.baseline.root_total(), l.unit)
+            ),
+        ),
+        None => (p.root_total(), String::new()),
+    };
     format!(
-        "{root}: {} nodes · {} functions · depth {} · {}{}{} · decoded in {:.0} ms",
+        "{root}: {} nodes · {} functions · depth {} · {}{}{baseline}{} · decoded in {:.0} ms",
         format_count(p.node_count() as u64),
         format_count(p.function_count() as u64),
         p.max_depth(),
-        format_value(p.root_total(), l.unit),
+        format_value(value, l.unit),
         // "1,234 samples" says it all; times and bytes need the measure ("CPU time").
         if l.unit == ValueUnit::Samples {
             String::new()

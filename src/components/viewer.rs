@@ -9,6 +9,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::components::analysis::AnalysisBar;
+use crate::components::compare::{CompareMenu, DiffBar};
 use crate::components::export_menu::{DropZone, ExportMenu};
 use crate::components::graph::flame_graph::{FlameGraph, GraphMarks};
 use crate::components::panels::{Announcer, EmptyState, ErrorBanner, SandwichView, Shortcuts};
@@ -16,6 +17,7 @@ use crate::components::table::FunctionTable;
 use crate::components::theme::{theme_state, ThemeSwitch};
 use crate::components::toolbar::{StatusLine, Toolbar};
 use crate::session::embed::announce_selection;
+use crate::session::navigator::Navigator;
 use crate::state::loaded::Loaded;
 use crate::state::view_state::ViewState;
 
@@ -44,8 +46,10 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
         (Some(l), None) => view! { <MainGraph view=view loaded=l /> }.into_any(),
         _ => view! { <EmptyState state=view.load.get() view=view /> }.into_any(),
     };
+    let nav = use_context::<Navigator>();
     let tools: ChildrenFn = Arc::new(move || {
         view! {
+            {nav.map(|nav| view! { <CompareMenu nav=nav /> })}
             <ExportMenu view=view />
             <button type="button" data-testid="table-toggle" aria-pressed=move || table_open.get().to_string()
                 class:active=move || table_open.get() title="Show or hide the function table"
@@ -58,6 +62,7 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
     });
     view! {
         <Toolbar view=view extra=tools />
+        {nav.map(|nav| view! { <DiffBar nav=nav view=view /> })}
         {move || drawable().map(|_| view! { <AnalysisBar view=view /> })}
         <ErrorBanner load=view.load />
         <div class="workspace">

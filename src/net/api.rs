@@ -6,11 +6,15 @@ use embers_model::contract::explore::{
     ServiceRow, ServicesRequest, TagValuesRequest, TagsRequest, TimelineAnswer, TimelineRequest,
     ValueCount,
 };
+use embers_model::contract::request::ProfileRequest;
+use embers_model::contract::snapshot::SnapshotMeta;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use web_sys::AbortController;
 
-use crate::net::http::{endpoint, post_json, ApiError};
+use crate::net::http::{
+    endpoint, get_body, post_json, post_parts, send_empty, ApiError, RawResponse,
+};
 
 /// Why an explore call gave no answer.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -62,6 +66,11 @@ pub async fn call<Req: Serialize, Res: DeserializeOwned>(
         |_, _| {},
     )
     .await?;
+    read_envelope(raw)
+}
+
+/// The `result` of an envelope answer, or why there is none.
+fn read_envelope<Res: DeserializeOwned>(raw: RawResponse) -> Result<Res, ApiFailure> {
     let bytes = raw.body.to_vec();
     let envelope = serde_json::from_slice::<Envelope<Res>>(&bytes);
     match envelope {
@@ -103,4 +112,38 @@ pub async fn tag_values(
     req: &TagValuesRequest,
 ) -> Result<Table<ValueCount>, ApiFailure> {
     call(base, "/v1/profile/tag_values", req).await
+}
+
+/// The saved snapshots, newest first.
+pub async fn snapshots(base: &str) -> Result<Vec<SnapshotMeta>, ApiFailure> {
+    let controller = AbortController::new().map_err(|_| ApiError::Cancelled)?;
+    let url = endpoint(base, "/v1/profile/snapshots");
+    read_envelope(get_body(&url, &controller.signal(), |_, _| {}).await?)
+}
+
+/// Saves an answer as a snapshot: `{"request": ..., "response": <the body as received>}`.
+pub async fn save_snapshot(
+    base: &str,
+    request: &ProfileRequest,
+    body: &[js_sys::Uint8Array],
+) -> Result<SnapshotMeta, ApiFailure> {
+    let head = format!(
+        r#"{{"request":{},"response":"#,
+        serde_json::to_string(request).map_err(|e| ApiFailure::BadAnswer(e.to_string()))?
+    );
+    let parts = js_sys::Array::new();
+    parts.push(&head.into());
+    for chunk in body {
+        parts.push(chunk);
+    }
+    parts.push(&"}".into());
+    let url = endpoint(base, "/v1/profile/snapshots");
+    read_envelope(post_parts(&url, &parts).await?)
+}
+
+/// Deletes a snapshot.
+pub async fn delete_snapshot(base: &str, id: &str) -> Result<(), ApiFailure> {
+    let url = endpoint(base, &format!("/v1/profile/snapshots/{id}"));
+    let raw = send_empty(gloo_net::http::Method::DELETE, &url).await?;
+    read_envelope::<serde_json::Value>(raw).map(|_| ())
 }

@@ -4,7 +4,7 @@
 //! returned as bytes for the decoders to judge, so HTTP and envelope errors are explained in one
 //! place ([`embers_model::DecodeError`] for profiles).
 
-use gloo_net::http::{Request, Response};
+use gloo_net::http::{Method, Request, RequestBuilder, Response};
 use js_sys::Uint8Array;
 use serde::Serialize;
 use wasm_bindgen::{JsCast, JsValue};
@@ -62,15 +62,58 @@ pub async fn post_json(
     signal: &AbortSignal,
     progress: impl FnMut(usize, Option<usize>),
 ) -> Result<RawResponse, ApiError> {
+    let request = Request::post(url).abort_signal(Some(signal)).json(body);
+    send(url, request.map_err(|e| e.to_string()), progress).await
+}
+
+/// GETs `url` and returns whatever the server answered (as [`post_json`] does).
+pub async fn get_body(
+    url: &str,
+    signal: &AbortSignal,
+    progress: impl FnMut(usize, Option<usize>),
+) -> Result<RawResponse, ApiError> {
+    let request = Request::get(url).abort_signal(Some(signal)).build();
+    send(url, request.map_err(|e| e.to_string()), progress).await
+}
+
+/// Sends `method` to `url` without a body (a `DELETE`, say).
+pub async fn send_empty(method: Method, url: &str) -> Result<RawResponse, ApiError> {
+    let request = RequestBuilder::new(url).method(method).build();
+    send(url, request.map_err(|e| e.to_string()), |_, _| {}).await
+}
+
+/// Posts a JSON body assembled from `parts` (strings and byte arrays, in order) without
+/// copying the byte arrays into one buffer first: how a saved answer of tens of megabytes is
+/// sent back to the service.
+pub async fn post_parts(url: &str, parts: &js_sys::Array) -> Result<RawResponse, ApiError> {
+    let bag = web_sys::BlobPropertyBag::new();
+    bag.set_type("application/json");
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(parts, &bag).map_err(|e| {
+        ApiError::Network {
+            url: url.to_string(),
+            detail: js_error(&e),
+        }
+    })?;
+    let request = Request::post(url)
+        .header("Content-Type", "application/json")
+        .body(blob);
+    send(url, request.map_err(|e| e.to_string()), |_, _| {}).await
+}
+
+async fn send(
+    url: &str,
+    request: Result<Request, String>,
+    progress: impl FnMut(usize, Option<usize>),
+) -> Result<RawResponse, ApiError> {
     let network = |detail: String| ApiError::Network {
         url: url.to_string(),
         detail,
     };
-    let pending = Request::post(url)
-        .abort_signal(Some(signal))
-        .json(body)
+    let response = request
+        .map_err(network)?
+        .send()
+        .await
         .map_err(|e| network(e.to_string()))?;
-    let response = pending.send().await.map_err(|e| network(e.to_string()))?;
     let status = response.status();
     let body = read_body(&response, progress)
         .await

@@ -3,6 +3,7 @@
 //!
 //! In (from `window.parent` only):
 //! - `{type: "embers:query", request: {...ProfileTracing body...}, base_url?: "..."}` runs a query;
+//! - `{type: "embers:compare", request: {...}, baseline: {...}, base_url?: "..."}` compares two;
 //! - `{type: "embers:load", body: "<response JSON or folded text>", name?: "file.json"}` shows a result.
 //!
 //! Out (to `window.parent`, when embedded):
@@ -19,7 +20,8 @@ use serde::Deserialize;
 use serde_json::json;
 use wasm_bindgen::JsValue;
 
-use crate::session::files::import_text;
+use crate::session::compare::BaselineSpec;
+use crate::session::files::import_any;
 use crate::session::navigator::Navigator;
 use crate::state::loaded::LoadState;
 
@@ -32,6 +34,17 @@ pub enum Command {
     Query {
         /// The ProfileTracing body.
         request: ProfileRequest,
+        /// Service location; default the form's (the page's origin).
+        #[serde(default)]
+        base_url: Option<String>,
+    },
+    /// Compare two queries: `request` against `baseline`.
+    #[serde(rename = "embers:compare")]
+    Compare {
+        /// The comparison's ProfileTracing body.
+        request: ProfileRequest,
+        /// The baseline's (it may differ in time range, tag filter and process).
+        baseline: ProfileRequest,
         /// Service location; default the form's (the page's origin).
         #[serde(default)]
         base_url: Option<String>,
@@ -87,13 +100,28 @@ pub fn listen(nav: Navigator) {
             .and_then(|s| s.as_string())
             .unwrap_or_default();
         match serde_json::from_str::<Command>(&text) {
-            Ok(Command::Query { request, base_url }) => nav.open_profile(
-                base_url.unwrap_or_else(|| nav.form.base_url.get_untracked()),
+            Ok(Command::Query { request, base_url }) => {
+                nav.stop_comparing();
+                nav.open_profile(
+                    base_url.unwrap_or_else(|| nav.form.base_url.get_untracked()),
+                    request,
+                )
+            }
+            Ok(Command::Compare {
                 request,
-            ),
+                baseline,
+                base_url,
+            }) => {
+                nav.baseline
+                    .set(Some(BaselineSpec::between(&request, &baseline)));
+                nav.open_profile(
+                    base_url.unwrap_or_else(|| nav.form.base_url.get_untracked()),
+                    request,
+                )
+            }
             Ok(Command::Load { body, name }) => spawn_local(async move {
-                let state = import_text(name.as_deref().unwrap_or("embedded.json"), &body).await;
-                view.replace_result(state);
+                let name = name.as_deref().unwrap_or("embedded.json");
+                nav.show_imported(import_any(name, &body).await);
             }),
             // Other messages on the channel are not for us.
             Err(_) => {}

@@ -8,9 +8,9 @@ use embers_model::contract::envelope::{Envelope, SUCCESS};
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::shape::ResultShape;
 use embers_model::export::encode::encode_result;
-use embers_model::export::folded::to_folded_stacks;
+use embers_model::export::folded::{to_diff_folded, to_folded_stacks};
 use embers_model::view::format::ValueUnit;
-use embers_model::wire::folded::parse_folded;
+use embers_model::wire::folded::{is_diff_folded, parse_diff_folded, parse_folded};
 use embers_model::Profile;
 
 use crate::net::decode_worker;
@@ -78,6 +78,8 @@ pub async fn import_text(file_name: &str, text: &str) -> LoadState {
 
 /// The first line of folded stacks exported by Embers: says what the values are.
 const FOLDED_HEADER: &str = "# Embers folded stacks: profile_event_type=";
+/// The same for two-column (baseline, comparison) stacks.
+const DIFF_FOLDED_HEADER: &str = "# Embers diff folded stacks: profile_event_type=";
 
 /// Folded stacks of a profile, with a header comment naming the event type (so an import
 /// knows the values are microseconds or bytes, not sample counts).
@@ -92,7 +94,10 @@ pub fn folded_export(l: &Loaded) -> String {
 /// The event type named by an Embers folded-stacks header, if the text has one.
 fn folded_event_type(text: &str) -> Option<String> {
     let first = text.lines().next()?;
-    let event = first.strip_prefix(FOLDED_HEADER)?.trim();
+    let event = first
+        .strip_prefix(FOLDED_HEADER)
+        .or_else(|| first.strip_prefix(DIFF_FOLDED_HEADER))?
+        .trim();
     (!event.is_empty()).then(|| event.to_string())
 }
 
@@ -107,13 +112,79 @@ fn root_name_from_file(name: &str) -> String {
     }
 }
 
+/// What a file holds: one profile, or two (a two-column folded file: a comparison).
+pub enum Imported {
+    /// One profile (or why it could not be read).
+    One(LoadState),
+    /// A baseline and a comparison.
+    Pair {
+        /// The first column.
+        baseline: LoadState,
+        /// The second column.
+        comparison: LoadState,
+    },
+}
+
 /// Reads a picked or dropped file and imports it.
-pub async fn import_file(file: web_sys::File) -> LoadState {
+pub async fn import_file(file: web_sys::File) -> Imported {
     let name = file.name();
     match wasm_bindgen_futures::JsFuture::from(file.text()).await {
-        Ok(text) => import_text(&name, &text.as_string().unwrap_or_default()).await,
-        Err(_) => LoadState::Failed(Failure::import(format!("Could not read {name}."))),
+        Ok(text) => import_any(&name, &text.as_string().unwrap_or_default()).await,
+        Err(_) => Imported::One(LoadState::Failed(Failure::import(format!(
+            "Could not read {name}."
+        )))),
     }
+}
+
+/// Imports a file's text: two-column folded stacks as a pair, anything else as one profile.
+pub async fn import_any(file_name: &str, text: &str) -> Imported {
+    if !is_diff_folded(text) {
+        return Imported::One(import_text(file_name, text).await);
+    }
+    let root = root_name_from_file(file_name);
+    match parse_diff_folded(text, &root) {
+        Ok((b, c)) => {
+            let side = |p: Profile| {
+                let mut l = Loaded::new(
+                    p,
+                    imported_request(&root, folded_event_type(text)),
+                    None,
+                    0.0,
+                );
+                if folded_event_type(text).is_none() {
+                    l.unit = ValueUnit::Samples;
+                }
+                LoadState::Loaded(Arc::new(l))
+            };
+            Imported::Pair {
+                baseline: side(b),
+                comparison: side(c),
+            }
+        }
+        Err(e) => Imported::One(LoadState::Failed(Failure::import(format!(
+            "Could not import {file_name}: {e}"
+        )))),
+    }
+}
+
+/// The request an imported profile is shown under (no query to re-run: no times).
+fn imported_request(root: &str, event_type: Option<String>) -> ProfileRequest {
+    ProfileRequest {
+        app_service: Some(root.to_owned()),
+        profile_language_type: "eBPF".into(),
+        profile_event_type: event_type.unwrap_or_else(|| "on-cpu".into()),
+        ..ProfileRequest::default()
+    }
+}
+
+/// Two-column folded stacks of a comparison, with a header naming the event type.
+pub fn diff_folded_export(l: &Loaded) -> Option<String> {
+    let diff = l.diff.as_deref()?;
+    Some(format!(
+        "{DIFF_FOLDED_HEADER}{}\n{}",
+        l.request.profile_event_type,
+        to_diff_folded(&l.profile, diff)
+    ))
 }
 
 /// The saved-response JSON of a profile (ProfileTracing envelope, the response's own shape).

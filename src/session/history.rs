@@ -11,6 +11,7 @@ use leptos::ev;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
+use crate::session::compare::BaselineSpec;
 use crate::session::navigator::{Navigator, Route};
 use crate::session::url::{
     encode_params, home_pairs, page_pairs, page_params, request_from_params, spec_from_params,
@@ -77,12 +78,37 @@ fn current_pairs(
         }
         Route::Profile => {
             let spec = view.spec();
-            let request = view.shown.with(|s| s.as_ref().map(|l| l.request.clone()))?;
+            let (request, snapshot) = view
+                .shown
+                .with(|s| s.as_ref().map(|l| (l.request.clone(), l.snapshot.clone())))?;
             let base = nav.form.base_url.get_untracked();
-            let question = page_pairs(&request, &Default::default(), &base, embed);
+            let mut question = match snapshot {
+                // A snapshot's permalink names the snapshot, not the query it saved.
+                Some(id) => page_pairs(
+                    &ProfileRequest::default(),
+                    &Default::default(),
+                    &base,
+                    embed,
+                )
+                .into_iter()
+                .chain([("snapshot", id)])
+                .collect(),
+                None => page_pairs(&request, &Default::default(), &base, embed),
+            };
+            if let Some(baseline) = nav.baseline.get() {
+                question.extend(baseline.to_params());
+            }
             Some((question, spec.to_params(), spec.zoom_path))
         }
     }
+}
+
+/// The `snapshot` parameter: a saved snapshot's permalink.
+pub fn snapshot_param(params: &[(String, String)]) -> Option<String> {
+    params
+        .iter()
+        .find(|(k, v)| k == "snapshot" && !v.is_empty())
+        .map(|(_, v)| v.clone())
 }
 
 /// Back/Forward: shows what the URL now says.
@@ -94,11 +120,19 @@ fn restore(nav: Navigator, view: ViewState) {
         profile_event_type: DEFAULT_EVENT_TYPE.into(),
         ..ProfileRequest::default()
     });
+    let baseline = BaselineSpec::from_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str())));
     let shown = view
         .shown
         .with_untracked(|s| s.as_ref().map(|l| l.request.clone()));
-    if request.app_service.is_some() && shown.as_ref() == Some(&request) {
+    let same_baseline = nav.baseline.with_untracked(|b| *b == baseline);
+    if request.app_service.is_some() && shown.as_ref() == Some(&request) && same_baseline {
         view.restore(spec);
+        return;
+    }
+    nav.baseline.set(baseline);
+    if let Some(id) = snapshot_param(&params) {
+        view.restore_for_next(spec);
+        nav.open_snapshot(id);
         return;
     }
     nav.form.fill(&request);

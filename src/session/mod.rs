@@ -4,11 +4,13 @@
 //! browser clock ([`time`]). It uses the network layer and writes into the state layer;
 //! components call it.
 
+pub mod compare;
 pub mod embed;
 pub mod files;
 pub mod form;
 pub mod history;
 pub mod navigator;
 pub mod runner;
+pub mod snapshot_meta;
 pub mod time;
 pub mod url;

@@ -7,9 +7,12 @@ use embers_model::contract::explore::ServicesRequest;
 use embers_model::contract::request::{FieldError, ProfileRequest};
 use leptos::prelude::*;
 
+use crate::session::compare::BaselineSpec;
+use crate::session::files::Imported;
 use crate::session::form::FormState;
-use crate::session::runner::QueryRunner;
+use crate::session::runner::{Fetch, QueryRunner, Target};
 use crate::state::loaded::LoadState;
+use crate::state::view_state::ViewState;
 
 /// Which view the page shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,6 +41,10 @@ pub struct Navigator {
     pub form: FormState,
     /// Runs profile queries.
     pub runner: QueryRunner,
+    /// Runs the baseline's queries when comparing.
+    pub baseline_runner: QueryRunner,
+    /// What the profile is compared against, when comparing.
+    pub baseline: RwSignal<Option<BaselineSpec>>,
     /// The question the home view answers (set when it opens).
     pub home: RwSignal<Option<HomeQuery>>,
     /// The profile request last run (the timeline strip charts it), with its base URL.
@@ -50,6 +57,8 @@ impl Navigator {
         Navigator {
             form,
             runner,
+            baseline_runner: QueryRunner::for_side(runner.view, Target::Baseline),
+            baseline: RwSignal::new(None),
             home: RwSignal::new(None),
             current: RwSignal::new(None),
         }
@@ -81,14 +90,92 @@ impl Navigator {
         }
     }
 
-    /// Runs a profile query (from the form, a link, or an embedding page).
+    /// Runs a profile query (from the form, a link, or an embedding page), and its baseline's
+    /// when comparing.
     pub fn open_profile(&self, base_url: String, request: ProfileRequest) {
         self.current.set(Some((base_url.clone(), request.clone())));
-        self.runner.run(base_url, request);
+        self.runner.run(base_url.clone(), request.clone());
+        self.run_baseline(base_url, &request);
+    }
+
+    /// Shows a saved snapshot (and its baseline when comparing against a query's).
+    pub fn open_snapshot(&self, id: String) {
+        let base = self.form.base_url.get_untracked();
+        self.current.set(None);
+        self.runner.start(base, Fetch::Snapshot(id));
+    }
+
+    fn run_baseline(&self, base_url: String, request: &ProfileRequest) {
+        let Some(spec) = self.baseline.get_untracked() else {
+            self.stop_baseline();
+            return;
+        };
+        let fetch = match (&spec.snapshot, spec.request(request)) {
+            (Some(id), _) => Fetch::Snapshot(id.clone()),
+            (None, Some(r)) => Fetch::Query(r),
+            (None, None) => return,
+        };
+        self.baseline_runner.start(base_url, fetch);
+    }
+
+    /// Compares what is shown with `spec` (asking for the baseline now).
+    pub fn compare_with(&self, spec: BaselineSpec) {
+        self.baseline.set(Some(spec));
+        if let Some((base, request)) = self.current.get_untracked() {
+            self.run_baseline(base, &request);
+        }
+    }
+
+    /// Compares what is shown with a profile already at hand (an opened file).
+    pub fn compare_with_loaded(&self, state: LoadState) {
+        self.baseline_runner.drop_inflight();
+        self.baseline.set(None);
+        self.runner.view.replace_baseline(Some(state));
+    }
+
+    /// Shows two profiles already at hand as a comparison (a two-column file).
+    pub fn show_pair(&self, baseline: LoadState, comparison: LoadState) {
+        self.runner.cancel();
+        self.current.set(None);
+        self.compare_with_loaded(baseline);
+        self.runner.view.replace_result(comparison);
+    }
+
+    /// Shows what a file held: one profile (no longer comparing), or a comparison.
+    pub fn show_imported(&self, imported: Imported) {
+        match imported {
+            Imported::One(state) => {
+                self.stop_comparing();
+                self.current.set(None);
+                self.runner.view.replace_result(state);
+            }
+            Imported::Pair {
+                baseline,
+                comparison,
+            } => self.show_pair(baseline, comparison),
+        }
+    }
+
+    /// Back to one profile.
+    pub fn stop_comparing(&self) {
+        self.baseline.set(None);
+        self.stop_baseline();
+    }
+
+    fn stop_baseline(&self) {
+        self.baseline_runner.drop_inflight();
+        self.runner.view.replace_baseline(None);
+    }
+
+    /// Cancels both sides' queries.
+    pub fn cancel(&self) {
+        self.runner.cancel();
+        self.baseline_runner.cancel();
     }
 
     fn open_home(&self, base_url: String, r: &ProfileRequest) {
         self.runner.cancel();
+        self.stop_comparing();
         self.runner.view.replace_result(LoadState::Idle);
         self.current.set(None);
         self.home.set(Some(HomeQuery {
@@ -140,5 +227,24 @@ impl Navigator {
             c.as_ref()
                 .is_some_and(|(_, r)| r.app_service.as_deref() == Some(TOTAL_APP_SERVICE))
         })
+    }
+}
+
+/// Shows what a file held, through the navigator when there is one (the page) or straight
+/// into the view (a viewer mounted on its own).
+pub fn show_imported(view: ViewState, nav: Option<Navigator>, imported: Imported) {
+    match (nav, imported) {
+        (Some(nav), imported) => nav.show_imported(imported),
+        (None, Imported::One(state)) => view.replace_result(state),
+        (
+            None,
+            Imported::Pair {
+                baseline,
+                comparison,
+            },
+        ) => {
+            view.replace_baseline(Some(baseline));
+            view.replace_result(comparison);
+        }
     }
 }

@@ -1,5 +1,7 @@
-//! The query runner: one request at a time, cancellable, the newest winning; and decoding of
-//! what came back into the state the page shows.
+//! The query runner: one request at a time per side (the comparison, or a comparison's
+//! baseline), cancellable, the newest winning; decoding what came back into the state the page
+//! shows. It also fetches saved snapshots, and keeps the last answer's bytes so the page can
+//! save it as one.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -8,85 +10,110 @@ use std::time::Duration;
 
 use embers_model::contract::request::ProfileRequest;
 use embers_model::wire::decode_response_table;
+use js_sys::Uint8Array;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use web_sys::AbortController;
+use web_sys::{AbortController, AbortSignal};
 
 use crate::net::decode_worker::{self, DecodeFailure};
 use crate::net::http::{
-    endpoint, post_json, ApiError, Body, PROFILE_TRACING_PATH, QUERY_TIMEOUT_MS,
+    endpoint, get_body, post_json, ApiError, Body, RawResponse, PROFILE_TRACING_PATH,
+    QUERY_TIMEOUT_MS,
 };
+use crate::session::snapshot_meta::{snapshot_meta, SNAPSHOTS_PATH};
 use crate::session::time::now_ms;
 use crate::state::loaded::{Failure, LoadState, Loaded};
 use crate::state::view_state::ViewState;
 
-/// Runs queries: one at a time, cancellable, the newest winning.
+/// Which side of the page a runner's answers go to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// The main query (what a comparison compares).
+    Comparison,
+    /// What the main query is compared against.
+    Baseline,
+}
+
+/// What to fetch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fetch {
+    /// A ProfileTracing query.
+    Query(ProfileRequest),
+    /// A saved snapshot by id.
+    Snapshot(String),
+}
+
+/// The last answer as received, for "Save snapshot" (only bodies up to
+/// [`KEEP_ANSWER_MAX_BYTES`]).
+#[derive(Clone)]
+pub struct Answer {
+    /// What it answers.
+    pub request: ProfileRequest,
+    /// Copies of the body's chunks (the originals go to the decode worker).
+    pub chunks: Vec<Uint8Array>,
+}
+
+/// The largest answer kept for a snapshot (the service's default snapshot limit).
+pub const KEEP_ANSWER_MAX_BYTES: usize = 64 << 20;
+
+/// Runs queries for one side: one at a time, cancellable, the newest winning.
 #[derive(Clone, Copy)]
 pub struct QueryRunner {
     /// The view the answers go to.
     pub view: ViewState,
+    target: Target,
     inflight: StoredValue<Option<AbortController>, LocalStorage>,
     generation: StoredValue<u64>,
+    /// The last query's answer, for saving as a snapshot.
+    pub last_answer: StoredValue<Option<Answer>, LocalStorage>,
 }
 
 impl QueryRunner {
-    /// A runner whose answers replace what `view` shows.
+    /// A runner whose answers replace the main result of `view`.
     pub fn new(view: ViewState) -> QueryRunner {
+        QueryRunner::for_side(view, Target::Comparison)
+    }
+
+    /// A runner whose answers go to `target`.
+    pub fn for_side(view: ViewState, target: Target) -> QueryRunner {
         QueryRunner {
             view,
+            target,
             inflight: StoredValue::new_local(None),
             generation: StoredValue::new(0),
+            last_answer: StoredValue::new_local(None),
         }
     }
 
     /// Starts `request` against `base_url`, cancelling any query still running.
     pub fn run(self, base_url: String, request: ProfileRequest) {
+        self.start(base_url, Fetch::Query(request));
+    }
+
+    /// Starts fetching `fetch` from `base_url`, cancelling anything still running.
+    pub fn start(self, base_url: String, fetch: Fetch) {
         self.abort_inflight();
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
         let Ok(controller) = AbortController::new() else {
-            self.view.replace_result(LoadState::Failed(Failure::query(
+            self.deliver(LoadState::Failed(Failure::query(
                 "This browser cannot run cancellable requests.",
             )));
             return;
         };
         let signal = controller.signal();
         let timed_out = Rc::new(Cell::new(false));
-        let timer = {
-            let (timed_out, controller) = (timed_out.clone(), controller.clone());
-            set_timeout_with_handle(
-                move || {
-                    timed_out.set(true);
-                    controller.abort();
-                },
-                Duration::from_millis(u64::from(QUERY_TIMEOUT_MS)),
-            )
-            .ok()
-        };
+        let timer = arm_timeout(&controller, timed_out.clone());
         self.inflight.set_value(Some(controller));
         let started_ms = now_ms();
-        self.view.set_progress(LoadState::Loading {
+        self.progress(LoadState::Loading {
             started_ms,
             phase: None,
         });
-        let mut last_progress_ms = started_ms;
-        let progress = move |received: usize, expected: Option<usize>| {
-            let now = now_ms();
-            if received < DECODE_NOTICE_MIN_BYTES
-                || now - last_progress_ms < PROGRESS_INTERVAL_MS
-                || self.generation.get_value() != generation
-            {
-                return;
-            }
-            last_progress_ms = now;
-            self.view.set_progress(LoadState::Loading {
-                started_ms,
-                phase: Some(receiving_phase(received, expected)),
-            });
-        };
         spawn_local(async move {
-            let url = endpoint(&base_url, PROFILE_TRACING_PATH);
-            let result = post_json(&url, &request, &signal, progress).await;
+            let result = self
+                .fetch(&base_url, &fetch, &signal, generation, started_ms)
+                .await;
             if let Some(timer) = timer {
                 timer.clear();
             }
@@ -94,31 +121,100 @@ impl QueryRunner {
             if self.generation.get_value() != generation {
                 return;
             }
-            // The query stays in flight (cancellable) until its answer is decoded.
             let state = match result {
-                Ok(raw) => {
-                    if raw.body.len >= DECODE_NOTICE_MIN_BYTES {
-                        let phase = format!("Decoding {}", format_bytes_len(raw.body.len));
-                        self.view.set_progress(LoadState::Loading {
-                            started_ms,
-                            phase: Some(phase),
-                        });
-                    }
-                    let state = self.decode(raw.status, raw.body, request).await;
-                    // A newer query or a cancel took over while this one decoded.
-                    if self.generation.get_value() != generation {
-                        return;
-                    }
-                    state
-                }
+                Ok(raw) => self.decode_answer(raw, fetch, started_ms).await,
                 Err(_) if timed_out.get() => {
                     LoadState::Failed(Failure::query(ApiError::TimedOut.to_string()))
                 }
                 Err(e) => LoadState::Failed(Failure::query(e.to_string())),
             };
+            // A newer query or a cancel took over while this one decoded.
+            if self.generation.get_value() != generation {
+                return;
+            }
             self.inflight.set_value(None);
-            self.view.replace_result(state);
+            self.deliver(state);
         });
+    }
+
+    async fn fetch(
+        self,
+        base: &str,
+        fetch: &Fetch,
+        signal: &AbortSignal,
+        generation: u64,
+        started_ms: f64,
+    ) -> Result<RawResponse, ApiError> {
+        let mut last_ms = started_ms;
+        let progress = move |received: usize, expected: Option<usize>| {
+            let now = now_ms();
+            if received < DECODE_NOTICE_MIN_BYTES
+                || now - last_ms < PROGRESS_INTERVAL_MS
+                || self.generation.get_value() != generation
+            {
+                return;
+            }
+            last_ms = now;
+            self.progress(LoadState::Loading {
+                started_ms,
+                phase: Some(receiving_phase(received, expected)),
+            });
+        };
+        match fetch {
+            Fetch::Query(request) => {
+                let url = endpoint(base, PROFILE_TRACING_PATH);
+                post_json(&url, request, signal, progress).await
+            }
+            Fetch::Snapshot(id) => {
+                let url = endpoint(base, &format!("{SNAPSHOTS_PATH}/{id}"));
+                get_body(&url, signal, progress).await
+            }
+        }
+    }
+
+    /// Decodes an answer (keeping a copy of a query's for snapshots) into the state to show.
+    async fn decode_answer(self, raw: RawResponse, fetch: Fetch, started_ms: f64) -> LoadState {
+        if raw.body.len >= DECODE_NOTICE_MIN_BYTES {
+            let phase = format!("Decoding {}", format_bytes_len(raw.body.len));
+            self.progress(LoadState::Loading {
+                started_ms,
+                phase: Some(phase),
+            });
+        }
+        let (request, snapshot) = match fetch {
+            Fetch::Query(request) => {
+                self.keep_answer(&request, &raw);
+                (request, None)
+            }
+            Fetch::Snapshot(id) => {
+                let meta = snapshot_meta(&raw.body);
+                (meta.map(|m| m.request).unwrap_or_default(), Some(id))
+            }
+        };
+        let mut state = self.decode(raw.status, raw.body, request).await;
+        if let (LoadState::Loaded(l), Some(id)) = (&mut state, snapshot) {
+            if let Some(l) = Arc::get_mut(l) {
+                l.snapshot = Some(id);
+            }
+        }
+        state
+    }
+
+    fn keep_answer(self, request: &ProfileRequest, raw: &RawResponse) {
+        let keep = self.target == Target::Comparison
+            && raw.status == 200
+            && raw.body.len <= KEEP_ANSWER_MAX_BYTES;
+        self.last_answer.set_value(keep.then(|| {
+            Answer {
+                request: request.clone(),
+                chunks: raw
+                    .body
+                    .chunks
+                    .iter()
+                    .map(|c| c.slice(0, c.length()))
+                    .collect(),
+            }
+        }));
     }
 
     /// Decodes a body in the decode worker (or on the page when no worker can run).
@@ -141,11 +237,32 @@ impl QueryRunner {
         }
     }
 
+    fn deliver(self, state: LoadState) {
+        match self.target {
+            Target::Comparison => self.view.replace_result(state),
+            Target::Baseline => self.view.replace_baseline(Some(state)),
+        }
+    }
+
+    fn progress(self, state: LoadState) {
+        match self.target {
+            Target::Comparison => self.view.set_progress(state),
+            Target::Baseline => self.view.set_baseline_progress(state),
+        }
+    }
+
     /// Cancels the running query, if any.
     pub fn cancel(self) {
         if self.abort_inflight() {
             self.generation.update_value(|g| *g += 1);
-            self.view.replace_result(LoadState::Cancelled);
+            self.deliver(LoadState::Cancelled);
+        }
+    }
+
+    /// Forgets any query in flight without saying so (a baseline that is no longer wanted).
+    pub fn drop_inflight(self) {
+        if self.abort_inflight() {
+            self.generation.update_value(|g| *g += 1);
         }
     }
 
@@ -160,6 +277,19 @@ impl QueryRunner {
         });
         aborted
     }
+}
+
+/// Aborts the request after [`QUERY_TIMEOUT_MS`], noting that it timed out.
+fn arm_timeout(controller: &AbortController, timed_out: Rc<Cell<bool>>) -> Option<TimeoutHandle> {
+    let controller = controller.clone();
+    set_timeout_with_handle(
+        move || {
+            timed_out.set(true);
+            controller.abort();
+        },
+        Duration::from_millis(u64::from(QUERY_TIMEOUT_MS)),
+    )
+    .ok()
 }
 
 /// Bodies at least this big report "Receiving…" progress and a "Decoding…" status (smaller

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::shape::ResultShape;
+use embers_model::tree::diff::{Diff, DiffValues};
 use embers_model::view::color::{frame_color, Palette};
 use embers_model::view::format::{measure_name, ValueUnit};
 use embers_model::{FrameKind, Profile};
@@ -25,6 +26,10 @@ pub struct Loaded {
     pub decode_ms: f64,
     /// A remark about how this view was derived (shown next to the status line).
     pub note: Option<String>,
+    /// When this is the diff of two profiles: each side's values on `profile`'s nodes.
+    pub diff: Option<Arc<DiffValues>>,
+    /// The saved snapshot this came from, if it did.
+    pub snapshot: Option<String>,
 }
 
 impl Loaded {
@@ -52,7 +57,17 @@ impl Loaded {
             unit,
             decode_ms,
             note: None,
+            diff: None,
+            snapshot: None,
         }
+    }
+
+    /// The diff of a baseline and this comparison (both already transformed as shown): the
+    /// union tree, with the comparison's request, unit and shape.
+    pub fn diff_with(&self, diff: Diff) -> Loaded {
+        let mut l = self.derived(diff.profile, None);
+        l.diff = Some(Arc::new(diff.values));
+        l
     }
 
     /// A view of this profile (transformed, inverted, a sandwich half): same request, shape,
@@ -61,6 +76,7 @@ impl Loaded {
         let mut l = Loaded::new(profile, self.request.clone(), self.shape, self.decode_ms);
         l.unit = self.unit;
         l.note = note;
+        l.snapshot = self.snapshot.clone();
         l
     }
 
@@ -112,6 +128,8 @@ pub enum Origin {
     Query,
     /// An opened or dropped file, or a body handed over by an embedding page.
     Import,
+    /// The baseline a comparison is made against.
+    Baseline,
 }
 
 /// A failed query or import: where it came from and what went wrong, in words a user can act on.
@@ -137,6 +155,62 @@ impl Failure {
         Failure {
             origin: Origin::Import,
             message: message.into(),
+        }
+    }
+
+    /// The same failure, as the baseline's.
+    pub fn of_baseline(self) -> Failure {
+        Failure {
+            origin: Origin::Baseline,
+            ..self
+        }
+    }
+
+    /// "Query failed." and its kin, for the banner.
+    pub fn headline(&self) -> &'static str {
+        match self.origin {
+            Origin::Query => "Query failed. ",
+            Origin::Import => "Import failed. ",
+            Origin::Baseline => "The baseline failed. ",
+        }
+    }
+}
+
+impl PartialEq for LoadState {
+    /// Loaded profiles are equal when they are the same `Arc` (a new answer is a change).
+    fn eq(&self, other: &LoadState) -> bool {
+        match (self, other) {
+            (LoadState::Idle, LoadState::Idle) | (LoadState::Cancelled, LoadState::Cancelled) => {
+                true
+            }
+            (
+                LoadState::Loading {
+                    started_ms: a,
+                    phase: pa,
+                },
+                LoadState::Loading {
+                    started_ms: b,
+                    phase: pb,
+                },
+            ) => a == b && pa == pb,
+            (LoadState::Loaded(a), LoadState::Loaded(b)) => Arc::ptr_eq(a, b),
+            (LoadState::Failed(a), LoadState::Failed(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+impl LoadState {
+    /// The state of a comparison: both sides done, the first failure (the baseline's says so),
+    /// or still running while either runs.
+    pub fn combined(comparison: LoadState, baseline: &LoadState) -> LoadState {
+        match (comparison, baseline) {
+            (LoadState::Failed(f), _) => LoadState::Failed(f),
+            (_, LoadState::Failed(f)) => LoadState::Failed(f.clone().of_baseline()),
+            (c @ LoadState::Loading { .. }, _) => c,
+            (_, b @ LoadState::Loading { .. }) => b.clone(),
+            (LoadState::Cancelled, _) | (_, LoadState::Cancelled) => LoadState::Cancelled,
+            (c, _) => c,
         }
     }
 }

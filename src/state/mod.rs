@@ -2,6 +2,7 @@
 //! URL can carry ([`view_spec`]) and as live signals with derived values ([`view_state`]).
 //! It imports only the model and Leptos: sessions write into it, components read it.
 
+pub mod derived;
 pub mod loaded;
 pub mod matcher;
 pub mod view_spec;

@@ -2,6 +2,7 @@
 //! mode, search, metric. Encoded to and from URL parameters so a link reproduces the view.
 //! Pure Rust (no web-sys): unit-tested natively.
 
+use embers_model::tree::diff::DiffMode;
 use embers_model::tree::search::{parse_terms, substring_matcher};
 use embers_model::tree::transform::{
     cap_kernel_depth, collapse_unresolved, fold_threads, func_set, hide_functions, invert,
@@ -120,6 +121,8 @@ pub struct ViewSpec {
     pub search: SearchSpec,
     /// Total or self.
     pub metric: Metric,
+    /// How a comparison is scaled (normalised unless `diff=absolute`).
+    pub diff_mode: DiffMode,
     /// Zoom path as function names from the root's child down (survives transforms and reloads).
     pub zoom_path: Vec<String>,
     /// Function whose sandwich view is open.
@@ -191,6 +194,9 @@ impl ViewSpec {
         if self.metric == Metric::Self_ {
             out.push(("metric", "self".into()));
         }
+        if self.diff_mode == DiffMode::Absolute {
+            out.push(("diff", "absolute".into()));
+        }
         if !self.zoom_path.is_empty() {
             out.push(("zoom", self.zoom_path.join(&PATH_SEP.to_string())));
         }
@@ -229,6 +235,13 @@ impl ViewSpec {
                         Metric::Self_
                     } else {
                         Metric::Total
+                    }
+                }
+                "diff" => {
+                    v.diff_mode = if val == "absolute" {
+                        DiffMode::Absolute
+                    } else {
+                        DiffMode::Normalized
                     }
                 }
                 "zoom" => {
@@ -292,6 +305,7 @@ mod tests {
                 filter: true,
             },
             metric: Metric::Self_,
+            diff_mode: DiffMode::Absolute,
             zoom_path: vec!["[t] w".into(), "main".into()],
             sandwich: Some("fib".into()),
         };

@@ -1,54 +1,25 @@
 //! The live view state: one owner for what is loaded and how it is looked at.
 //!
 //! Choices (transforms, search, zoom path, selection, ...) are signals; everything computed from
-//! them — the displayed profile, the zoomed node, the search result, the sandwich — is a
-//! [`Memo`], so nothing can fall out of step. A new result replaces the old one only through
-//! [`ViewState::replace_result`]; the zoom is stored as a path of function names (it survives
-//! transforms and reloads) and changed only through [`ViewState::zoom_to`].
+//! them — the page's load state, the displayed profile (a diff when comparing), the zoomed
+//! node, the search result, the sandwich — is a [`Memo`] (see [`crate::state::derived`]), so
+//! nothing can fall out of step. A new result replaces the old one only through
+//! [`ViewState::replace_result`] (or [`ViewState::replace_baseline`]); the zoom is stored as a
+//! path of function names (it survives transforms and reloads) and changed only through
+//! [`ViewState::zoom_to`].
 
 use std::sync::{Arc, Weak};
 
-use embers_model::tree::search::{search_funcs, SearchResult};
-use embers_model::tree::transform::{sandwich, Sandwich};
+use embers_model::tree::diff::DiffMode;
 use embers_model::view::layout::Orientation;
 use embers_model::view::paint::Metric;
 use embers_model::NodeId;
 use leptos::prelude::*;
 
+use crate::state::derived::{found_memo, sandwich_memo, shown_memo, Sources};
+pub use crate::state::derived::{Found, SandwichPair};
 use crate::state::loaded::{LoadState, Loaded};
-use crate::state::matcher::matcher_set;
 use crate::state::view_spec::{SearchSpec, Transform, TreeMode, ViewSpec};
-
-/// The search over the displayed profile.
-#[derive(Clone, Debug, Default)]
-pub enum Found {
-    /// The search box is empty.
-    #[default]
-    Inactive,
-    /// The matches (possibly none).
-    Matches(Arc<SearchResult>),
-    /// The text is not a valid regular expression; why.
-    Invalid(String),
-}
-
-impl Found {
-    /// The matches, when the search is active and valid.
-    pub fn matches(&self) -> Option<&Arc<SearchResult>> {
-        match self {
-            Found::Matches(m) => Some(m),
-            _ => None,
-        }
-    }
-}
-
-/// Callers and callees of the selected function, each ready to draw.
-#[derive(Clone)]
-pub struct SandwichPair {
-    /// Callers, inverted (the function at the root).
-    pub callers: Arc<Loaded>,
-    /// Callees (the function at the root).
-    pub callees: Arc<Loaded>,
-}
 
 /// Keyboard focus: a node of one particular displayed profile.
 #[derive(Clone, Debug)]
@@ -60,9 +31,16 @@ struct Focus {
 /// Every signal and derived value of the view; `Copy`, so components take it by value.
 #[derive(Clone, Copy)]
 pub struct ViewState {
-    /// Where the query stands and what it brought (written through the methods below).
-    pub load: ReadSignal<LoadState>,
-    set_load: WriteSignal<LoadState>,
+    /// Where the page's question stands: the comparison's state, combined with the baseline's
+    /// when comparing (written through the methods below).
+    pub load: Memo<LoadState>,
+    comparison: ReadSignal<LoadState>,
+    set_comparison: WriteSignal<LoadState>,
+    /// The baseline's state when comparing, `None` otherwise.
+    pub baseline: ReadSignal<Option<LoadState>>,
+    set_baseline: WriteSignal<Option<LoadState>>,
+    /// How a comparison is scaled.
+    pub diff_mode: RwSignal<DiffMode>,
     /// Noise-control steps.
     pub transforms: RwSignal<Vec<Transform>>,
     /// Top-down or inverted.
@@ -99,20 +77,37 @@ impl ViewState {
     /// A view state with `spec` applied (e.g. from the page URL); its zoom path is applied to
     /// the first result.
     pub fn new(spec: ViewSpec) -> ViewState {
-        let (load, set_load) = signal(LoadState::Idle);
-        let transforms = RwSignal::new(spec.transforms);
-        let mode = RwSignal::new(spec.mode);
+        let (comparison, set_comparison) = signal(LoadState::Idle);
+        let (baseline, set_baseline) = signal(None::<LoadState>);
         let search = RwSignal::new(spec.search);
+        let sources = Sources {
+            comparison,
+            baseline,
+            transforms: RwSignal::new(spec.transforms),
+            mode: RwSignal::new(spec.mode),
+            diff_mode: RwSignal::new(spec.diff_mode),
+            filter: Memo::new(move |_| {
+                let s = search.get();
+                (s.filter && s.is_active()).then_some((s.text, s.regex))
+            }),
+        };
         let zoom_path = RwSignal::new(Vec::new());
         let focus = RwSignal::new(None::<Focus>);
         let selected = RwSignal::new(spec.sandwich.clone());
         let sandwich_open = RwSignal::new(spec.sandwich.is_some());
-        let shown = shown_memo(load, transforms, mode, search);
+        let shown = shown_memo(sources);
         ViewState {
-            load,
-            set_load,
-            transforms,
-            mode,
+            load: Memo::new(move |_| match baseline.get() {
+                None => comparison.get(),
+                Some(b) => LoadState::combined(comparison.get(), &b),
+            }),
+            comparison,
+            set_comparison,
+            baseline,
+            set_baseline,
+            diff_mode: sources.diff_mode,
+            transforms: sources.transforms,
+            mode: sources.mode,
             orientation: RwSignal::new(spec.orientation),
             search,
             metric: RwSignal::new(spec.metric),
@@ -136,25 +131,47 @@ impl ViewState {
                 })
             }),
             found: found_memo(shown, search),
-            sandwich: sandwich_memo(shown, selected, sandwich_open),
+            sandwich: sandwich_memo(sources, shown, selected, sandwich_open),
         }
     }
 
     /// A new result (or failure, or progress) replaces the old one: zoom and focus start over,
     /// except that the first result opens at the zoom the page URL asked for.
     pub fn replace_result(&self, state: LoadState) {
-        let settled = !matches!(state, LoadState::Loading { .. });
-        if settled {
+        self.settle(&state);
+        self.set_comparison.set(state);
+    }
+
+    /// A new baseline (or `None`: no comparison) replaces the old one, as
+    /// [`ViewState::replace_result`] does for the comparison.
+    pub fn replace_baseline(&self, state: Option<LoadState>) {
+        if let Some(s) = &state {
+            self.settle(s);
+        }
+        self.set_baseline.set(state);
+    }
+
+    fn settle(&self, state: &LoadState) {
+        if !matches!(state, LoadState::Loading { .. }) {
             self.zoom_path.set(self.pending_zoom.get_value());
             self.pending_zoom.set_value(Vec::new());
             self.focus.set(None);
         }
-        self.set_load.set(state);
     }
 
-    /// Reports progress of the running query without touching what is shown.
+    /// Reports progress of the running comparison query without touching what is shown.
     pub fn set_progress(&self, state: LoadState) {
-        self.set_load.set(state);
+        self.set_comparison.set(state);
+    }
+
+    /// Reports progress of the running baseline query.
+    pub fn set_baseline_progress(&self, state: LoadState) {
+        self.set_baseline.set(Some(state));
+    }
+
+    /// The comparison side's own state (without the baseline's).
+    pub fn comparison_state(&self) -> LoadState {
+        self.comparison.get_untracked()
     }
 
     /// Zooms to `node` of the displayed profile (0 resets).
@@ -187,6 +204,7 @@ impl ViewState {
             orientation: self.orientation.get(),
             search: self.search.get(),
             metric: self.metric.get(),
+            diff_mode: self.diff_mode.get(),
             zoom_path: self.zoom_path.get(),
             sandwich: if self.sandwich_open.get() {
                 self.selected.get()
@@ -213,111 +231,11 @@ impl ViewState {
         self.orientation.set(spec.orientation);
         self.search.set(spec.search);
         self.metric.set(spec.metric);
+        self.diff_mode.set(spec.diff_mode);
         self.sandwich_open.set(spec.sandwich.is_some());
         if spec.sandwich.is_some() {
             self.selected.set(spec.sandwich);
         }
         self.zoom_path.set(spec.zoom_path);
-    }
-}
-
-/// The displayed profile: the loaded one with transforms, inversion and the search filter
-/// applied; the same `Arc` when nothing applies.
-fn shown_memo(
-    load: ReadSignal<LoadState>,
-    transforms: RwSignal<Vec<Transform>>,
-    mode: RwSignal<TreeMode>,
-    search: RwSignal<SearchSpec>,
-) -> Memo<Option<Arc<Loaded>>> {
-    // The search text matters here only while filtering, so typing does not rebuild the tree.
-    let filter = Memo::new(move |_| {
-        let s = search.get();
-        (s.filter && s.is_active()).then_some((s.text, s.regex))
-    });
-    Memo::new_with_compare(
-        move |_| {
-            let LoadState::Loaded(base) = load.get() else {
-                return None;
-            };
-            let filter = filter.get();
-            let spec = ViewSpec {
-                transforms: transforms.get(),
-                mode: mode.get(),
-                search: filter
-                    .clone()
-                    .map_or_else(SearchSpec::default, |(text, regex)| SearchSpec {
-                        text,
-                        regex,
-                        filter: true,
-                    }),
-                ..ViewSpec::default()
-            };
-            if spec.transforms.is_empty() && spec.mode == TreeMode::TopDown && filter.is_none() {
-                return Some(base);
-            }
-            let applied = spec.apply(&base.profile, |p| {
-                filter
-                    .as_ref()
-                    .and_then(|(t, r)| matcher_set(p, t, *r).ok())
-            });
-            Some(Arc::new(base.derived(applied.profile, applied.note)))
-        },
-        arc_changed,
-    )
-}
-
-fn found_memo(shown: Memo<Option<Arc<Loaded>>>, search: RwSignal<SearchSpec>) -> Memo<Found> {
-    Memo::new_with_compare(
-        move |_| {
-            let spec = search.get();
-            let Some(shown) = shown.get().filter(|_| spec.is_active()) else {
-                return Found::Inactive;
-            };
-            match matcher_set(&shown.profile, &spec.text, spec.regex) {
-                Ok(funcs) => Found::Matches(Arc::new(search_funcs(&shown.profile, funcs))),
-                Err(e) => Found::Invalid(e),
-            }
-        },
-        |old, new| match (old, new) {
-            (Some(Found::Matches(a)), Some(Found::Matches(b))) => !Arc::ptr_eq(a, b),
-            (Some(Found::Invalid(a)), Some(Found::Invalid(b))) => a != b,
-            (Some(Found::Inactive), Some(Found::Inactive)) => false,
-            _ => true,
-        },
-    )
-}
-
-fn sandwich_memo(
-    shown: Memo<Option<Arc<Loaded>>>,
-    selected: RwSignal<Option<String>>,
-    open: RwSignal<bool>,
-) -> Memo<Option<SandwichPair>> {
-    Memo::new_with_compare(
-        move |_| {
-            if !open.get() {
-                return None;
-            }
-            let shown = shown.get()?;
-            let f = selected.with(|s| s.as_deref().and_then(|n| shown.profile.function_id(n)))?;
-            let Sandwich { callers, callees } = sandwich(&shown.profile, f);
-            Some(SandwichPair {
-                callers: Arc::new(shown.derived(callers, None)),
-                callees: Arc::new(shown.derived(callees, None)),
-            })
-        },
-        |old, new| match (old, new) {
-            (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(&a.callers, &b.callers),
-            (Some(None), Some(None)) => false,
-            _ => true,
-        },
-    )
-}
-
-/// Memo comparison for shared profiles: a new `Arc` is a change, the same one is not.
-fn arc_changed(old: Option<&Option<Arc<Loaded>>>, new: Option<&Option<Arc<Loaded>>>) -> bool {
-    match (old, new) {
-        (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(a, b),
-        (Some(None), Some(None)) => false,
-        _ => true,
     }
 }

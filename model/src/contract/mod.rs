@@ -14,4 +14,5 @@ pub mod kernel;
 pub mod request;
 pub mod selection;
 pub mod shape;
+pub mod snapshot;
 pub mod tag_filter;

@@ -1,7 +1,7 @@
 //! Writing folded stacks (`frame;frame;frame value`): for export, golden tests and the service's
 //! fixtures. Reading them is [`crate::wire::folded`].
 
-use crate::tree::diff::Diff;
+use crate::tree::diff::DiffValues;
 use crate::tree::profile::{NodeId, Profile};
 
 /// Writes `root;a;b self` for every node with self > 0, sorted, one per line (the fixtures'
@@ -42,8 +42,7 @@ fn folded_lines(profile: &Profile, with_root: bool) -> String {
 
 /// Two-column folded stacks of a diff (`frame;frame baseline comparison` per line, root frame
 /// left out, sorted): flamegraph.pl's `difffolded.pl` format, with each side's own values.
-pub fn to_diff_folded(diff: &Diff) -> String {
-    let p = &diff.profile;
+pub fn to_diff_folded(p: &Profile, diff: &DiffValues) -> String {
     let mut lines = Vec::new();
     let mut path: Vec<String> = Vec::new();
     for node in p.nodes() {
@@ -51,8 +50,8 @@ pub fn to_diff_folded(diff: &Diff) -> String {
         path.truncate(depth);
         path.push(p.name(node).replace(';', ":"));
         let (b, c) = (
-            diff.values.baseline.self_value[node as usize],
-            diff.values.comparison.self_value[node as usize],
+            diff.baseline.self_value[node as usize],
+            diff.comparison.self_value[node as usize],
         );
         if (b > 0 || c > 0) && path.len() > 1 {
             lines.push(format!("{} {b} {c}", path[1..].join(";")));
@@ -99,6 +98,6 @@ mod tests {
         let text = "main;a 6 6\nmain;gone 4 0\nmain;new 0 14\nmain;x;y 1 2\n";
         let (b, c) = parse_diff_folded(text, "app").unwrap();
         let d = Diff::new(&b, &c, DiffMode::Normalized);
-        assert_eq!(to_diff_folded(&d), text);
+        assert_eq!(to_diff_folded(&d.profile, &d.values), text);
     }
 }

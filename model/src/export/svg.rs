@@ -4,9 +4,10 @@
 
 use std::fmt::Write as _;
 
+use crate::tree::diff::DiffValues;
 use crate::tree::profile::{NodeId, Profile};
-use crate::view::color::{frame_color, Palette};
-use crate::view::format::{format_percent, format_value, ValueUnit};
+use crate::view::color::{diff_color, frame_color, Palette};
+use crate::view::format::{format_change, format_percent, format_value, ValueUnit};
 
 /// SVG export settings. `SvgOptions::default()` documents the defaults.
 #[derive(Clone, Debug)]
@@ -21,6 +22,18 @@ pub struct SvgOptions {
     pub title: String,
     /// Unit of the values. Default microseconds.
     pub unit: ValueUnit,
+    /// Bar colours. Default [`Palette::Classic`].
+    pub palette: Palette,
+}
+
+/// When the profile is a diff: its sides, so frames are coloured by change (with the scale
+/// that gets the full colour) and titled with both sides' values.
+#[derive(Clone, Copy, Debug)]
+pub struct SvgDiff<'a> {
+    /// The sides.
+    pub values: &'a DiffValues,
+    /// The change that gets the full colour.
+    pub scale: f64,
 }
 
 impl Default for SvgOptions {
@@ -31,8 +44,76 @@ impl Default for SvgOptions {
             min_width: 0.1,
             title: "Flame graph".into(),
             unit: ValueUnit::Microseconds,
+            palette: Palette::Classic,
         }
     }
+}
+
+/// The `<g>` of every frame wide enough to draw, and the deepest relative depth drawn.
+fn frames(
+    profile: &Profile,
+    root: NodeId,
+    opts: &SvgOptions,
+    diff: Option<&SvgDiff<'_>>,
+) -> (String, u32) {
+    let base_depth = profile.depth(root);
+    let total = profile.total(root).max(1) as f64;
+    let scale = opts.width / total;
+    let mut max_depth = 0;
+    let mut frames = String::new();
+    let start0 = profile.start(root);
+    let end = profile.subtree_end(root);
+    let mut node = root;
+    while node < end {
+        let w = profile.total(node) as f64 * scale;
+        if w < opts.min_width {
+            // Its whole subtree is narrower still.
+            node = profile.subtree_end(node);
+            continue;
+        }
+        let d = profile.depth(node) - base_depth;
+        max_depth = max_depth.max(d);
+        let x = (profile.start(node) - start0) as f64 * scale;
+        let name = xml_escape(profile.name(node));
+        let (info, color) = match diff {
+            Some(d) => diff_frame(profile, node, d, opts),
+            None => (
+                format!(
+                    "{} ({}, {} total, {} self)",
+                    profile.name(node),
+                    format_value(profile.total(node), opts.unit),
+                    format_percent(profile.total(node), profile.total(root)),
+                    format_value(profile.self_value(node), opts.unit)
+                ),
+                frame_color(profile.kind(node), profile.name(node), opts.palette).css(),
+            ),
+        };
+        let info = xml_escape(&info);
+        let _ = write!(
+            frames,
+            r#"<g class="f" data-x="{x:.3}" data-w="{w:.3}" data-d="{d}" data-n="{name}"><title>{info}</title><rect x="{x:.3}" y="0" width="{w:.3}" height="{h:.1}" fill="{color}" rx="2"/><text x="{tx:.3}" y="0"></text></g>"#,
+            h = opts.row_height - 1.0,
+            tx = x + 3.0
+        );
+        frames.push('\n');
+        node += 1;
+    }
+    (frames, max_depth)
+}
+
+/// A diff frame's title (both sides, the change) and colour.
+fn diff_frame(p: &Profile, node: NodeId, d: &SvgDiff<'_>, opts: &SvgOptions) -> (String, String) {
+    let (b, c) = (&d.values.baseline, &d.values.comparison);
+    let i = node as usize;
+    let info = format!(
+        "{} (baseline {}, comparison {}, {})",
+        p.name(node),
+        format_value(b.total[i], opts.unit),
+        format_value(c.total[i], opts.unit),
+        format_change(d.values.change(node))
+    );
+    let color = diff_color(d.values.change(node) / d.scale, opts.palette).css();
+    (info, color)
 }
 
 /// Escapes text for XML content and attribute values.
@@ -58,46 +139,21 @@ const FOOTER_PX: f64 = 24.0;
 
 /// Renders the subtree of `root` (the root for the whole profile) as an SVG document.
 pub fn render_svg(profile: &Profile, root: NodeId, opts: &SvgOptions) -> String {
+    render_svg_diff(profile, root, opts, None)
+}
+
+/// [`render_svg`] of a diff's union tree, coloured by change.
+pub fn render_svg_diff(
+    profile: &Profile,
+    root: NodeId,
+    opts: &SvgOptions,
+    diff: Option<SvgDiff<'_>>,
+) -> String {
     let mut out = String::new();
     if profile.is_empty() {
         return empty_svg(opts);
     }
-    let base_depth = profile.depth(root);
-    let total = profile.total(root).max(1) as f64;
-    let scale = opts.width / total;
-    let mut max_depth = 0;
-    let mut frames = String::new();
-    let start0 = profile.start(root);
-    let end = profile.subtree_end(root);
-    let mut node = root;
-    while node < end {
-        let w = profile.total(node) as f64 * scale;
-        if w < opts.min_width {
-            // Its whole subtree is narrower still.
-            node = profile.subtree_end(node);
-            continue;
-        }
-        let d = profile.depth(node) - base_depth;
-        max_depth = max_depth.max(d);
-        let x = (profile.start(node) - start0) as f64 * scale;
-        let name = xml_escape(profile.name(node));
-        let info = xml_escape(&format!(
-            "{} ({}, {} total, {} self)",
-            profile.name(node),
-            format_value(profile.total(node), opts.unit),
-            format_percent(profile.total(node), profile.total(root)),
-            format_value(profile.self_value(node), opts.unit)
-        ));
-        let color = frame_color(profile.kind(node), profile.name(node), Palette::Classic).css();
-        let _ = write!(
-            frames,
-            r#"<g class="f" data-x="{x:.3}" data-w="{w:.3}" data-d="{d}" data-n="{name}"><title>{info}</title><rect x="{x:.3}" y="0" width="{w:.3}" height="{h:.1}" fill="{color}" rx="2"/><text x="{tx:.3}" y="0"></text></g>"#,
-            h = opts.row_height - 1.0,
-            tx = x + 3.0
-        );
-        frames.push('\n');
-        node += 1;
-    }
+    let (frames, max_depth) = frames(profile, root, opts, diff.as_ref());
     let height = HEADER_PX + f64::from(max_depth + 1) * opts.row_height + FOOTER_PX;
     let _ = write!(
         out,

@@ -130,7 +130,10 @@ mod tests {
         let stats = diff_stats(&d.profile, &d.values);
         let of = |n: &str| stats[d.profile.function_id(n).unwrap() as usize];
         assert_eq!((of("f").baseline.total, of("f").comparison.total), (3, 5));
-        assert_eq!((of("g").baseline.self_value, of("g").comparison.self_value), (2, 5));
+        assert_eq!(
+            (of("g").baseline.self_value, of("g").comparison.self_value),
+            (2, 5)
+        );
         assert_eq!((of("h").baseline.total, of("h").comparison.total), (0, 1));
     }
 }

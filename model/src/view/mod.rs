@@ -3,6 +3,7 @@
 //! these decide, so every decision is tested natively.
 
 pub mod color;
+pub mod draw_list;
 pub mod format;
 pub mod layout;
 pub mod navigate;

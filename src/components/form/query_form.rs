@@ -59,7 +59,7 @@ pub fn QueryForm(nav: Navigator) -> impl IntoView {
             <div class="field actions">
                 <button type="submit" class="primary" data-testid="submit">"Query"</button>
                 <button type="button" data-testid="cancel" prop:disabled=move || !loading()
-                    on:click=move |_| runner.cancel()>"Cancel"</button>
+                    on:click=move |_| nav.cancel()>"Cancel"</button>
             </div>
         </form>
     }

@@ -31,6 +31,8 @@ pub struct Theme {
     hover: &'static str,
     /// Outline of the selected function's frames.
     accent: &'static str,
+    /// Dashed outline of frames only a diff's baseline has.
+    gone: &'static str,
     /// Fixed fills as JS strings, converted once (a `&str` would be re-encoded on every call).
     label: JsValue,
     merged: JsValue,
@@ -40,15 +42,16 @@ pub struct Theme {
 impl Theme {
     /// Theme for light or dark pages. Bars are light in both, so labels are dark in both.
     pub fn new(dark: bool) -> Theme {
-        let (background, label, hover, accent) = if dark {
-            ("#17181b", "#111111", "#ffffff", "#60a5fa")
+        let (background, label, hover, accent, gone) = if dark {
+            ("#17181b", "#111111", "#ffffff", "#60a5fa", "#9aa0a6")
         } else {
-            ("#ffffff", "#1d1d1f", "#111111", "#2563eb")
+            ("#ffffff", "#1d1d1f", "#111111", "#2563eb", "#5f6368")
         };
         Theme {
             background,
             hover,
             accent,
+            gone,
             label: JsValue::from_str(label),
             merged: JsValue::from_str(&MERGED_COLOR.css()),
             root: JsValue::from_str(ROOT_COLOR),
@@ -157,8 +160,9 @@ pub fn replay(
         let color = match o.mark {
             Mark::Selected => theme.accent,
             Mark::Focus | Mark::Hover => theme.hover,
+            Mark::Gone => theme.gone,
         };
-        let dashed = o.mark == Mark::Focus;
+        let dashed = matches!(o.mark, Mark::Focus | Mark::Gone);
         if dashed {
             ctx.set_line_dash(&js_sys::Array::of2(&3.0.into(), &2.0.into()))
                 .ok();

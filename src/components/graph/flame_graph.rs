@@ -13,7 +13,9 @@ use embers_model::view::layout::{
     content_height_css, hit_test, layout, row_top_css, Bar, LayoutOptions, Orientation, Viewport,
 };
 use embers_model::view::navigate::{step, Step};
-use embers_model::view::paint::{paint, DrawList, Marks, Metric, PaintInput};
+use embers_model::view::paint::{
+    color_scale, paint, DiffPaint, DrawList, Marks, Metric, PaintInput,
+};
 use embers_model::NodeId;
 use leptos::html;
 use leptos::prelude::*;
@@ -58,6 +60,8 @@ struct Graph {
     char_width: StoredValue<f64>,
     colors: StoredValue<Option<ColorCache>, LocalStorage>,
     theme: ThemeState,
+    /// The change that gets the full diff colour (computed once per profile).
+    diff_scale: StoredValue<f64>,
 }
 
 impl Graph {
@@ -69,6 +73,7 @@ impl Graph {
         marks: Signal<GraphMarks>,
     ) -> Graph {
         Graph {
+            diff_scale: StoredValue::new(loaded.diff.as_deref().map_or(1.0, color_scale)),
             loaded: StoredValue::new(loaded),
             zoom,
             metric,
@@ -178,6 +183,11 @@ impl Graph {
                 focused: marks.focused,
                 hovered,
             },
+            diff: loaded.diff.as_deref().map(|values| DiffPaint {
+                diff: values,
+                scale: self.diff_scale.get_value(),
+                palette,
+            }),
         };
         self.bars.with_value(|bars| {
             self.list.update_value(|list| paint(bars, &input, list));

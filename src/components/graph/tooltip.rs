@@ -3,9 +3,13 @@
 
 use std::sync::Arc;
 
-use embers_model::view::format::{format_percent, format_value};
+use embers_model::tree::diff::DiffValues;
+use embers_model::view::format::{
+    format_change, format_percent, format_ratio, format_value, ValueUnit,
+};
 use embers_model::view::layout::Bar;
 use embers_model::view::paint::Metric;
+use embers_model::NodeId;
 use leptos::prelude::*;
 
 use crate::state::loaded::Loaded;
@@ -66,6 +70,25 @@ fn TooltipBody(loaded: Arc<Loaded>, bar: Bar, metric: Metric) -> impl IntoView {
         .into_any();
     }
     let node = bar.node;
+    let rows = match &loaded.diff {
+        Some(d) => diff_rows(d, node, loaded.unit, metric),
+        None => value_rows(&loaded, node, metric),
+    };
+    view! {
+        <div class="tip-name">{p.name(node).to_string()}</div>
+        <div class="tip-kind">{format!("{} frame · depth {}", p.kind(node).label(), p.depth(node))}</div>
+        <dl class="tip-values">
+            {rows.into_iter().enumerate().map(|(i, (k, v))| view! {
+                <dt class:lead=i == 0>{k}</dt><dd class:lead=i == 0>{v}</dd>
+            }).collect_view()}
+        </dl>
+    }
+    .into_any()
+}
+
+/// Total and self: value, share of all, share of the parent (the active metric first).
+fn value_rows(loaded: &Loaded, node: NodeId, metric: Metric) -> Vec<(&'static str, String)> {
+    let p = &loaded.profile;
     let root = p.root_total();
     let parent_total = p.parent(node).map_or(root, |q| p.total(q));
     let unit = loaded.unit;
@@ -81,18 +104,40 @@ fn TooltipBody(loaded: Arc<Loaded>, bar: Bar, metric: Metric) -> impl IntoView {
         format_percent(p.self_value(node), root),
         format_percent(p.self_value(node), parent_total)
     );
-    let rows = match metric {
-        Metric::Total => [("Total", total_line), ("Self", self_line)],
-        Metric::Self_ => [("Self", self_line), ("Total", total_line)],
-    };
-    view! {
-        <div class="tip-name">{p.name(node).to_string()}</div>
-        <div class="tip-kind">{format!("{} frame · depth {}", p.kind(node).label(), p.depth(node))}</div>
-        <dl class="tip-values">
-            {rows.into_iter().enumerate().map(|(i, (k, v))| view! {
-                <dt class:lead=i == 0>{k}</dt><dd class:lead=i == 0>{v}</dd>
-            }).collect_view()}
-        </dl>
+    match metric {
+        Metric::Total => vec![("Total", total_line), ("Self", self_line)],
+        Metric::Self_ => vec![("Self", self_line), ("Total", total_line)],
     }
-    .into_any()
+}
+
+/// For a diff: each side's total and self with their shares, and the change.
+fn diff_rows(
+    d: &DiffValues,
+    node: NodeId,
+    unit: ValueUnit,
+    metric: Metric,
+) -> Vec<(&'static str, String)> {
+    let i = node as usize;
+    let (b, c) = (&d.baseline, &d.comparison);
+    let side =
+        |v: u64, whole: u64| format!("{} ({})", format_value(v, unit), format_percent(v, whole));
+    let change =
+        |old: u64, new: u64, pp: f64| format!("{} · {}", format_change(pp), format_ratio(old, new));
+    let totals = [
+        ("Baseline", side(b.total[i], b.root_total())),
+        ("Comparison", side(c.total[i], c.root_total())),
+        ("Change", change(b.total[i], c.total[i], d.change(node))),
+    ];
+    let selfs = [
+        ("Self, baseline", side(b.self_value[i], b.root_total())),
+        ("Self, comparison", side(c.self_value[i], c.root_total())),
+        (
+            "Self change",
+            change(b.self_value[i], c.self_value[i], d.self_change(node)),
+        ),
+    ];
+    match metric {
+        Metric::Total => totals.into_iter().chain(selfs).collect(),
+        Metric::Self_ => selfs.into_iter().chain(totals).collect(),
+    }
 }

@@ -1,0 +1,218 @@
+//! What a comparison is made against: the baseline is the main query with any of its time
+//! range, tag filter or process replaced — or a saved snapshot. Read from and written to the
+//! page URL (`baseline_time_start`, `baseline_time_end`, `baseline_tag_filter`,
+//! `baseline_app_service`, `baseline_snapshot`); any of them present means compare mode.
+//! Pure, so it is tested natively.
+
+use embers_model::contract::request::ProfileRequest;
+
+/// How the baseline differs from the main query.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BaselineSpec {
+    /// Another range (Unix seconds, inclusive).
+    pub time_range: Option<(i64, i64)>,
+    /// Another tag filter.
+    pub tag_filter: Option<String>,
+    /// Another process.
+    pub app_service: Option<String>,
+    /// A saved snapshot instead of a query.
+    pub snapshot: Option<String>,
+}
+
+/// Seconds in a day, for "same time yesterday".
+const DAY: i64 = 86_400;
+
+impl BaselineSpec {
+    /// The range of the same length just before `request`'s.
+    pub fn previous_period(request: &ProfileRequest) -> BaselineSpec {
+        let len = request.time_end - request.time_start + 1;
+        BaselineSpec {
+            time_range: Some((request.time_start - len, request.time_start - 1)),
+            ..BaselineSpec::default()
+        }
+    }
+
+    /// The same range a day earlier.
+    pub fn same_time_yesterday(request: &ProfileRequest) -> BaselineSpec {
+        BaselineSpec {
+            time_range: Some((request.time_start - DAY, request.time_end - DAY)),
+            ..BaselineSpec::default()
+        }
+    }
+
+    /// The baseline that turns `main` into `baseline` (time range, tag filter and process;
+    /// other fields come from `main`).
+    pub fn between(main: &ProfileRequest, baseline: &ProfileRequest) -> BaselineSpec {
+        let range = (baseline.time_start, baseline.time_end);
+        BaselineSpec {
+            time_range: (range != (main.time_start, main.time_end)).then_some(range),
+            tag_filter: (baseline.tag_filter != main.tag_filter)
+                .then(|| baseline.tag_filter.clone()),
+            app_service: baseline
+                .app_service
+                .clone()
+                .filter(|a| Some(a) != main.app_service.as_ref()),
+            snapshot: None,
+        }
+    }
+
+    /// The baseline query for `main` (`None` for a snapshot, which is not a query).
+    pub fn request(&self, main: &ProfileRequest) -> Option<ProfileRequest> {
+        if self.snapshot.is_some() {
+            return None;
+        }
+        let mut r = main.clone();
+        if let Some((start, end)) = self.time_range {
+            r.time_start = start;
+            r.time_end = end;
+        }
+        if let Some(filter) = &self.tag_filter {
+            r.tag_filter = filter.clone();
+        }
+        if let Some(app) = &self.app_service {
+            r.app_service = Some(app.clone());
+        }
+        Some(r)
+    }
+
+    /// The URL parameters of this baseline.
+    pub fn to_params(&self) -> Vec<(&'static str, String)> {
+        let mut out = Vec::new();
+        if let Some((start, end)) = self.time_range {
+            out.push(("baseline_time_start", start.to_string()));
+            out.push(("baseline_time_end", end.to_string()));
+        }
+        if let Some(f) = &self.tag_filter {
+            out.push(("baseline_tag_filter", f.clone()));
+        }
+        if let Some(a) = &self.app_service {
+            out.push(("baseline_app_service", a.clone()));
+        }
+        if let Some(s) = &self.snapshot {
+            out.push(("baseline_snapshot", s.clone()));
+        }
+        out
+    }
+
+    /// The baseline named by URL parameters, if any (a range needs both ends).
+    pub fn from_params<'a>(
+        params: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Option<BaselineSpec> {
+        let mut spec = BaselineSpec::default();
+        let (mut start, mut end) = (None, None);
+        let mut named = false;
+        for (k, v) in params {
+            match k {
+                "baseline_time_start" => start = v.trim().parse::<i64>().ok(),
+                "baseline_time_end" => end = v.trim().parse::<i64>().ok(),
+                "baseline_tag_filter" => spec.tag_filter = Some(v.to_owned()),
+                "baseline_app_service" if !v.is_empty() => spec.app_service = Some(v.to_owned()),
+                "baseline_snapshot" if !v.is_empty() => spec.snapshot = Some(v.to_owned()),
+                _ => continue,
+            }
+            named = true;
+        }
+        if let (Some(s), Some(e)) = (start, end) {
+            spec.time_range = Some((s, e));
+        }
+        named.then_some(spec)
+    }
+
+    /// A short description for the page: "Nov 22 10:00–11:00", "snapshot …", "pod='b'", ...
+    pub fn describe(&self, format_span: impl Fn(i64, i64) -> String) -> String {
+        let mut parts = Vec::new();
+        if let Some(s) = &self.snapshot {
+            parts.push(format!("snapshot {s}"));
+        }
+        if let Some((start, end)) = self.time_range {
+            parts.push(format_span(start, end));
+        }
+        if let Some(a) = &self.app_service {
+            parts.push(a.clone());
+        }
+        if let Some(f) = &self.tag_filter {
+            parts.push(if f.is_empty() {
+                "no tag filter".to_owned()
+            } else {
+                f.clone()
+            });
+        }
+        if parts.is_empty() {
+            "the same query".to_owned()
+        } else {
+            parts.join(" · ")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn main_request() -> ProfileRequest {
+        ProfileRequest {
+            app_service: Some("api-gateway".into()),
+            profile_language_type: "eBPF".into(),
+            profile_event_type: "on-cpu".into(),
+            tag_filter: "pod='a'".into(),
+            time_start: 1000,
+            time_end: 1599,
+            max_kernel_stack_depth: None,
+        }
+    }
+
+    #[test]
+    fn presets_move_the_range_and_keep_the_rest() {
+        let m = main_request();
+        let prev = BaselineSpec::previous_period(&m).request(&m).unwrap();
+        assert_eq!((prev.time_start, prev.time_end), (400, 999));
+        assert_eq!(prev.tag_filter, m.tag_filter);
+        let y = BaselineSpec::same_time_yesterday(&m).request(&m).unwrap();
+        assert_eq!((y.time_start, y.time_end), (1000 - 86_400, 1599 - 86_400));
+        let other = BaselineSpec {
+            tag_filter: Some(String::new()),
+            app_service: Some("nginx".into()),
+            ..BaselineSpec::default()
+        }
+        .request(&m)
+        .unwrap();
+        assert_eq!(
+            (other.tag_filter.as_str(), other.app_service.as_deref()),
+            ("", Some("nginx"))
+        );
+        let snap = BaselineSpec {
+            snapshot: Some("x".into()),
+            ..BaselineSpec::default()
+        };
+        assert_eq!(snap.request(&m), None);
+    }
+
+    #[test]
+    fn the_baseline_between_two_requests_names_what_differs() {
+        let m = main_request();
+        let mut b = m.clone();
+        b.time_start -= 600;
+        b.time_end -= 600;
+        let spec = BaselineSpec::between(&m, &b);
+        assert_eq!(spec.time_range, Some((400, 999)));
+        assert_eq!((spec.tag_filter, spec.app_service), (None, None));
+        assert_eq!(BaselineSpec::between(&m, &b).request(&m), Some(b));
+    }
+
+    #[test]
+    fn baselines_round_trip_through_url_params() {
+        let spec = BaselineSpec {
+            time_range: Some((1, 2)),
+            tag_filter: Some("pod='b'".into()),
+            app_service: Some("nginx".into()),
+            snapshot: Some("abc".into()),
+        };
+        let params = spec.to_params();
+        let back = BaselineSpec::from_params(params.iter().map(|(k, v)| (*k, v.as_str())));
+        assert_eq!(back, Some(spec));
+        assert_eq!(BaselineSpec::from_params([("search", "x")]), None);
+        let filter_only = BaselineSpec::from_params([("baseline_tag_filter", "")]).unwrap();
+        assert_eq!(filter_only.tag_filter.as_deref(), Some(""));
+        assert_eq!(filter_only.describe(|_, _| String::new()), "no tag filter");
+    }
+}

@@ -1,0 +1,210 @@
+//! The values the view derives from what is loaded and how it is looked at, as memos: the
+//! displayed profile (transforms, inversion, search filter — and, when comparing, the diff of
+//! both sides after the same steps), the search result, and the sandwich.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use embers_model::tree::diff::{Diff, DiffMode};
+use embers_model::tree::search::{search_funcs, SearchResult};
+use embers_model::tree::transform::{sandwich, Sandwich};
+use embers_model::Profile;
+use leptos::prelude::*;
+
+use crate::state::loaded::{LoadState, Loaded};
+use crate::state::matcher::matcher_set;
+use crate::state::view_spec::{SearchSpec, Transform, TreeMode, ViewSpec};
+
+/// The search over the displayed profile.
+#[derive(Clone, Debug, Default)]
+pub enum Found {
+    /// The search box is empty.
+    #[default]
+    Inactive,
+    /// The matches (possibly none).
+    Matches(Arc<SearchResult>),
+    /// The text is not a valid regular expression; why.
+    Invalid(String),
+}
+
+impl Found {
+    /// The matches, when the search is active and valid.
+    pub fn matches(&self) -> Option<&Arc<SearchResult>> {
+        match self {
+            Found::Matches(m) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+/// Callers and callees of the selected function, each ready to draw.
+#[derive(Clone)]
+pub struct SandwichPair {
+    /// Callers, inverted (the function at the root).
+    pub callers: Arc<Loaded>,
+    /// Callees (the function at the root).
+    pub callees: Arc<Loaded>,
+}
+
+/// The signals the displayed profile follows.
+#[derive(Clone, Copy)]
+pub(super) struct Sources {
+    pub comparison: ReadSignal<LoadState>,
+    /// `None` when not comparing.
+    pub baseline: ReadSignal<Option<LoadState>>,
+    pub transforms: RwSignal<Vec<Transform>>,
+    pub mode: RwSignal<TreeMode>,
+    pub diff_mode: RwSignal<DiffMode>,
+    /// The search text and regex flag while it filters (typing does not rebuild the tree).
+    pub filter: Memo<Option<(String, bool)>>,
+}
+
+impl Sources {
+    /// The view steps that change the tree (transforms, inversion, search filter).
+    fn spec(&self) -> ViewSpec {
+        let filter = self.filter.get();
+        ViewSpec {
+            transforms: self.transforms.get(),
+            mode: self.mode.get(),
+            search: filter.map_or_else(SearchSpec::default, |(text, regex)| SearchSpec {
+                text,
+                regex,
+                filter: true,
+            }),
+            ..ViewSpec::default()
+        }
+    }
+
+    /// What is loaded: the comparison, and the baseline when comparing; `None` while either
+    /// side has nothing to show.
+    fn loaded(&self) -> Option<(Arc<Loaded>, Option<Arc<Loaded>>)> {
+        let LoadState::Loaded(c) = self.comparison.get() else {
+            return None;
+        };
+        match self.baseline.get() {
+            None => Some((c, None)),
+            Some(LoadState::Loaded(b)) => Some((c, Some(b))),
+            Some(_) => None,
+        }
+    }
+}
+
+/// A profile with the view's tree-changing steps applied (borrowed when none apply).
+fn transformed<'a>(l: &'a Loaded, spec: &ViewSpec) -> (Cow<'a, Profile>, Option<String>) {
+    let untouched = spec.transforms.is_empty()
+        && spec.mode == TreeMode::TopDown
+        && !(spec.search.filter && spec.search.is_active());
+    if untouched {
+        return (Cow::Borrowed(&l.profile), None);
+    }
+    let applied = spec.apply(&l.profile, |p| {
+        matcher_set(p, &spec.search.text, spec.search.regex).ok()
+    });
+    (Cow::Owned(applied.profile), applied.note)
+}
+
+/// The displayed profile; the loaded `Arc` itself when nothing applies.
+pub(super) fn shown_memo(s: Sources) -> Memo<Option<Arc<Loaded>>> {
+    Memo::new_with_compare(
+        move |_| {
+            let (c, b) = s.loaded()?;
+            let spec = s.spec();
+            let (cp, note) = transformed(&c, &spec);
+            match b {
+                None if matches!(cp, Cow::Borrowed(_)) => Some(c),
+                None => Some(Arc::new(c.derived(cp.into_owned(), note))),
+                Some(b) => {
+                    let (bp, _) = transformed(&b, &spec);
+                    let diff = Diff::new(&bp, &cp, s.diff_mode.get());
+                    let mut shown = c.diff_with(diff);
+                    shown.note = note;
+                    Some(Arc::new(shown))
+                }
+            }
+        },
+        arc_changed,
+    )
+}
+
+pub(super) fn found_memo(
+    shown: Memo<Option<Arc<Loaded>>>,
+    search: RwSignal<SearchSpec>,
+) -> Memo<Found> {
+    Memo::new_with_compare(
+        move |_| {
+            let spec = search.get();
+            let Some(shown) = shown.get().filter(|_| spec.is_active()) else {
+                return Found::Inactive;
+            };
+            match matcher_set(&shown.profile, &spec.text, spec.regex) {
+                Ok(funcs) => Found::Matches(Arc::new(search_funcs(&shown.profile, funcs))),
+                Err(e) => Found::Invalid(e),
+            }
+        },
+        |old, new| match (old, new) {
+            (Some(Found::Matches(a)), Some(Found::Matches(b))) => !Arc::ptr_eq(a, b),
+            (Some(Found::Invalid(a)), Some(Found::Invalid(b))) => a != b,
+            (Some(Found::Inactive), Some(Found::Inactive)) => false,
+            _ => true,
+        },
+    )
+}
+
+/// Callers and callees of the selected function; when comparing, each half is the diff of the
+/// two sides' halves.
+pub(super) fn sandwich_memo(
+    s: Sources,
+    shown: Memo<Option<Arc<Loaded>>>,
+    selected: RwSignal<Option<String>>,
+    open: RwSignal<bool>,
+) -> Memo<Option<SandwichPair>> {
+    Memo::new_with_compare(
+        move |_| {
+            if !open.get() {
+                return None;
+            }
+            let shown = shown.get()?;
+            let name = selected.get()?;
+            let halves = |p: &Profile| {
+                let f = p.function_id(&name)?;
+                Some(sandwich(p, f))
+            };
+            let Some(_) = &shown.diff else {
+                let Sandwich { callers, callees } = halves(&shown.profile)?;
+                return Some(SandwichPair {
+                    callers: Arc::new(shown.derived(callers, None)),
+                    callees: Arc::new(shown.derived(callees, None)),
+                });
+            };
+            let (c, b) = s.loaded()?;
+            let spec = s.spec();
+            let side = |l: &Loaded| {
+                halves(&transformed(l, &spec).0).unwrap_or(Sandwich {
+                    callers: Profile::default(),
+                    callees: Profile::default(),
+                })
+            };
+            let b = b?;
+            let (cs, bs) = (side(&c), side(&b));
+            let mode = s.diff_mode.get();
+            Some(SandwichPair {
+                callers: Arc::new(c.diff_with(Diff::new(&bs.callers, &cs.callers, mode))),
+                callees: Arc::new(c.diff_with(Diff::new(&bs.callees, &cs.callees, mode))),
+            })
+        },
+        |old, new| match (old, new) {
+            (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(&a.callers, &b.callers),
+            (Some(None), Some(None)) => false,
+            _ => true,
+        },
+    )
+}
+
+/// Memo comparison for shared profiles: a new `Arc` is a change, the same one is not.
+fn arc_changed(old: Option<&Option<Arc<Loaded>>>, new: Option<&Option<Arc<Loaded>>>) -> bool {
+    match (old, new) {
+        (Some(Some(a)), Some(Some(b))) => !Arc::ptr_eq(a, b),
+        (Some(None), Some(None)) => false,
+        _ => true,
+    }
+}
