@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::components::export_menu::DropZone;
 use crate::components::form::query_form::QueryForm;
 use crate::components::home::HomeView;
 use crate::components::theme::theme_state;
@@ -66,6 +67,7 @@ pub fn App() -> impl IntoView {
                     <Viewer view=view />
                 }.into_any(),
             }}
+            <DropZone view=view />
         </div>
     }
 }

@@ -32,7 +32,7 @@ async fn mounted_fixture() -> (Mounted, HtmlCanvasElement) {
 }
 
 #[wasm_bindgen_test]
-async fn the_app_mounts_with_its_form() {
+async fn the_app_mounts_with_its_form_and_the_home_view() {
     let root = mount_app();
     until("the form mounts", || {
         by_testid(&root, "query-form").is_some()
@@ -48,7 +48,9 @@ async fn the_app_mounts_with_its_form() {
         "time-end",
         "submit",
         "cancel",
-        "status",
+        "home",
+        "service-filter",
+        "import-file",
     ] {
         assert!(by_testid(&root, id).is_some(), "missing data-testid={id}");
     }
@@ -151,6 +153,64 @@ async fn server_errors_are_shown_and_empty_results_are_not_errors() {
     until("the error goes", || by_testid(&m.root, "error").is_none()).await;
     let status = text_of(&m.root, "status");
     assert!(status.contains("No samples"), "{status}");
+}
+
+#[wasm_bindgen_test]
+async fn all_zero_values_say_why_nothing_is_drawn() {
+    // What DeepFlow v6.5 can send when it dropped every leaf: frames, all values 0.
+    let zero = r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":[
+        {"profile_location_str":"svc","node_id":"","parent_node_id":"-1","self_value":0,"total_value":0},
+        {"profile_location_str":"main","node_id":"a","parent_node_id":"","self_value":0,"total_value":0},
+        {"profile_location_str":"work","node_id":"b","parent_node_id":"a","self_value":0,"total_value":0}]}"#;
+    let m = mount_viewer(decode_to_state(200, zero, request()));
+    until("the empty state shows", || {
+        by_testid(&m.root, "empty-state").is_some()
+    })
+    .await;
+    let text = text_of(&m.root, "empty-state");
+    assert!(text.contains("3 frames"), "{text}");
+    assert!(text.contains("every value in it is 0"), "{text}");
+    assert!(text.contains("DeepFlow v6.5"), "{text}");
+    assert!(by_testid(&m.root, "flame-canvas").is_none());
+    assert!(by_testid(&m.root, "error").is_none(), "not an error");
+}
+
+#[wasm_bindgen_test]
+async fn a_success_description_is_shown_beside_the_status() {
+    let truncated = ONCPU_B.replacen(
+        r#""DESCRIPTION": """#,
+        r#""DESCRIPTION": "truncated: 99 of 1200 nodes""#,
+        1,
+    );
+    let m = mount_viewer(decode_to_state(200, &truncated, request()));
+    until("the notice shows", || {
+        by_testid(&m.root, "server-notice").is_some()
+    })
+    .await;
+    assert_eq!(
+        text_of(&m.root, "server-notice"),
+        "truncated: 99 of 1200 nodes"
+    );
+    assert!(by_testid(&m.root, "flame-canvas").is_some());
+    // A derived view (a transform) keeps it; a plain answer has none.
+    m.view.transforms.set(vec![Transform::KernelDepth(0)]);
+    until("the transform applies", || {
+        m.view
+            .shown
+            .get_untracked()
+            .is_some_and(|l| l.profile.node_count() < 99)
+    })
+    .await;
+    assert_eq!(
+        text_of(&m.root, "server-notice"),
+        "truncated: 99 of 1200 nodes"
+    );
+    m.view
+        .replace_result(decode_to_state(200, ONCPU_B, request()));
+    until("the notice goes", || {
+        by_testid(&m.root, "server-notice").is_none()
+    })
+    .await;
 }
 
 #[wasm_bindgen_test]

@@ -31,8 +31,26 @@ fn request(id: u32, status: u16, body: &str, chunk: usize) -> DecodeRequest {
 
 fn decoded(reply: DecodeReply) -> (u32, Profile, Option<ResultShape>) {
     match reply {
-        DecodeReply::Decoded { id, parts, shape } => {
-            (id, Profile::from_parts(*parts).expect("valid parts"), shape)
+        DecodeReply::Decoded {
+            id, parts, shape, ..
+        } => (id, Profile::from_parts(*parts).expect("valid parts"), shape),
+        DecodeReply::Failed { message, .. } => panic!("decoding failed: {message}"),
+    }
+}
+
+#[wasm_bindgen_test]
+fn a_success_description_travels_as_the_notice() {
+    let body = ONCPU_B.replacen(
+        r#""DESCRIPTION": """#,
+        r#""DESCRIPTION":"truncated: 5 of 99 nodes""#,
+        1,
+    );
+    assert_ne!(body, ONCPU_B, "the fixture has a DESCRIPTION member");
+    let (msg, _) = request(4, 200, &body, 4096).to_js();
+    let (reply, _) = answer(&msg).expect("an answer");
+    match DecodeReply::from_js(&reply).expect("a reply") {
+        DecodeReply::Decoded { notice, .. } => {
+            assert_eq!(notice.as_deref(), Some("truncated: 5 of 99 nodes"))
         }
         DecodeReply::Failed { message, .. } => panic!("decoding failed: {message}"),
     }

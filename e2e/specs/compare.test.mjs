@@ -22,7 +22,10 @@ function ranges(server) {
 /** The diff table's rows: [{ name, change (pp), changeText }]. */
 async function diffRows(v) {
   const table = v.el('function-table');
-  if (!(await table.count())) await v.el('table-toggle').click();
+  if (!(await table.count())) {
+    // The table takes width from the graph: wait for the graph to be drawn again.
+    await v.redrawAfter(() => v.el('table-toggle').click());
+  }
   await v.el('function-table').locator('table.diff-table').waitFor();
   return v.el('function-table').locator('[data-testid=table-row]').evaluateAll((trs) => trs.map((tr) => {
     const change = tr.querySelector('td.change');
@@ -73,6 +76,7 @@ test('C1. the last 20 minutes against the 20 before: the regression is red and f
 
   // The tooltip tells both sides and the change.
   const tip = await v.hoverBar(bar);
+  assert.equal(tip.name, REGRESSION, 'the hovered bar');
   const labels = tip.rows.map(([k]) => k);
   assert.deepEqual(labels.slice(0, 3), ['Baseline', 'Comparison', 'Change']);
   assert.match(tip.rows[2][1], /^\+[\d.]+ pp · \+\d+%$/u);

@@ -11,6 +11,7 @@ use embers_model::view::timeline::{sparkline_points, Timeline};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
+use crate::components::export_menu::ImportButton;
 use crate::components::timeline::HomeTimeline;
 use crate::net::api::{self, ApiFailure};
 use crate::session::navigator::{HomeQuery, Navigator};
@@ -108,6 +109,7 @@ pub fn HomeView(nav: Navigator) -> impl IntoView {
                 <input type="search" class="service-filter" data-testid="service-filter"
                     placeholder="Filter services" aria-label="Filter services"
                     prop:value=move || filter.get() on:input=move |e| filter.set(event_target_value(&e)) />
+                <ImportButton view=nav.runner.view />
             </div>
             <div class="home-chart"><HomeTimeline nav=nav /></div>
             <Transition fallback=|| view! { <p class="home-note">"Loading services…"</p> }>

@@ -97,24 +97,35 @@ pub fn ErrorBanner(#[prop(into)] load: Signal<LoadState>) -> impl IntoView {
     }
 }
 
-/// What the graph area shows when there is no graph.
+/// What the graph area shows when there is no graph: `state` says why, `shown` is what a
+/// loaded answer became (frames without any value are not an empty match).
 #[component]
-pub fn EmptyState(state: LoadState, view: ViewState) -> impl IntoView {
+pub fn EmptyState(state: LoadState, shown: Option<Arc<Loaded>>, view: ViewState) -> impl IntoView {
+    let frames = shown.map_or(0, |l| l.profile.node_count());
     let text = match state {
         LoadState::Idle => {
-            "Choose a process (or the whole host) and a time range, then press Enter."
+            "Choose a process (or the whole host) and a time range, then press Enter.".into()
         }
-        LoadState::Loading { .. } => "Querying…",
+        LoadState::Loading { .. } => "Querying…".into(),
+        LoadState::Loaded(_) if frames > 0 => all_zero_text(frames),
         LoadState::Loaded(_) => {
-            "No samples in this range. Widen the time range or loosen the tag filter."
+            "No samples in this range. Widen the time range or loosen the tag filter.".into()
         }
-        LoadState::Failed(_) => "No profile to show.",
-        LoadState::Cancelled => "Cancelled. Press Enter to run the query again.",
+        LoadState::Failed(_) => "No profile to show.".into(),
+        LoadState::Cancelled => "Cancelled. Press Enter to run the query again.".into(),
     };
     view! {
-        <div class="empty-state" data-testid="empty-state">
+        <div class="empty-state" data-testid="empty-state" data-zero=(frames > 0).then_some("true")>
             <p>{text}</p>
             <ImportButton view=view />
         </div>
     }
+}
+
+fn all_zero_text(frames: usize) -> String {
+    format!(
+        "The answer has {frames} frames, but every value in it is 0, so there is nothing to \
+         draw. DeepFlow v6.5 drops leaf frames whose names end in a multi-byte character \
+         (e.g. Chinese), which can leave every value 0: check the querier's version."
+    )
 }

@@ -10,7 +10,7 @@ use wasm_bindgen::JsCast;
 
 use crate::components::analysis::AnalysisBar;
 use crate::components::compare::{CompareMenu, DiffBar};
-use crate::components::export_menu::{DropZone, ExportMenu};
+use crate::components::export_menu::ExportMenu;
 use crate::components::graph::flame_graph::{FlameGraph, GraphMarks};
 use crate::components::panels::{Announcer, EmptyState, ErrorBanner, SandwichView, Shortcuts};
 use crate::components::table::FunctionTable;
@@ -37,14 +37,16 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
     let table_open = RwSignal::new(wide);
     let keys = window_event_listener(ev::keydown, move |e| global_key(view, help, &e));
     on_cleanup(move || keys.remove());
-    let drawable = move || view.shown.get().filter(|l| !l.profile.is_empty());
+    // An answer whose values are all zero has frames but nothing to draw (see `EmptyState`).
+    let drawable = move || view.shown.get().filter(|l| l.profile.has_value());
     let graph = move || match (drawable(), view.sandwich.get()) {
         (Some(_), Some(pair)) => {
             view! { <SandwichView view=view callers=pair.callers callees=pair.callees /> }
                 .into_any()
         }
         (Some(l), None) => view! { <MainGraph view=view loaded=l /> }.into_any(),
-        _ => view! { <EmptyState state=view.load.get() view=view /> }.into_any(),
+        _ => view! { <EmptyState state=view.load.get() shown=view.shown.get() view=view /> }
+            .into_any(),
     };
     let nav = use_context::<Navigator>();
     let tools: ChildrenFn = Arc::new(move || {
@@ -75,8 +77,10 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
             <StatusLine load=view.load shown=view.shown />
             {move || view.transforms.with(|t| !t.is_empty()).then(|| view! { <span class="status-note">"transformed view"</span> })}
             {move || view.shown.get().and_then(|l| l.note.clone()).map(|n| view! { <span class="status-note" data-testid="view-note">{n}</span> })}
+            {move || view.shown.get().and_then(|l| l.server_notice.clone()).map(|n| view! {
+                <span class="status-note warn" data-testid="server-notice" title="What the service said about this answer">{n}</span>
+            })}
         </footer>
-        <DropZone view=view />
     }
 }
 

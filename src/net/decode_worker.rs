@@ -54,6 +54,8 @@ pub struct DecodedProfile {
     pub profile: Profile,
     /// The shape the server used (`None` for an empty result).
     pub shape: Option<ResultShape>,
+    /// The server's remark on a successful answer (e.g. that it cut the tree).
+    pub notice: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -212,11 +214,17 @@ fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
         return Err(unavailable(format!("Decoding failed: {error}")));
     }
     match DecodeReply::from_js(msg).map_err(unavailable)? {
-        DecodeReply::Decoded { parts, shape, .. } => Ok(DecodedProfile {
+        DecodeReply::Decoded {
+            parts,
+            shape,
+            notice,
+            ..
+        } => Ok(DecodedProfile {
             profile: Profile::from_parts(*parts).map_err(|e| {
                 unavailable(format!("The decode worker sent a broken profile: {e}"))
             })?,
             shape,
+            notice,
         }),
         DecodeReply::Failed { message, .. } => Err(DecodeFailure::Rejected(message)),
     }

@@ -221,12 +221,11 @@ impl QueryRunner {
     async fn decode(self, status: u16, body: Body, request: ProfileRequest) -> LoadState {
         let started = now_ms();
         match decode_worker::decode(status, &body).await {
-            Ok(d) => LoadState::Loaded(Arc::new(Loaded::new(
-                d.profile,
-                request,
-                d.shape,
-                now_ms() - started,
-            ))),
+            Ok(d) => {
+                let mut loaded = Loaded::new(d.profile, request, d.shape, now_ms() - started);
+                loaded.server_notice = d.notice;
+                LoadState::Loaded(Arc::new(loaded))
+            }
             // Without a decoder an HTTP failure still says what happened.
             Err(DecodeFailure::Unavailable(why)) if !(200..300).contains(&status) => {
                 LoadState::Failed(Failure::query(format!(
@@ -328,12 +327,10 @@ pub fn decode_to_state(status: u16, body: &str, request: ProfileRequest) -> Load
     match decode_response_table(status, body.as_bytes()) {
         Ok(table) => {
             let decoded = table.build();
-            LoadState::Loaded(Arc::new(Loaded::new(
-                decoded.profile,
-                request,
-                decoded.shape,
-                now_ms() - started,
-            )))
+            let mut loaded =
+                Loaded::new(decoded.profile, request, decoded.shape, now_ms() - started);
+            loaded.server_notice = decoded.notice;
+            LoadState::Loaded(Arc::new(loaded))
         }
         Err(e) => LoadState::Failed(Failure::query(e.to_string())),
     }

@@ -30,6 +30,9 @@ pub struct Loaded {
     pub diff: Option<Arc<DiffValues>>,
     /// The saved snapshot this came from, if it did.
     pub snapshot: Option<String>,
+    /// What the server said about its answer (a success `DESCRIPTION`, such as
+    /// `truncated: N of M nodes`): shown in the status line, kept by derived views.
+    pub server_notice: Option<String>,
 }
 
 impl Loaded {
@@ -59,6 +62,7 @@ impl Loaded {
             note: None,
             diff: None,
             snapshot: None,
+            server_notice: None,
         }
     }
 
@@ -77,6 +81,7 @@ impl Loaded {
         l.unit = self.unit;
         l.note = note;
         l.snapshot = self.snapshot.clone();
+        l.server_notice = self.server_notice.clone();
         l
     }
 

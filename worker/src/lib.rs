@@ -57,6 +57,7 @@ pub fn answer(msg: &JsValue) -> Result<(JsValue, Array), String> {
                 id: request.id,
                 parts: Box::new(decoded.profile.into_parts()),
                 shape: decoded.shape,
+                notice: decoded.notice,
             }
         }
         Err(e) => DecodeReply::Failed {
@@ -129,6 +130,8 @@ pub enum DecodeReply {
         id: u32,
         parts: Box<ProfileParts>,
         shape: Option<ResultShape>,
+        /// The server's `DESCRIPTION` of a successful answer, when it wrote one.
+        notice: Option<String>,
     },
     /// The decoder's message for a body it could not use.
     Failed { id: u32, message: String },
@@ -150,13 +153,21 @@ impl DecodeReply {
         set(&msg, "id", self.id().into());
         match self {
             DecodeReply::Failed { message, .. } => set(&msg, "error", message.as_str().into()),
-            DecodeReply::Decoded { parts, shape, .. } => {
+            DecodeReply::Decoded {
+                parts,
+                shape,
+                notice,
+                ..
+            } => {
                 let shape = match shape {
                     Some(ResultShape::A) => "A".into(),
                     Some(ResultShape::B) => "B".into(),
                     None => JsValue::NULL,
                 };
                 set(&msg, "shape", shape);
+                if let Some(notice) = notice {
+                    set(&msg, "notice", notice.as_str().into());
+                }
                 let put = |key: &str, array: JsValue, buffer: JsValue| {
                     set(&msg, key, array);
                     transfer.push(&buffer);
@@ -240,7 +251,13 @@ impl DecodeReply {
             server_function_values,
             warnings,
         });
-        Ok(DecodeReply::Decoded { id, parts, shape })
+        let notice = get(msg, "notice").ok().and_then(|n| n.as_string());
+        Ok(DecodeReply::Decoded {
+            id,
+            parts,
+            shape,
+            notice,
+        })
     }
 }
 

@@ -30,6 +30,9 @@ pub struct Decoded {
     pub profile: Profile,
     /// The shape the server used, `None` when `result` was null.
     pub shape: Option<ResultShape>,
+    /// A non-empty `DESCRIPTION` of a successful answer: what the server wants the reader to
+    /// know about it (ours says `truncated: N of M nodes` when it cut the tree).
+    pub notice: Option<String>,
 }
 
 /// Why a response could not be shown as a profile.
@@ -114,6 +117,8 @@ pub struct DecodedTable {
     pub table: Option<NodeTable>,
     /// The shape the server used, `None` when `result` was null.
     pub shape: Option<ResultShape>,
+    /// See [`Decoded::notice`].
+    pub notice: Option<String>,
 }
 
 impl DecodedTable {
@@ -122,8 +127,14 @@ impl DecodedTable {
         Decoded {
             profile: self.table.map(Profile::from_table).unwrap_or_default(),
             shape: self.shape,
+            notice: self.notice,
         }
     }
+}
+
+/// The notice of a success envelope's `DESCRIPTION`: `None` when absent or blank.
+fn notice(description: Option<String>) -> Option<String> {
+    description.filter(|d| !d.trim().is_empty())
 }
 
 /// [`decode_response`] up to the node table (see [`DecodedTable`]), from the body's bytes (it
@@ -131,10 +142,11 @@ impl DecodedTable {
 /// in one pass (see `one_pass`); everything else goes through serde.
 pub fn decode_response_table(http_status: u16, body: &[u8]) -> Result<DecodedTable, DecodeError> {
     if (200..300).contains(&http_status) {
-        if let Some((table, shape)) = one_pass::decode_success(body) {
+        if let Some((table, shape, description)) = one_pass::decode_success(body) {
             return Ok(DecodedTable {
                 table: Some(table),
                 shape: Some(shape),
+                notice: notice(description),
             });
         }
     }
@@ -171,7 +183,9 @@ pub fn decode_response_table(http_status: u16, body: &[u8]) -> Result<DecodedTab
             ))
         }
     }
-    decode_result_table(envelope.result)
+    let mut decoded = decode_result_table(envelope.result)?;
+    decoded.notice = notice(envelope.description);
+    Ok(decoded)
 }
 
 fn server_error(http_status: u16, opt_status: Option<String>, description: String) -> DecodeError {
@@ -202,6 +216,7 @@ pub fn decode_result_table(result: Option<&RawValue>) -> Result<DecodedTable, De
     let empty = DecodedTable {
         table: None,
         shape: None,
+        notice: None,
     };
     let Some(raw) = result else {
         return Ok(empty);
@@ -222,6 +237,7 @@ pub fn decode_result_table(result: Option<&RawValue>) -> Result<DecodedTable, De
     Ok(DecodedTable {
         table: Some(table),
         shape: Some(shape),
+        notice: None,
     })
 }
 
@@ -244,6 +260,29 @@ mod tests {
             e.to_string(),
             "The service answered HTTP 400 INVALID_POST_DATA: Key: 'Profile.TimeStart' failed"
         );
+    }
+
+    #[test]
+    fn a_success_description_is_kept_as_a_notice_by_both_paths() {
+        let result = r#"{"functions":["svc","f"],"node_values":{"columns":["function_id","parent_node_id","self_value","total_value"],"values":[[0,-1,0,3],[1,0,3,3]]}}"#;
+        let plain = format!(
+            r#"{{"OPT_STATUS":"SUCCESS","DESCRIPTION":"truncated: 2 of 9 nodes","result":{result}}}"#
+        );
+        // An escaped key sends the one-pass reader to the general path.
+        let general = plain.replace(r#""OPT_STATUS""#, r#""OPT_\u0053TATUS""#);
+        for body in [&plain, &general] {
+            let d = decode_response(200, body).unwrap();
+            assert_eq!(
+                d.notice.as_deref(),
+                Some("truncated: 2 of 9 nodes"),
+                "{body}"
+            );
+            assert_eq!(d.profile.node_count(), 2);
+        }
+        for blank in [r#""DESCRIPTION":"  ","#, ""] {
+            let body = plain.replace(r#""DESCRIPTION":"truncated: 2 of 9 nodes","#, blank);
+            assert_eq!(decode_response(200, &body).unwrap().notice, None, "{body}");
+        }
     }
 
     #[test]

@@ -18,11 +18,11 @@ use super::shape_b::{Columns, NodeRows};
 use crate::contract::shape::ResultShape;
 use crate::tree::table::NodeTable;
 
-/// The node table and shape of `body` if it is a `SUCCESS` envelope with a result this reader
-/// can take; `None` otherwise (the caller then takes the general path).
-pub(super) fn decode_success(body: &[u8]) -> Option<(NodeTable, ResultShape)> {
+/// The node table, shape and `DESCRIPTION` of `body` if it is a `SUCCESS` envelope with a
+/// result this reader can take; `None` otherwise (the caller then takes the general path).
+pub(super) fn decode_success(body: &[u8]) -> Option<(NodeTable, ResultShape, Option<String>)> {
     let mut c = Cursor::new(body);
-    let (mut success, mut table) = (false, None);
+    let (mut success, mut table, mut description) = (false, None, None);
     let mut seen = Seen::default();
     c.object(|key, c| {
         match key {
@@ -34,7 +34,7 @@ pub(super) fn decode_success(body: &[u8]) -> Option<(NodeTable, ResultShape)> {
             // skipping does (other types, lone surrogates `\ud800`, invalid UTF-8).
             b"DESCRIPTION" => {
                 seen.first(1)?;
-                serde_json::from_slice::<Option<String>>(c.skip()?).ok()?;
+                description = serde_json::from_slice::<Option<String>>(c.skip()?).ok()?;
             }
             b"result" => {
                 seen.first(2)?;
@@ -53,7 +53,8 @@ pub(super) fn decode_success(body: &[u8]) -> Option<(NodeTable, ResultShape)> {
         Some(())
     })?;
     c.ws();
-    (success && c.i == body.len()).then_some(table)?
+    let (table, shape) = (success && c.i == body.len()).then_some(table)??;
+    Some((table, shape, description))
 }
 
 /// Reads a shape-B object. Needs `functions` before `node_values`, and `columns` before
@@ -170,7 +171,7 @@ mod tests {
     #[test]
     fn reads_a_plain_shape_b_body_like_the_general_path() {
         let text = shape_b(r#"["Total","a\"b"]"#, "[[1,1,5,5],[0,-1,0,5]]");
-        let (table, shape) = decode_success(text.as_bytes()).expect("taken");
+        let (table, shape, _) = decode_success(text.as_bytes()).expect("taken");
         assert_eq!(shape, ResultShape::B);
         let fast = Profile::from_table(table);
         let general = crate::wire::decode_response(200, &text).unwrap().profile;
@@ -195,7 +196,7 @@ mod tests {
                 continue;
             }
             let text = std::fs::read_to_string(&path).expect("a response");
-            if let Some((table, shape)) = decode_success(text.as_bytes()) {
+            if let Some((table, shape, _)) = decode_success(text.as_bytes()) {
                 let fast = Profile::from_table(table);
                 assert_eq!(
                     format!("{fast:?}"),
@@ -215,7 +216,7 @@ mod tests {
         });
         let empty_a = body("[]");
         for text in [synth.to_shape_b_json(), synth.to_shape_a_json(), empty_a] {
-            let (table, _) = decode_success(text.as_bytes()).expect("taken");
+            let (table, _, _) = decode_success(text.as_bytes()).expect("taken");
             let fast = Profile::from_table(table);
             assert_eq!(format!("{fast:?}"), format!("{:?}", general(&text)));
         }
@@ -306,7 +307,7 @@ mod tests {
         let text = body(
             r#"[{"profile_location_str":"wéb-ü 日本","node_id":"","parent_node_id":"-1","é":"ü"}]"#,
         );
-        let (table, _) = decode_success(text.as_bytes()).expect("taken");
+        let (table, _, _) = decode_success(text.as_bytes()).expect("taken");
         assert_eq!(Profile::from_table(table).name(0), "wéb-ü 日本");
     }
 }

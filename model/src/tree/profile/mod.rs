@@ -96,6 +96,12 @@ impl Profile {
         self.func.is_empty()
     }
 
+    /// Whether there is anything to draw: some node has a value (totals cover their subtree,
+    /// so the root's says). False for an empty match and for an answer of all-zero values.
+    pub fn has_value(&self) -> bool {
+        self.total.first().is_some_and(|&t| t > 0)
+    }
+
     /// The number of nodes, root included.
     pub fn node_count(&self) -> usize {
         self.func.len()
