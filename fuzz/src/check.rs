@@ -56,22 +56,25 @@ struct Envelope<'a> {
     #[serde(rename = "OPT_STATUS")]
     opt_status: Option<String>,
     #[serde(rename = "DESCRIPTION", default)]
-    #[allow(dead_code)]
     description: Option<String>,
     #[serde(borrow, default)]
     result: Option<&'a RawValue>,
 }
 
-/// The general (serde) path of a 200 answer, bypassing the one-pass reader.
+/// The general (serde) path of a 200 answer, bypassing the one-pass reader; a non-blank
+/// `DESCRIPTION` is the answer's notice.
 fn general_path(body: &[u8]) -> Option<DecodedTable> {
     let envelope: Envelope = serde_json::from_slice(body).ok()?;
     if envelope.opt_status.as_deref() != Some("SUCCESS") {
         return None;
     }
-    decode_result_table(envelope.result).ok()
+    let mut decoded = decode_result_table(envelope.result).ok()?;
+    decoded.notice = envelope.description.filter(|d| !d.trim().is_empty());
+    Some(decoded)
 }
 
-/// A decoded answer in comparable form: the shape and the whole profile.
+/// A decoded answer in comparable form: the shape, the notice and the profile (as text, for
+/// comparing, and itself, for checking).
 pub type Outcome = Option<(Option<ResultShape>, String, Profile)>;
 
 /// Decodes a 200 answer the way the viewer does (one-pass reader first) and checks that the
@@ -103,7 +106,7 @@ fn built(table: DecodedTable) -> (Option<ResultShape>, String, Profile) {
     let decoded = table.build();
     (
         decoded.shape,
-        format!("{:?}", decoded.profile),
+        format!("notice {:?}\n{:?}", decoded.notice, decoded.profile),
         decoded.profile,
     )
 }
