@@ -87,7 +87,9 @@ export async function newContext(browser, { viewport = { width: 1280, height: 80
     proto.fillRect = function (x, y, w, h) {
       if (isFlame(this)) {
         const c = this.canvas;
-        if (x === 0 && y === 0 && w >= c.clientWidth - 0.5 && h >= c.clientHeight - 0.5) {
+        // Against the backing store: a resize draws before the element's CSS size follows.
+        const [cw, ch] = [c.width / devicePixelRatio, c.height / devicePixelRatio];
+        if (x === 0 && y === 0 && w >= cw - 0.5 && h >= ch - 0.5) {
           // The background fill starts a new frame.
           window.__embersDraws++;
           window.__embersDraw = { bars: [], hover: null, width: w, height: h, background: String(this.fillStyle) };
