@@ -16,6 +16,7 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand};
 use embers_model::contract::shape::ResultShape;
 
+use crate::demo::live::Feeder;
 use crate::http::upstream::Upstream;
 use crate::input::{self, BatchInput};
 use crate::store::Store;
@@ -73,6 +74,10 @@ pub struct ServeArgs {
     /// Fill an empty database with six hours of deterministic demo profiles ending now.
     #[arg(long)]
     pub demo: bool,
+    /// With --demo: keep adding demo profiles as time passes, a minute at a time, so "the last
+    /// hour" stays current while the service runs (scripts/run.sh turns it on).
+    #[arg(long, requires = "demo")]
+    pub demo_live: bool,
     /// Body size limit of ingest requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
     pub max_ingest_bytes: usize,
@@ -143,9 +148,18 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     let store = open_store(args.db.as_deref())?;
     if args.demo {
         let s = store.clone();
-        tokio::task::spawn_blocking(move || fill_demo(&s))
+        let filled = tokio::task::spawn_blocking(move || fill_demo(&s))
             .await
             .map_err(|e| format!("demo task failed: {e}"))??;
+        match filled {
+            Some(now) if args.demo_live => {
+                tokio::spawn(demo::live::run(store.clone(), Feeder::after_window(now)));
+            }
+            None if args.demo_live => {
+                tracing::warn!("--demo-live: only a demo this run generated is continued")
+            }
+            _ => {}
+        }
     }
     let upstream = match &args.upstream {
         Some(url) => Some(Arc::new(Upstream::new(url)?)),
@@ -183,11 +197,12 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Fill an empty store with the demo data; leave a non-empty one alone.
-fn fill_demo(store: &Store) -> Result<(), String> {
+/// Fill an empty store with the demo data and return the time it ends at; leave a non-empty
+/// one alone.
+fn fill_demo(store: &Store) -> Result<Option<i64>, String> {
     if !store.is_empty().map_err(|e| e.to_string())? {
         tracing::warn!("--demo: the database already holds samples; not adding demo data");
-        return Ok(());
+        return Ok(None);
     }
     let now = crate::store::ingest::now_micros() / 1_000_000;
     let batches = demo::generate(now);
@@ -199,7 +214,7 @@ fn fill_demo(store: &Store) -> Result<(), String> {
         stacks = stats.new_stacks,
         "demo data loaded"
     );
-    Ok(())
+    Ok(Some(now))
 }
 
 /// A future resolving on Ctrl-C or SIGTERM. The handlers are installed *now*, before the URL is
