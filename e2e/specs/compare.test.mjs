@@ -1,7 +1,7 @@
 // Comparing in the real page over the demo data: the last 20 minutes of api-gateway against the
 // 20 before find the demo's regression (red, first by change); links and Back reproduce it;
 // the two-column export imports back as the same diff; a saved snapshot opens by permalink and
-// serves as a baseline; a baseline that fails says so.
+// serves as a baseline; a baseline that fails says so; a side without samples is named.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -170,5 +170,19 @@ test('C5. a baseline that fails says which side failed', async (t) => {
   await v.el('error').waitFor();
   assert.match(await v.el('error').textContent(), /^The baseline failed\. /u);
   assert.equal(await v.status(), 'The baseline failed.');
+  v.assertNoErrors({ allow: [/404/] });
+});
+
+test('C6. a side without samples is named, not shown as a finding', async (t) => {
+  const v = await openViewer(t, env, { params: null });
+  const r = ranges(env.server);
+  // A week before the demo: nothing there.
+  const old = [r.time_start - 7 * 86400, r.time_end - 7 * 86400];
+  await v.goto({ app_service: 'api-gateway', time_start: r.time_start, time_end: r.time_end, baseline_time_start: old[0], baseline_time_end: old[1] });
+  await v.el('diff-empty').waitFor();
+  assert.equal(await v.el('diff-empty').textContent(), 'The baseline has no samples: every frame is new.');
+  await v.goto({ app_service: 'api-gateway', time_start: old[0], time_end: old[1], baseline_time_start: r.time_start, baseline_time_end: r.time_end });
+  await v.poll(() => v.el('diff-empty').textContent().catch(() => ''), (text) => text.startsWith('The comparison'), { what: 'the comparison is named' });
+  assert.equal(await v.el('diff-empty').textContent(), 'The comparison has no samples: every frame is gone.');
   v.assertNoErrors({ allow: [/404/] });
 });
