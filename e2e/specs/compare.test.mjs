@@ -82,6 +82,8 @@ test('C1. the last 20 minutes against the 20 before: the regression is red and f
   assert.ok(rows[0].change > 0.2, `it grew by ${rows[0].changeText}`);
   const [red, green, blue] = rgb(rows[0].swatch);
   assert.ok(red > 180 && red > blue + 60 && red > green + 60, `red swatch ${rows[0].swatch}`);
+  const nameWidth = await v.el('function-table').locator('[data-testid=table-row] td.fn').first().evaluate((td) => td.clientWidth);
+  assert.ok(nameWidth >= 150, `function names have room: ${nameWidth} px`);
 
   // Absolute mode re-colours; the choice is in the URL.
   await v.redrawAfter(() => v.el('diff-mode').click());
