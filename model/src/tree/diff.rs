@@ -92,27 +92,18 @@ impl DiffValues {
     /// How much a node's total changed, in shares of its own profile's total (normalised) or of
     /// the larger root total (absolute): from −1 (gone) to +1; 0 when unchanged.
     pub fn change(&self, node: NodeId) -> f64 {
-        let (b, c) = (
-            self.baseline.total[node as usize],
-            self.comparison.total[node as usize],
-        );
-        match self.mode {
-            DiffMode::Normalized => {
-                share(c, self.comparison.root_total()) - share(b, self.baseline.root_total())
-            }
-            DiffMode::Absolute => {
-                let whole = self.baseline.root_total().max(self.comparison.root_total());
-                (c as f64 - b as f64) / whole.max(1) as f64
-            }
-        }
+        let i = node as usize;
+        self.change_of(self.baseline.total[i], self.comparison.total[i])
     }
 
     /// The same change for a node's self value.
     pub fn self_change(&self, node: NodeId) -> f64 {
-        let (b, c) = (
-            self.baseline.self_value[node as usize],
-            self.comparison.self_value[node as usize],
-        );
+        let i = node as usize;
+        self.change_of(self.baseline.self_value[i], self.comparison.self_value[i])
+    }
+
+    /// The change from a baseline value `b` to a comparison value `c` in this diff's mode.
+    fn change_of(&self, b: u64, c: u64) -> f64 {
         match self.mode {
             DiffMode::Normalized => {
                 share(c, self.comparison.root_total()) - share(b, self.baseline.root_total())
