@@ -3,7 +3,7 @@
 //! ```text
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
 //!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
-//!               [--max-ingest-bytes N] [--max-query-bytes N]
+//!               [--max-ingest-bytes N] [--max-query-bytes N] [--max-snapshot-bytes N]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -84,6 +84,9 @@ pub struct ServeArgs {
     /// Body size limit of query requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_QUERY_LIMIT)]
     pub max_query_bytes: usize,
+    /// Size limit of the answer a snapshot saves, bytes.
+    #[arg(long, default_value_t = crate::DEFAULT_SNAPSHOT_LIMIT)]
+    pub max_snapshot_bytes: usize,
 }
 
 /// Options of `import`.
@@ -176,6 +179,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         limits: Limits {
             ingest: args.max_ingest_bytes,
             query: args.max_query_bytes,
+            snapshot: args.max_snapshot_bytes,
         },
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
