@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use embers_model::contract::request::ProfileRequest;
+use embers_model::contract::snapshot::{is_valid_id, ID_LEN, SNAPSHOTS_PATH};
 use embers_model::wire::decode_response_table;
 use js_sys::Uint8Array;
 use leptos::prelude::*;
@@ -20,7 +21,7 @@ use crate::net::http::{
     endpoint, get_body, post_json, ApiError, Body, RawResponse, PROFILE_TRACING_PATH,
     QUERY_TIMEOUT_MS,
 };
-use crate::session::snapshot_meta::{snapshot_meta, SNAPSHOTS_PATH};
+use crate::session::snapshot_meta::snapshot_meta;
 use crate::session::time::now_ms;
 use crate::state::loaded::{Failure, LoadState, Loaded};
 use crate::state::view_state::ViewState;
@@ -95,6 +96,16 @@ impl QueryRunner {
         self.abort_inflight();
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
+        // A permalink's id goes into the URL path: one the service cannot have given (a typo,
+        // `../x`) is refused here rather than sent somewhere else.
+        if let Fetch::Snapshot(id) = &fetch {
+            if !is_valid_id(id) {
+                self.deliver(LoadState::Failed(Failure::query(format!(
+                    "{id:?} is not a snapshot id (ids are {ID_LEN} characters A-Z and 2-7)."
+                ))));
+                return;
+            }
+        }
         let Ok(controller) = AbortController::new() else {
             self.deliver(LoadState::Failed(Failure::query(
                 "This browser cannot run cancellable requests.",
