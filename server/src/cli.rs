@@ -4,6 +4,8 @@
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
 //!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
 //!               [--max-ingest-bytes N] [--max-query-bytes N] [--max-snapshot-bytes N]
+//!               [--clickhouse-url URL... [--clickhouse-database embers]
+//!                [--clickhouse-cluster NAME] [--clickhouse-password-file PATH]]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -20,6 +22,8 @@ use crate::demo::live::Feeder;
 use crate::http::upstream::Upstream;
 use crate::input::{self, BatchInput};
 use crate::store::Store;
+pub use crate::store_args::default_db_path;
+use crate::store_args::{open_store, ClickHouseArgs};
 use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
@@ -87,6 +91,9 @@ pub struct ServeArgs {
     /// Size limit of the answer a snapshot saves, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_SNAPSHOT_LIMIT)]
     pub max_snapshot_bytes: usize,
+    /// The ClickHouse store, instead of --db.
+    #[command(flatten)]
+    pub clickhouse: ClickHouseArgs,
 }
 
 /// Options of `import`.
@@ -116,39 +123,14 @@ pub struct ImportArgs {
     /// Folded-stack files (`frame;frame value` per line); `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-}
-
-/// The default database file: `$XDG_DATA_HOME/embers/embers.db`, else
-/// `~/.local/share/embers/embers.db`, else `./embers.db`.
-pub fn default_db_path() -> PathBuf {
-    let from_env = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(data) = from_env("XDG_DATA_HOME") {
-        return data.join("embers").join("embers.db");
-    }
-    if let Some(home) = from_env("HOME") {
-        return home
-            .join(".local")
-            .join("share")
-            .join("embers")
-            .join("embers.db");
-    }
-    PathBuf::from("embers.db")
-}
-
-fn open_store(db: Option<&Path>) -> Result<Arc<Store>, String> {
-    let path = db.map_or_else(default_db_path, Path::to_path_buf);
-    let store = Store::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    tracing::info!(db = %path.display(), "opened profile store");
-    Ok(Arc::new(store))
+    /// The ClickHouse store, instead of --db.
+    #[command(flatten)]
+    pub clickhouse: ClickHouseArgs,
 }
 
 /// Run `serve` until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref())?;
+    let store = open_store(args.db.as_deref(), &args.clickhouse)?;
     if args.demo {
         let s = store.clone();
         let filled = tokio::task::spawn_blocking(move || fill_demo(&s))
@@ -253,7 +235,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 /// Run `import`: each file is parsed completely, then written in one transaction. Stops at the
 /// first bad file (earlier files stay imported) with `file: line N: message`.
 pub fn import(args: &ImportArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref())?;
+    let store = open_store(args.db.as_deref(), &args.clickhouse)?;
     let mut tags = Vec::new();
     for tag in &args.tags {
         let (name, value) = tag

@@ -10,6 +10,7 @@ pub mod error;
 pub mod http;
 pub mod input;
 pub mod store;
+pub mod store_args;
 pub mod tree;
 
 use std::path::PathBuf;

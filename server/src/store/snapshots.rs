@@ -13,7 +13,7 @@ use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::snapshot::SnapshotMeta;
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
-use super::{Store, StoreError};
+use super::{SqliteStore, StoreError};
 
 /// The DDL of schema version 3. `response` is the last column so listing reads none of its
 /// overflow pages; `seq` is the rowid the blob is opened by, and orders equal `saved_at`s.
@@ -48,7 +48,7 @@ pub struct NewSnapshot<'a> {
     pub saved_at: i64,
 }
 
-impl Store {
+impl SqliteStore {
     /// Store a snapshot under a new random id, in one statement (all or nothing).
     pub fn save_snapshot(&self, new: &NewSnapshot<'_>) -> Result<SnapshotMeta, StoreError> {
         let request = serde_json::to_string(new.request)
@@ -202,7 +202,7 @@ mod tests {
         }
     }
 
-    fn read_all(store: &Store, id: &str) -> Option<(SnapshotMeta, Vec<u8>)> {
+    fn read_all(store: &SqliteStore, id: &str) -> Option<(SnapshotMeta, Vec<u8>)> {
         let mut meta = None;
         let mut bytes = Vec::new();
         store
@@ -224,7 +224,7 @@ mod tests {
     #[test]
     fn saves_lists_reads_and_deletes() {
         let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("s.db")).expect("open");
+        let store = SqliteStore::open(&dir.path().join("s.db")).expect("open");
         // Bigger than a chunk, so the stream takes several.
         let big: Vec<u8> = (0..CHUNK_BYTES * 2 + 7).map(|i| (i % 251) as u8).collect();
         let req = request("a");

@@ -1,75 +1,49 @@
 //! The embedded profile store: a SQLite file attached as schema `profile`, holding
-//! `profile.in_process` (see [`schema`] for the layout).
+//! `profile.in_process` (see [`schema`](super::schema) for the layout).
 //!
 //! One writer connection (SQLite allows one writer at a time) and a small pool of reader
 //! connections; the file is in WAL mode so queries run while a batch is being written. All calls
 //! block: async callers use `tokio::task::spawn_blocking`.
-
-mod explore;
-pub mod ingest;
-pub mod query;
-mod rollup;
-pub mod schema;
-pub mod snapshots;
-pub(crate) mod sql;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
 
 use embers_model::contract::selection::Selection;
 use rusqlite::Connection;
-use thiserror::Error;
 
-pub use ingest::{Batch, BatchMeta, InsertStats, Sample, Tags};
-pub use query::{QueryError, QueryOutput};
-pub use snapshots::NewSnapshot;
+use super::{
+    ingest, query, rollup, schema, Batch, InsertStats, QueryError, QueryOutput, StoreError,
+};
 
 /// Most idle reader connections kept for reuse.
 const MAX_IDLE_READERS: usize = 4;
 
-/// A store failure.
-#[derive(Debug, Error)]
-pub enum StoreError {
-    /// SQLite reported an error.
-    #[error("sqlite: {0}")]
-    Sqlite(#[from] rusqlite::Error),
-    /// The database file's schema is not one this build can use.
-    #[error("schema: {0}")]
-    Schema(String),
-    /// The data handed to the store is not valid (a caller's mistake, not the server's).
-    #[error("{0}")]
-    Invalid(String),
-    /// The database path is not usable.
-    #[error("database path: {0}")]
-    Path(String),
-}
-
 /// The writer connection and what it remembers between transactions.
 #[derive(Debug)]
-struct Writer {
-    conn: Connection,
+pub(super) struct Writer {
+    pub(super) conn: Connection,
     stacks: ingest::StackIds,
     series: rollup::SeriesIds,
 }
 
-/// The profile store. Cheap to share behind an `Arc`.
+/// The SQLite profile store. Cheap to share behind an `Arc`.
 #[derive(Debug)]
-pub struct Store {
+pub struct SqliteStore {
     path: PathBuf,
     writer: Mutex<Writer>,
     readers: Mutex<Vec<Connection>>,
 }
 
-impl Store {
+impl SqliteStore {
     /// Open (creating if needed) the database file at `path` and migrate its schema.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
+    pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::Path(format!("cannot create {}: {e}", dir.display())))?;
         }
         let mut writer = connect(path)?;
         schema::migrate(&mut writer)?;
-        Ok(Store {
+        Ok(SqliteStore {
             path: path.to_owned(),
             writer: Mutex::new(Writer {
                 conn: writer,
@@ -86,14 +60,14 @@ impl Store {
     }
 
     /// Lock the writer connection (a poisoned lock is still usable: SQLite rolled back).
-    fn writer(&self) -> MutexGuard<'_, Writer> {
+    pub(super) fn writer(&self) -> MutexGuard<'_, Writer> {
         self.writer
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Run `f` on a reader connection from the pool.
-    fn with_reader<T, E: From<StoreError>>(
+    pub(super) fn with_reader<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, E>,
     ) -> Result<T, E> {
@@ -182,6 +156,7 @@ pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{BatchMeta, Sample, Tags};
 
     fn batch(stacks: &[&str]) -> Batch {
         Batch {
@@ -207,7 +182,7 @@ mod tests {
     fn stacks_are_stored_once_across_transactions_and_reopens() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("s.db");
-        let store = Store::open(&path).expect("open");
+        let store = SqliteStore::open(&path).expect("open");
         let first = store
             .insert(&[batch(&["a;b", "a;c", "a;b"])])
             .expect("insert");
@@ -229,7 +204,7 @@ mod tests {
         // A rejected batch (empty frame) writes nothing and remembers nothing.
         assert!(store.insert(&[batch(&["a;e"]), batch(&["a;;f"])]).is_err());
         drop(store);
-        let store = Store::open(&path).expect("reopen");
+        let store = SqliteStore::open(&path).expect("reopen");
         let third = store.insert(&[batch(&["a;c", "a;e"])]).expect("insert");
         assert_eq!(
             third,

@@ -1,0 +1,265 @@
+//! The ClickHouse backend: the same store API over a ClickHouse server or cluster, through the
+//! `clickhouse` client crate over HTTP (validation off and `?` binds, which ClickHouse 18.16
+//! needs: it has neither `RowBinaryWithNamesAndTypes` schema checks nor server-side parameters).
+//!
+//! The store API blocks (callers use `spawn_blocking`), the client is async: the store owns a
+//! small runtime of its own and waits on it, so it works the same from the service's blocking
+//! pool, from `import` and from plain test threads.
+
+mod explore;
+mod ingest;
+mod query;
+pub(crate) mod schema;
+pub(crate) mod sql;
+
+use std::future::Future;
+
+use clickhouse::{Client, Compression};
+use embers_model::contract::snapshot::SnapshotMeta;
+use serde::Deserialize;
+
+use super::{NewSnapshot, StoreError};
+
+/// Where and how to reach ClickHouse.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClickHouseConfig {
+    /// HTTP URLs; the first one takes the queries and inserts. With a cluster, list one node of
+    /// every shard: each gets the shard-local table (DDL without ZooKeeper goes node by node).
+    pub urls: Vec<String>,
+    /// The database holding the tables (created when missing).
+    pub database: String,
+    /// The `remote_servers` cluster to shard over; `None` for one server.
+    pub cluster: Option<String>,
+    /// User name (`default` when not set).
+    pub user: Option<String>,
+    /// Password.
+    pub password: Option<String>,
+}
+
+/// The ClickHouse store.
+pub struct ClickHouseStore {
+    runtime: Option<tokio::runtime::Runtime>,
+    client: Client,
+    config: ClickHouseConfig,
+}
+
+impl std::fmt::Debug for ClickHouseStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClickHouseStore")
+            .field("urls", &self.config.urls)
+            .field("database", &self.config.database)
+            .field("cluster", &self.config.cluster)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for ClickHouseStore {
+    fn drop(&mut self) {
+        // The store may be dropped inside the service's runtime, where a blocking shutdown
+        // would panic.
+        if let Some(rt) = self.runtime.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+pub(crate) fn ch_err(e: clickhouse::error::Error) -> StoreError {
+    StoreError::ClickHouse(e.to_string())
+}
+
+fn client_for(url: &str, config: &ClickHouseConfig) -> Client {
+    let mut client = Client::default()
+        .with_url(url)
+        .with_validation(false)
+        // 18.16 answers HTTP compression only as gzip/deflate when asked; lz4 is not offered.
+        .with_compression(Compression::None);
+    if let Some(user) = &config.user {
+        client = client.with_user(user);
+    }
+    if let Some(password) = &config.password {
+        client = client.with_password(password);
+    }
+    client
+}
+
+#[derive(Debug, clickhouse::Row, Deserialize)]
+struct Count {
+    n: u64,
+}
+
+impl ClickHouseStore {
+    /// Connect, create the database and tables where missing and check every shard has them.
+    pub fn open(config: &ClickHouseConfig) -> Result<ClickHouseStore, StoreError> {
+        let first = config.urls.first().ok_or_else(|| {
+            StoreError::Invalid("no ClickHouse URL given (--clickhouse-url)".into())
+        })?;
+        for (what, name) in [
+            ("database", Some(&config.database)),
+            ("cluster", config.cluster.as_ref()),
+        ] {
+            if let Some(name) = name.filter(|n| !schema::is_identifier(n)) {
+                return Err(StoreError::Invalid(format!(
+                    "ClickHouse {what} name '{name}' must be letters, digits and _, not starting with a digit"
+                )));
+            }
+        }
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| StoreError::ClickHouse(format!("cannot start a runtime: {e}")))?;
+        let store = ClickHouseStore {
+            runtime: Some(runtime),
+            client: client_for(first, config),
+            config: config.clone(),
+        };
+        store.block_on(store.create_schema())?;
+        Ok(store)
+    }
+
+    async fn create_schema(&self) -> Result<(), StoreError> {
+        let db = &self.config.database;
+        for url in &self.config.urls {
+            let client = client_for(url, &self.config);
+            let exec = |sql: String| {
+                let client = client.clone();
+                async move {
+                    client
+                        .query(&sql)
+                        .execute()
+                        .await
+                        .map_err(|e| StoreError::ClickHouse(format!("{url}: {e}")))
+                }
+            };
+            exec(format!("CREATE DATABASE IF NOT EXISTS {db}")).await?;
+            match &self.config.cluster {
+                None => exec(schema::merge_tree(db, "in_process")).await?,
+                Some(cluster) => {
+                    exec(schema::merge_tree(db, "in_process_local")).await?;
+                    exec(schema::distributed(db, cluster)).await?;
+                }
+            }
+        }
+        // Reading the table touches every shard: a shard without its local table fails here,
+        // at start, rather than on the first query.
+        self.count("SELECT count() AS n FROM {t}")
+            .await
+            .map_err(|e| {
+                StoreError::ClickHouse(format!(
+                    "{e}; with --clickhouse-cluster, pass one --clickhouse-url per shard"
+                ))
+            })?;
+        Ok(())
+    }
+
+    /// Wait for `fut` on the store's runtime. A thread inside another runtime (an async test,
+    /// the service's blocking pool) may not block on a runtime itself, so it waits from a
+    /// scoped helper thread; a plain thread waits directly.
+    pub(crate) fn block_on<F>(&self, fut: F) -> F::Output
+    where
+        F: Future + Send,
+        F::Output: Send,
+    {
+        let Some(rt) = &self.runtime else {
+            unreachable!("the runtime lives until drop")
+        };
+        if tokio::runtime::Handle::try_current().is_err() {
+            return rt.block_on(fut);
+        }
+        std::thread::scope(|scope| match scope.spawn(|| rt.block_on(fut)).join() {
+            Ok(out) => out,
+            Err(panic) => std::panic::resume_unwind(panic),
+        })
+    }
+
+    pub(crate) fn client(&self) -> &Client {
+        &self.client
+    }
+
+    /// `db.in_process`: the table (or, on a cluster, the Distributed table) every read uses.
+    pub(crate) fn table(&self) -> String {
+        format!("{}.in_process", self.config.database)
+    }
+
+    /// Which backend this is and where, for logs.
+    pub fn describe(&self) -> String {
+        format!(
+            "clickhouse {} database {}{}",
+            self.config.urls.join(" "),
+            self.config.database,
+            self.config
+                .cluster
+                .as_ref()
+                .map(|c| format!(" cluster {c}"))
+                .unwrap_or_default()
+        )
+    }
+
+    /// Run a count statement whose `{t}` is the table.
+    async fn count(&self, sql: &str) -> Result<u64, StoreError> {
+        let text = sql.replace("{t}", &self.table());
+        let row: Count = self.client.query(&text).fetch_one().await.map_err(ch_err)?;
+        Ok(row.n)
+    }
+
+    /// Number of stored samples.
+    pub fn sample_count(&self) -> Result<u64, StoreError> {
+        self.block_on(self.count("SELECT count() AS n FROM {t}"))
+    }
+
+    /// Number of distinct stored stacks.
+    pub fn stack_count(&self) -> Result<u64, StoreError> {
+        self.block_on(self.count("SELECT uniqExact(profile_location_str) AS n FROM {t}"))
+    }
+
+    /// Whether the store holds no samples.
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        Ok(self.sample_count()? == 0)
+    }
+
+    /// Drop the database on every node (what the tests use to clean up after themselves).
+    pub fn drop_database(&self) -> Result<(), StoreError> {
+        let sql = format!("DROP DATABASE IF EXISTS {}", self.config.database);
+        self.block_on(async {
+            for url in &self.config.urls {
+                let client = client_for(url, &self.config);
+                client.query(&sql).execute().await.map_err(ch_err)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn no_snapshots<T>(&self) -> Result<T, StoreError> {
+        Err(StoreError::Unsupported(
+            "snapshots are not stored on the ClickHouse backend yet; run with the SQLite store \
+             (--db) to save them"
+                .into(),
+        ))
+    }
+
+    /// Snapshots are not kept on ClickHouse yet.
+    pub fn save_snapshot(&self, _new: &NewSnapshot<'_>) -> Result<SnapshotMeta, StoreError> {
+        self.no_snapshots()
+    }
+
+    /// Snapshots are not kept on ClickHouse yet: the list is empty.
+    pub fn snapshots(&self) -> Result<Vec<SnapshotMeta>, StoreError> {
+        Ok(Vec::new())
+    }
+
+    /// Snapshots are not kept on ClickHouse yet: there is none to delete.
+    pub fn delete_snapshot(&self, _id: &str) -> Result<Option<SnapshotMeta>, StoreError> {
+        Ok(None)
+    }
+
+    /// Snapshots are not kept on ClickHouse yet: every id is unknown.
+    pub fn read_snapshot(
+        &self,
+        _id: &str,
+        head: impl FnOnce(Option<SnapshotMeta>) -> bool,
+        _chunk: impl FnMut(&[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        head(None);
+        Ok(())
+    }
+}

@@ -1,0 +1,171 @@
+//! The profile store behind every endpoint, chosen at start: the embedded SQLite file
+//! ([`SqliteStore`], the default) or a ClickHouse server or cluster ([`ClickHouseStore`], for
+//! fleets that outgrow one machine).
+//!
+//! [`Store`] is an enum over the two rather than a trait object: the set of backends is closed,
+//! and each method is one `match` that hands the contract's checked query to the backend and
+//! returns the contract's answer type, so both backends answer the same way. All calls block:
+//! async callers use `tokio::task::spawn_blocking`.
+
+pub mod clickhouse;
+mod explore;
+pub mod ingest;
+pub mod query;
+mod rollup;
+pub mod schema;
+pub mod snapshots;
+pub(crate) mod sql;
+mod sqlite;
+
+use std::path::Path;
+
+use embers_model::contract::envelope::Table;
+use embers_model::contract::explore::{
+    ServiceRow, ServicesQuery, TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery, ValueCount,
+};
+use embers_model::contract::selection::Selection;
+use embers_model::contract::snapshot::SnapshotMeta;
+use thiserror::Error;
+
+pub use self::clickhouse::{ClickHouseConfig, ClickHouseStore};
+pub use ingest::{Batch, BatchMeta, InsertStats, Sample, Tags};
+pub use query::{QueryError, QueryOutput};
+pub use snapshots::NewSnapshot;
+#[cfg(test)]
+pub(crate) use sqlite::connect;
+pub use sqlite::SqliteStore;
+
+/// A store failure.
+#[derive(Debug, Error)]
+pub enum StoreError {
+    /// SQLite reported an error.
+    #[error("sqlite: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// ClickHouse reported an error (or could not be reached).
+    #[error("clickhouse: {0}")]
+    ClickHouse(String),
+    /// The database file's schema is not one this build can use.
+    #[error("schema: {0}")]
+    Schema(String),
+    /// The data handed to the store is not valid (a caller's mistake, not the server's).
+    #[error("{0}")]
+    Invalid(String),
+    /// The database path is not usable.
+    #[error("database path: {0}")]
+    Path(String),
+    /// The backend does not offer this feature (yet).
+    #[error("{0}")]
+    Unsupported(String),
+}
+
+/// The profile store. Cheap to share behind an `Arc`.
+// One store lives per process behind an `Arc`: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug)]
+pub enum Store {
+    /// The embedded SQLite file.
+    Sqlite(SqliteStore),
+    /// A ClickHouse server or cluster.
+    ClickHouse(ClickHouseStore),
+}
+
+/// Call `$method` on whichever backend `$store` is.
+macro_rules! dispatch {
+    ($store:expr, $method:ident ( $($arg:expr),* )) => {
+        match $store {
+            Store::Sqlite(s) => s.$method($($arg),*),
+            Store::ClickHouse(c) => c.$method($($arg),*),
+        }
+    };
+}
+
+impl Store {
+    /// Open (creating if needed) the SQLite database file at `path` and migrate its schema.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        SqliteStore::open(path).map(Store::Sqlite)
+    }
+
+    /// Connect to ClickHouse and create the schema where it is missing.
+    pub fn open_clickhouse(config: &ClickHouseConfig) -> Result<Store, StoreError> {
+        ClickHouseStore::open(config).map(Store::ClickHouse)
+    }
+
+    /// Which backend this is and where, for logs.
+    pub fn describe(&self) -> String {
+        match self {
+            Store::Sqlite(s) => format!("sqlite {}", s.path().display()),
+            Store::ClickHouse(c) => c.describe(),
+        }
+    }
+
+    /// Number of stored samples.
+    pub fn sample_count(&self) -> Result<u64, StoreError> {
+        dispatch!(self, sample_count())
+    }
+
+    /// Number of distinct stored stacks.
+    pub fn stack_count(&self) -> Result<u64, StoreError> {
+        dispatch!(self, stack_count())
+    }
+
+    /// Whether the store holds no samples.
+    pub fn is_empty(&self) -> Result<bool, StoreError> {
+        dispatch!(self, is_empty())
+    }
+
+    /// Write `batches`: all of them or, on any error, none.
+    pub fn insert(&self, batches: &[Batch]) -> Result<InsertStats, StoreError> {
+        dispatch!(self, insert(batches))
+    }
+
+    /// Answer a ProfileTracing query with the matching stacks, summed per distinct stack.
+    pub fn query(&self, q: &Selection) -> Result<QueryOutput, QueryError> {
+        dispatch!(self, query(q))
+    }
+
+    /// `POST /v1/profile/services`.
+    pub fn services(&self, q: &ServicesQuery) -> Result<Table<ServiceRow>, StoreError> {
+        dispatch!(self, services(q))
+    }
+
+    /// `POST /v1/profile/timeline`.
+    pub fn timeline(&self, q: &TimelineQuery) -> Result<TimelineAnswer, StoreError> {
+        dispatch!(self, timeline(q))
+    }
+
+    /// `POST /v1/profile/tags`.
+    pub fn tags(&self, q: &TagsQuery) -> Result<Table<ValueCount>, StoreError> {
+        dispatch!(self, tags(q))
+    }
+
+    /// `POST /v1/profile/tag_values`.
+    pub fn tag_values(&self, q: &TagValuesQuery) -> Result<Table<ValueCount>, StoreError> {
+        dispatch!(self, tag_values(q))
+    }
+
+    /// Store a snapshot under a new random id.
+    pub fn save_snapshot(&self, new: &NewSnapshot<'_>) -> Result<SnapshotMeta, StoreError> {
+        dispatch!(self, save_snapshot(new))
+    }
+
+    /// Every snapshot, newest first.
+    pub fn snapshots(&self) -> Result<Vec<SnapshotMeta>, StoreError> {
+        dispatch!(self, snapshots())
+    }
+
+    /// Delete a snapshot; its metadata, or `None` when there is no such snapshot.
+    pub fn delete_snapshot(&self, id: &str) -> Result<Option<SnapshotMeta>, StoreError> {
+        dispatch!(self, delete_snapshot(id))
+    }
+
+    /// Read a snapshot: `head` gets its metadata and says whether to go on, then `chunk` gets
+    /// the stored answer piece by piece until it returns false.
+    pub fn read_snapshot(
+        &self,
+        id: &str,
+        head: impl FnOnce(Option<SnapshotMeta>) -> bool,
+        chunk: impl FnMut(&[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, read_snapshot(id, head, chunk))
+    }
+}
