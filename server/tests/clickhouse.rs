@@ -1,7 +1,8 @@
 //! The differential test of the two backends: the same ingest into a SQLite store and into
 //! ClickHouse (one node, and two shards behind a Distributed table) must give byte-identical
 //! HTTP answers to ProfileTracing (both shapes, `Total`, every tag-filter operator on fixed and
-//! open tags, kernel depth, time edges, empty ranges, app_service discovery and its errors).
+//! open tags, kernel depth, time edges, empty ranges, app_service discovery and its errors) and
+//! to the explore endpoints (services, timeline, tags, tag_values).
 //!
 //! Needs the local ClickHouse of `scripts/clickhouse.sh single` and `cluster` (see
 //! `common::clickhouse` for how an absent one is treated).
@@ -123,12 +124,72 @@ fn queries() -> Vec<Value> {
     out
 }
 
-async fn answers(server: &TestServer, queries: &[Value]) -> Vec<(u16, String)> {
+/// The explore requests both backends must answer identically: every endpoint, grouped by each
+/// kind of dimension, with filters, limits, prefixes, odd intervals, edges and empty ranges.
+fn explore_queries() -> Vec<(&'static str, Value)> {
+    let range = json!({"time_start": T0 - 100, "time_end": T0 + 100});
+    let r = |extra: Value| with(range.clone(), extra);
+    let mut out = vec![
+        ("services", r(json!({}))),
+        (
+            "services",
+            r(json!({"profile_event_type": "on-cpu", "tag_filter": "host='node-a'"})),
+        ),
+        (
+            "services",
+            json!({"time_start": T0 + 500, "time_end": T0 + 900}),
+        ),
+        ("tags", r(json!({}))),
+        ("tags", r(json!({"app_service": "nginx"}))),
+        (
+            "tags",
+            json!({"time_start": T0 + 500, "time_end": T0 + 900}),
+        ),
+    ];
+    for (interval, extra) in [
+        (1, json!({})),
+        (7, json!({"app_service": "redis-server"})),
+        (60, json!({"group_by": "thread"})),
+        (60, json!({"group_by": "pod", "group_limit": 1})),
+        (10, json!({"group_by": "k8s.label.app"})),
+        (
+            3600,
+            json!({"group_by": "app_service", "tag_filter": "pod!='redis-0'"}),
+        ),
+        (
+            5,
+            json!({"group_by": "is_ipv4", "profile_event_type": "on-cpu"}),
+        ),
+        (30, json!({"group_by": "host", "app_service": "Total"})),
+    ] {
+        let ebpf = json!({"interval": interval, "profile_language_type": "eBPF",
+            "profile_event_type": "on-cpu"});
+        out.push(("timeline", r(with(ebpf, extra))));
+    }
+    out.push((
+        "timeline",
+        json!({"time_start": T0 + 61, "time_end": T0 + 61, "interval": 1,
+        "profile_language_type": "eBPF", "profile_event_type": "on-cpu"}),
+    ));
+    for extra in [
+        json!({"tag": "pod"}),
+        json!({"tag": "pod", "prefix": "redis", "limit": 1}),
+        json!({"tag": "k8s.label.app"}),
+        json!({"tag": "thread", "app_service": "redis-server"}),
+        json!({"tag": "app_service"}),
+        json!({"tag": "pod_ns", "tag_filter": "k8s.label.app IN ('redis')"}),
+    ] {
+        out.push(("tag_values", r(extra)));
+    }
+    out
+}
+
+async fn answers(server: &TestServer, queries: &[(&str, Value)]) -> Vec<(u16, String)> {
     let mut out = Vec::new();
-    for q in queries {
+    for (endpoint, q) in queries {
         let (status, body) = server
             .post_raw(
-                "/v1/profile/ProfileTracing",
+                &format!("/v1/profile/{endpoint}"),
                 "application/json",
                 q.to_string().into_bytes(),
             )
@@ -149,11 +210,15 @@ async fn differential(layout: Layout, name: &str) {
     for server in [&sqlite, &clickhouse] {
         server.ingest(batches()).await;
     }
-    let queries = queries();
+    let mut queries: Vec<(&str, Value)> = queries()
+        .into_iter()
+        .map(|q| ("ProfileTracing", q))
+        .collect();
+    queries.extend(explore_queries());
     let want = answers(&sqlite, &queries).await;
     let got = answers(&clickhouse, &queries).await;
     for ((q, w), g) in queries.iter().zip(&want).zip(&got) {
-        assert_eq!(w, g, "the backends differ on {q}");
+        assert_eq!(w, g, "the backends differ on {} {}", q.0, q.1);
     }
     // The answers are not all alike: the set exercises matches, empty matches and errors.
     assert!(want
@@ -161,10 +226,36 @@ async fn differential(layout: Layout, name: &str) {
         .any(|(s, b)| *s == 200 && b.contains("dictFind")));
     let statuses: Vec<u16> = want.iter().map(|(s, _)| *s).collect();
     assert!(statuses.contains(&400), "{statuses:?}");
+    // Only the discovery errors and bad filters fail: the explore requests all succeed.
+    assert_eq!(
+        statuses.iter().filter(|s| **s != 200).count(),
+        1,
+        "{statuses:?}"
+    );
     assert_eq!(store.sample_count().expect("count"), 15);
+    if let (Layout::TwoShards, Store::ClickHouse(c)) = (layout, &*store) {
+        spread_over_shards(&sqlite.client, c.database(), 15).await;
+    }
     sqlite.stop().await;
     clickhouse.stop().await;
     ch::drop_database(&store);
+}
+
+/// Each shard's local table holds some of the rows, and together all of them.
+async fn spread_over_shards(client: &reqwest::Client, database: &str, total: u64) {
+    let mut counts = Vec::new();
+    for shard in ch::SHARDS {
+        let sql = format!("SELECT count() FROM {database}.in_process_local");
+        let answer = client.post(shard).body(sql).send().await.expect("shard");
+        let text = answer.text().await.expect("body");
+        counts.push(
+            text.trim()
+                .parse::<u64>()
+                .unwrap_or_else(|e| panic!("{e}: {text}")),
+        );
+    }
+    assert!(counts.iter().all(|n| *n > 0), "{counts:?}");
+    assert_eq!(counts.iter().sum::<u64>(), total, "{counts:?}");
 }
 
 #[tokio::test]
@@ -204,5 +295,4 @@ async fn bad_ingest_is_refused_with_a_reason() {
     assert_eq!(store.sample_count().expect("count"), 0);
     server.stop().await;
     ch::drop_database(&store);
-    let _: Option<&Store> = None;
 }

@@ -181,6 +181,11 @@ impl ClickHouseStore {
         format!("{}.in_process", self.config.database)
     }
 
+    /// The database holding the tables.
+    pub fn database(&self) -> &str {
+        &self.config.database
+    }
+
     /// Which backend this is and where, for logs.
     pub fn describe(&self) -> String {
         format!(
