@@ -222,6 +222,23 @@ impl ClickHouseStore {
         Ok(self.sample_count()? == 0)
     }
 
+    /// Bytes the tables take on disk, over every node given (compressed, active parts).
+    pub fn disk_bytes(&self) -> Result<u64, StoreError> {
+        let mut sql = sql::ChSql::new(
+            "SELECT toUInt64(sum(bytes)) AS n FROM system.parts WHERE active AND database = ",
+        );
+        sql.bind(self.config.database.clone());
+        self.block_on(async {
+            let mut total = 0;
+            for url in &self.config.urls {
+                let client = client_for(url, &self.config);
+                let row: Count = sql.query(&client).fetch_one().await.map_err(ch_err)?;
+                total += row.n;
+            }
+            Ok(total)
+        })
+    }
+
     /// Drop the database on every node (what the tests use to clean up after themselves).
     pub fn drop_database(&self) -> Result<(), StoreError> {
         let sql = format!("DROP DATABASE IF EXISTS {}", self.config.database);
