@@ -12,7 +12,9 @@ mod query;
 pub(crate) mod schema;
 pub(crate) mod sql;
 
+use std::collections::{HashMap, HashSet};
 use std::future::Future;
+use std::sync::{Mutex, MutexGuard};
 
 use clickhouse::{Client, Compression};
 use embers_model::contract::snapshot::SnapshotMeta;
@@ -36,11 +38,42 @@ pub struct ClickHouseConfig {
     pub password: Option<String>,
 }
 
+/// Most entries each of the store's id caches keeps; past that one starts over.
+const MAX_CACHED: usize = 200_000;
+
+/// What the store remembers between calls: dictionary ids known to be written (so a repeated
+/// stack or tag set is not written again) and stack texts already read.
+#[derive(Debug, Default)]
+pub(crate) struct Caches {
+    pub(crate) stacks_written: HashSet<u64>,
+    pub(crate) tagsets_written: HashSet<u64>,
+    pub(crate) stack_text: HashMap<u64, String>,
+}
+
+impl Caches {
+    /// Forget everything once any cache is full (entries stay valid: ids never change meaning).
+    pub(crate) fn bound(&mut self) {
+        let full = |n: usize| n > MAX_CACHED;
+        if full(self.stacks_written.len()) {
+            self.stacks_written.clear();
+        }
+        if full(self.tagsets_written.len()) {
+            self.tagsets_written.clear();
+        }
+        if full(self.stack_text.len()) {
+            self.stack_text.clear();
+        }
+    }
+}
+
 /// The ClickHouse store.
 pub struct ClickHouseStore {
     runtime: Option<tokio::runtime::Runtime>,
     client: Client,
+    /// One client per node, for what every node keeps whole (the dictionaries).
+    nodes: Vec<Client>,
     config: ClickHouseConfig,
+    caches: Mutex<Caches>,
 }
 
 impl std::fmt::Debug for ClickHouseStore {
@@ -111,7 +144,9 @@ impl ClickHouseStore {
         let store = ClickHouseStore {
             runtime: Some(runtime),
             client: client_for(first, config),
+            nodes: config.urls.iter().map(|u| client_for(u, config)).collect(),
             config: config.clone(),
+            caches: Mutex::new(Caches::default()),
         };
         store.block_on(store.create_schema())?;
         Ok(store)
@@ -131,13 +166,8 @@ impl ClickHouseStore {
                         .map_err(|e| StoreError::ClickHouse(format!("{url}: {e}")))
                 }
             };
-            exec(format!("CREATE DATABASE IF NOT EXISTS {db}")).await?;
-            match &self.config.cluster {
-                None => exec(schema::merge_tree(db, "in_process")).await?,
-                Some(cluster) => {
-                    exec(schema::merge_tree(db, "in_process_local")).await?;
-                    exec(schema::distributed(db, cluster)).await?;
-                }
+            for sql in schema::ddl(db, self.config.cluster.as_deref()) {
+                exec(sql).await?;
             }
         }
         // Reading the table touches every shard: a shard without its local table fails here,
@@ -174,6 +204,20 @@ impl ClickHouseStore {
 
     pub(crate) fn client(&self) -> &Client {
         &self.client
+    }
+
+    pub(crate) fn nodes(&self) -> &[Client] {
+        &self.nodes
+    }
+
+    /// The caches (a poisoned lock is still usable: they only ever hold valid entries).
+    pub(crate) fn caches(&self) -> MutexGuard<'_, Caches> {
+        self.caches.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// `db.name` of one of the store's tables.
+    pub(crate) fn table_named(&self, name: &str) -> String {
+        format!("{}.{name}", self.config.database)
     }
 
     /// `db.in_process`: the table (or, on a cluster, the Distributed table) every read uses.
@@ -214,7 +258,14 @@ impl ClickHouseStore {
 
     /// Number of distinct stored stacks.
     pub fn stack_count(&self) -> Result<u64, StoreError> {
-        self.block_on(self.count("SELECT uniqExact(profile_location_str) AS n FROM {t}"))
+        let sql = format!(
+            "SELECT uniqExact(id) AS n FROM {}",
+            self.table_named("stacks")
+        );
+        self.block_on(async {
+            let row: Count = self.client.query(&sql).fetch_one().await.map_err(ch_err)?;
+            Ok(row.n)
+        })
     }
 
     /// Whether the store holds no samples.

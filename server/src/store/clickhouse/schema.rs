@@ -1,37 +1,45 @@
-//! The ClickHouse schema: one flat table close to DeepFlow's `profile.in_process`.
+//! The ClickHouse schema, close to DeepFlow's `profile.in_process` but normalised where
+//! measurement said it pays (see the README's "Scaling out": inserting the flat row — the stack
+//! text and some 40 tag columns per sample — ran at ~140,000 samples/s here, ids at ~1,000,000):
 //!
-//! Columns: `time` (a `DateTime`: 18.16 has no `DateTime64`), `_id`, `app_service`,
-//! `profile_location_str` (the `;`-joined stack, stored per row as DeepFlow does: ClickHouse's
-//! column compression takes the repetition away, so a separate stacks table and join does not
-//! pay here), `profile_value`, event type, language, the two timestamps, every settable column
-//! of the contract's field table (`profile_value_unit`, `host`, `pod`, ...) and the open tag
-//! families as DeepFlow's `tag_names`/`tag_values` arrays.
+//! - `in_process`: one row per sample: `time` (a `DateTime`: 18.16 has no `DateTime64`), `_id`,
+//!   `app_service`, language, event type, `stack_id` and `thread` (the stack's `[t] ` frame, for
+//!   the explore endpoints), `profile_value`, `tagset_id` and the two timestamps.
+//!   `ENGINE = MergeTree() PARTITION BY toStartOfHour(time) ORDER BY (app_service,
+//!   profile_language_type, time)` — the syntax both 18.16 and current ClickHouse run. 18.16 has
+//!   no table TTL (19.6 brought it): retention drops whole hour partitions.
+//! - `stacks`: each distinct `profile_location_str` once, keyed by its 64-bit xxh3 hash;
+//! - `tagsets`: each distinct set of batch tags once (every settable column of the contract's
+//!   field table, `profile_value_unit` included, and the open families as DeepFlow's
+//!   `tag_names`/`tag_values` arrays), keyed by the hash of its contents.
 //!
-//! `ENGINE = MergeTree() PARTITION BY toStartOfHour(time) ORDER BY (app_service,
-//! profile_language_type, time)`: the syntax both 18.16 and current ClickHouse run. 18.16 has no
-//! table TTL (it arrived in 19.6), so retention drops whole hour partitions
-//! (`ALTER TABLE ... DROP PARTITION`).
-//!
-//! With a cluster, `in_process_local` holds each shard's rows and `in_process` is a
-//! `Distributed` table over them, sharded by `rand()` so that ingest spreads evenly and every
-//! query runs on all shards in parallel. The local tables are created on every shard directly
-//! (`ON CLUSTER` would need ZooKeeper).
+//! Both dictionaries are `ReplacingMergeTree` tables written by any number of stateless servers:
+//! a row written twice is the same row, merged away in the background and read with `LIMIT 1 BY
+//! id` meanwhile. With a cluster, `in_process_local` holds each shard's samples and `in_process`
+//! is a `Distributed` table over them, sharded by `rand()`; the dictionaries are small and kept
+//! whole on every node, so each shard resolves tag filters locally. Every table is created on
+//! every node directly (`ON CLUSTER` would need ZooKeeper).
 
 use embers_model::contract::fields::{self, FieldKind};
 
-/// The columns in table order with their ClickHouse types; ingest writes them in this order.
-pub(crate) fn columns() -> Vec<(&'static str, &'static str)> {
-    let mut out = vec![
-        ("time", "DateTime"),
-        ("_id", "Int64"),
-        ("app_service", "String"),
-        ("profile_location_str", "String"),
-        ("profile_value", "Int64"),
-        ("profile_event_type", "String"),
-        ("profile_language_type", "String"),
-        ("profile_create_timestamp", "Int64"),
-        ("profile_in_timestamp", "Int64"),
-    ];
+/// The columns of `in_process` in table order; ingest writes them in this order.
+pub(crate) const SAMPLE_COLUMNS: [(&str, &str); 11] = [
+    ("time", "DateTime"),
+    ("_id", "Int64"),
+    ("app_service", "String"),
+    ("profile_event_type", "String"),
+    ("profile_language_type", "String"),
+    ("stack_id", "UInt64"),
+    ("thread", "String"),
+    ("profile_value", "Int64"),
+    ("tagset_id", "UInt64"),
+    ("profile_create_timestamp", "Int64"),
+    ("profile_in_timestamp", "Int64"),
+];
+
+/// The columns of `tagsets` in table order.
+pub(crate) fn tagset_columns() -> Vec<(&'static str, &'static str)> {
+    let mut out = vec![("id", "UInt64")];
     out.extend(fields::settable_columns().map(|def| {
         let ty = match def.kind {
             FieldKind::Text => "String",
@@ -44,35 +52,57 @@ pub(crate) fn columns() -> Vec<(&'static str, &'static str)> {
     out
 }
 
-/// `CREATE TABLE IF NOT EXISTS db.table (...) ENGINE = MergeTree() ...`. `db` and `table` are
+fn column_list(columns: &[(&str, &str)], with_types: bool) -> String {
+    let cols: Vec<String> = columns
+        .iter()
+        .map(|(name, ty)| match with_types {
+            true => format!("`{name}` {ty}"),
+            false => format!("`{name}`"),
+        })
+        .collect();
+    cols.join(", ")
+}
+
+/// The DDL of one node: the samples table (`in_process`, or `in_process_local` under a
+/// Distributed `in_process` with a cluster) and the two dictionaries. `db` and `cluster` are
 /// checked identifiers.
-pub(crate) fn merge_tree(db: &str, table: &str) -> String {
-    let cols: Vec<String> = columns()
-        .iter()
-        .map(|(name, ty)| format!("  `{name}` {ty}"))
-        .collect();
-    format!(
-        "CREATE TABLE IF NOT EXISTS {db}.{table} (\n{}\n) ENGINE = MergeTree() \
-         PARTITION BY toStartOfHour(time) ORDER BY (app_service, profile_language_type, time)",
-        cols.join(",\n")
-    )
+pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
+    let samples = if cluster.is_some() {
+        "in_process_local"
+    } else {
+        "in_process"
+    };
+    let mut out = vec![
+        format!("CREATE DATABASE IF NOT EXISTS {db}"),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{samples} ({}) ENGINE = MergeTree() \
+             PARTITION BY toStartOfHour(time) ORDER BY (app_service, profile_language_type, time)",
+            column_list(&SAMPLE_COLUMNS, true)
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.stacks (`id` UInt64, `location_str` String) \
+             ENGINE = ReplacingMergeTree() ORDER BY id"
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.tagsets ({}) ENGINE = ReplacingMergeTree() ORDER BY id",
+            column_list(&tagset_columns(), true)
+        ),
+    ];
+    if let Some(cluster) = cluster {
+        out.push(format!(
+            "CREATE TABLE IF NOT EXISTS {db}.in_process AS {db}.in_process_local \
+             ENGINE = Distributed({cluster}, {db}, in_process_local, rand())"
+        ));
+    }
+    out
 }
 
-/// The `Distributed` table `db.in_process` over `db.in_process_local` of `cluster`.
-pub(crate) fn distributed(db: &str, cluster: &str) -> String {
+/// `INSERT INTO db.table (cols) FORMAT RowBinary` for `columns`.
+pub(crate) fn insert(db: &str, table: &str, columns: &[(&str, &str)]) -> String {
     format!(
-        "CREATE TABLE IF NOT EXISTS {db}.in_process AS {db}.in_process_local \
-         ENGINE = Distributed({cluster}, {db}, in_process_local, rand())"
+        "INSERT INTO {db}.{table} ({}) FORMAT RowBinary",
+        column_list(columns, false)
     )
-}
-
-/// The column list of an insert: `(time, _id, ...)`.
-pub(crate) fn insert_columns() -> String {
-    let names: Vec<String> = columns()
-        .iter()
-        .map(|(name, _)| format!("`{name}`"))
-        .collect();
-    format!("({})", names.join(", "))
 }
 
 /// Whether `name` can be pasted into SQL as a database or cluster identifier.
@@ -88,14 +118,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_settable_field_is_a_column_once() {
-        let cols = columns();
+    fn every_settable_field_is_a_tagset_column_once() {
+        let cols = tagset_columns();
         for def in fields::settable_columns() {
             assert_eq!(cols.iter().filter(|(n, _)| *n == def.name).count(), 1);
         }
-        let ddl = merge_tree("embers", "in_process");
+        let ddl = ddl("embers", Some("c")).join("\n");
         assert!(ddl.contains("PARTITION BY toStartOfHour(time)"), "{ddl}");
         assert!(ddl.contains("`profile_value_unit` String"), "{ddl}");
+        assert!(
+            ddl.contains("Distributed(c, embers, in_process_local, rand())"),
+            "{ddl}"
+        );
     }
 
     #[test]

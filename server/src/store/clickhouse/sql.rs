@@ -8,9 +8,9 @@
 use clickhouse::query::Query;
 use serde::Serialize;
 
-use embers_model::contract::fields::FieldRef;
+use embers_model::contract::fields::{FieldRef, Scope};
 use embers_model::contract::selection::Selection;
-use embers_model::contract::tag_filter::{Op, Value};
+use embers_model::contract::tag_filter::{Condition, Op, Value};
 
 /// A value bound to a `?`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -128,8 +128,9 @@ pub(crate) fn open_tag(sql: &mut ChSql, name: &str) {
 }
 
 /// Append the conditions every statement over samples shares: time range, language, event type,
-/// tag filter.
-pub(crate) fn common_where(sql: &mut ChSql, q: &Selection) {
+/// tag filter. Conditions on batch tags select tag sets from `tagsets` (a table every node keeps
+/// whole, so each shard answers them locally).
+pub(crate) fn common_where(sql: &mut ChSql, q: &Selection, tagsets: &str) {
     sql.push("time >= ").bind(q.time_start);
     sql.push(" AND time <= ").bind(q.time_end);
     if let Some(language) = &q.language {
@@ -140,19 +141,36 @@ pub(crate) fn common_where(sql: &mut ChSql, q: &Selection) {
         sql.push(" AND profile_event_type = ")
             .bind(event_type.clone());
     }
-    for c in &q.filter.conditions {
-        sql.push(" AND ");
-        match &c.field {
+    let (per_sample, per_tagset): (Vec<&Condition>, Vec<&Condition>) = q
+        .filter
+        .conditions
+        .iter()
+        .partition(|c| matches!(&c.field, FieldRef::Column(d) if d.scope == Scope::Sample));
+    for c in per_sample {
+        if let FieldRef::Column(def) = &c.field {
             // `def.name` is a fixed identifier from the field table, a column of the table.
-            FieldRef::Column(def) => {
-                sql.push(def.name).op(c.op, &c.values);
-            }
-            FieldRef::Open { name, .. } => {
-                open_tag(sql, name);
-                sql.op(c.op, &c.values);
-            }
+            sql.push(" AND ").push(def.name).op(c.op, &c.values);
         }
     }
+    if per_tagset.is_empty() {
+        return;
+    }
+    sql.push(" AND tagset_id IN (SELECT id FROM ")
+        .push(tagsets)
+        .push(" WHERE ");
+    for (i, c) in per_tagset.iter().enumerate() {
+        if i > 0 {
+            sql.push(" AND ");
+        }
+        match &c.field {
+            FieldRef::Column(def) => {
+                sql.push(def.name);
+            }
+            FieldRef::Open { name, .. } => open_tag(sql, name),
+        }
+        sql.op(c.op, &c.values);
+    }
+    sql.push(")");
 }
 
 #[cfg(test)]
@@ -174,13 +192,17 @@ mod tests {
             .expect("filter"),
         };
         let mut sql = ChSql::default();
-        common_where(&mut sql, &q);
+        common_where(&mut sql, &q, "embers.tagsets");
         assert!(!sql.text.contains("OR 1=1"), "{}", sql.text);
         assert!(!sql.text.contains("k8s.label.app"), "{}", sql.text);
         assert_eq!(sql.text.matches('?').count(), sql.params.len());
         assert!(sql.params.contains(&Bound::Text("x' OR 1=1 --".into())));
         assert!(sql.params.contains(&Bound::Int(5)));
         assert!(sql.text.contains("AND time != ?"), "{}", sql.text);
-        assert!(sql.text.contains("AND pod = ?"), "{}", sql.text);
+        assert!(
+            sql.text.contains("FROM embers.tagsets WHERE pod = ?"),
+            "{}",
+            sql.text
+        );
     }
 }
