@@ -161,8 +161,7 @@ fn ingest(
             .collect();
         handles
             .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err("writer panicked".into())))
-            .collect()
+            .try_for_each(|h| h.join().unwrap_or_else(|_| Err("writer panicked".into())))
     });
     outcome?;
     let took = t.elapsed().as_secs_f64();

@@ -2,7 +2,7 @@
 //! ClickHouse (one node, and two shards behind a Distributed table) must give byte-identical
 //! HTTP answers to ProfileTracing (both shapes, `Total`, every tag-filter operator on fixed and
 //! open tags, kernel depth, time edges, empty ranges, app_service discovery and its errors) and
-//! to the explore endpoints (services, timeline, tags, tag_values).
+//! to the explore endpoints (services, timeline, tags, tag_values); snapshots behave the same.
 //!
 //! Needs the local ClickHouse of `scripts/clickhouse.sh single` and `cluster` (see
 //! `common::clickhouse` for how an absent one is treated).
@@ -266,6 +266,69 @@ async fn profile_tracing_answers_match_sqlite_on_one_node() {
 #[tokio::test]
 async fn profile_tracing_answers_match_sqlite_on_two_shards() {
     differential(Layout::TwoShards, "shards").await;
+}
+
+/// A snapshot's life on one server: save an answer, list it, fetch it, delete it, miss it.
+/// Returns what a client sees, with the id and save time (which differ per save) taken out.
+async fn snapshot_life(server: &TestServer, answer: &str) -> Vec<Value> {
+    let request = query_for("redis-server");
+    let body = common::snapshots::save_body(&request, answer, Some("before the fix"));
+    let (status, saved) = server.save_snapshot(body).await;
+    assert_eq!(status, 200, "{saved}");
+    let id = saved["result"]["id"].as_str().expect("an id").to_owned();
+    let path = format!("{}/{id}", common::snapshots::SNAPSHOTS);
+    let strip = |mut v: Value| {
+        for key in ["result", "snapshot"] {
+            if let Some(m) = v[key].as_object_mut() {
+                m.remove("id");
+                m.remove("saved_at");
+            }
+        }
+        v
+    };
+    let mut seen = vec![strip(saved)];
+    let list = server.snapshot_list().await;
+    seen.push(json!(list.len()));
+    let (status, _, text) = server.get(&path).await;
+    seen.push(json!(status));
+    seen.push(strip(
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")),
+    ));
+    let (status, deleted) = server.delete(&path).await;
+    seen.extend([json!(status), strip(deleted)]);
+    let (status, _, _) = server.get(&path).await;
+    seen.push(json!(status));
+    let (status, _) = server.delete(&path).await;
+    seen.push(json!(status));
+    seen.push(json!(server.snapshot_list().await.len()));
+    seen
+}
+
+/// Snapshots answer the same on both backends (one node and two shards).
+#[tokio::test]
+async fn snapshots_match_sqlite() {
+    for layout in [Layout::Single, Layout::TwoShards] {
+        let Some(store) = ch::store(layout, "snaps") else {
+            return;
+        };
+        let db = TempDb::new();
+        let sqlite = TestServer::start(&db.path()).await;
+        let clickhouse = TestServer::start_over(store.clone(), "none".into(), |_| {}).await;
+        sqlite.ingest(batches()).await;
+        let request = query_for("redis-server").to_string().into_bytes();
+        let (status, answer) = sqlite
+            .post_raw("/v1/profile/ProfileTracing", "application/json", request)
+            .await;
+        assert_eq!(status, 200, "{answer}");
+        let want = snapshot_life(&sqlite, &answer).await;
+        let got = snapshot_life(&clickhouse, &answer).await;
+        assert_eq!(want, got);
+        assert_eq!(want[2], json!(200));
+        assert_eq!(want[6], json!(404));
+        sqlite.stop().await;
+        clickhouse.stop().await;
+        ch::drop_database(&store);
+    }
 }
 
 /// Ingest is checked as SQLite checks it, plus the one limit of a `DateTime` column.

@@ -179,7 +179,7 @@ fn meta_at(row: &Row<'_>, first: usize) -> Result<SnapshotMeta, StoreError> {
 }
 
 /// A fresh id: 16 bytes from the operating system's generator, base32 without padding.
-fn new_id() -> Result<String, StoreError> {
+pub(crate) fn new_id() -> Result<String, StoreError> {
     let mut bytes = [0u8; 16];
     getrandom::fill(&mut bytes)
         .map_err(|e| StoreError::Invalid(format!("no random bytes for a snapshot id: {e}")))?;

@@ -17,8 +17,8 @@ use crate::store::{Batch, BatchMeta, InsertStats, StoreError};
 
 /// `RowBinary` encoding of one value at a time.
 #[derive(Debug, Default)]
-struct RowBinary {
-    buf: Vec<u8>,
+pub(crate) struct RowBinary {
+    pub(crate) buf: Vec<u8>,
 }
 
 impl RowBinary {
@@ -34,16 +34,16 @@ impl RowBinary {
         }
     }
 
-    fn string(&mut self, s: &str) {
+    pub(crate) fn string(&mut self, s: &str) {
         self.leb128(s.len());
         self.buf.extend_from_slice(s.as_bytes());
     }
 
-    fn i64(&mut self, n: i64) {
+    pub(crate) fn i64(&mut self, n: i64) {
         self.buf.extend_from_slice(&n.to_le_bytes());
     }
 
-    fn u64(&mut self, n: u64) {
+    pub(crate) fn u64(&mut self, n: u64) {
         self.buf.extend_from_slice(&n.to_le_bytes());
     }
 
@@ -174,7 +174,11 @@ fn first_id() -> Result<i64, StoreError> {
 }
 
 /// Send `rows` with one `INSERT` statement `sql`.
-async fn send(client: &clickhouse::Client, sql: &str, rows: &[u8]) -> Result<(), StoreError> {
+pub(crate) async fn send(
+    client: &clickhouse::Client,
+    sql: &str,
+    rows: &[u8],
+) -> Result<(), StoreError> {
     let mut insert = client
         .insert_formatted_with(sql.to_owned())
         .with_setting("insert_distributed_sync", "1");

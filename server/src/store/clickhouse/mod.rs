@@ -10,6 +10,7 @@ mod explore;
 mod ingest;
 mod query;
 pub(crate) mod schema;
+mod snapshots;
 pub(crate) mod sql;
 
 use std::collections::{HashMap, HashSet};
@@ -17,10 +18,9 @@ use std::future::Future;
 use std::sync::{Mutex, MutexGuard};
 
 use clickhouse::{Client, Compression};
-use embers_model::contract::snapshot::SnapshotMeta;
 use serde::Deserialize;
 
-use super::{NewSnapshot, StoreError};
+use super::StoreError;
 
 /// Where and how to reach ClickHouse.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,7 +166,8 @@ impl ClickHouseStore {
                         .map_err(|e| StoreError::ClickHouse(format!("{url}: {e}")))
                 }
             };
-            for sql in schema::ddl(db, self.config.cluster.as_deref()) {
+            let tables = schema::ddl(db, self.config.cluster.as_deref());
+            for sql in tables.into_iter().chain(snapshots::ddl(db)) {
                 exec(sql).await?;
             }
         }
@@ -300,39 +301,5 @@ impl ClickHouseStore {
             }
             Ok(())
         })
-    }
-
-    fn no_snapshots<T>(&self) -> Result<T, StoreError> {
-        Err(StoreError::Unsupported(
-            "snapshots are not stored on the ClickHouse backend yet; run with the SQLite store \
-             (--db) to save them"
-                .into(),
-        ))
-    }
-
-    /// Snapshots are not kept on ClickHouse yet.
-    pub fn save_snapshot(&self, _new: &NewSnapshot<'_>) -> Result<SnapshotMeta, StoreError> {
-        self.no_snapshots()
-    }
-
-    /// Snapshots are not kept on ClickHouse yet: the list is empty.
-    pub fn snapshots(&self) -> Result<Vec<SnapshotMeta>, StoreError> {
-        Ok(Vec::new())
-    }
-
-    /// Snapshots are not kept on ClickHouse yet: there is none to delete.
-    pub fn delete_snapshot(&self, _id: &str) -> Result<Option<SnapshotMeta>, StoreError> {
-        Ok(None)
-    }
-
-    /// Snapshots are not kept on ClickHouse yet: every id is unknown.
-    pub fn read_snapshot(
-        &self,
-        _id: &str,
-        head: impl FnOnce(Option<SnapshotMeta>) -> bool,
-        _chunk: impl FnMut(&[u8]) -> bool,
-    ) -> Result<(), StoreError> {
-        head(None);
-        Ok(())
     }
 }
