@@ -173,6 +173,55 @@ fn ingest(
     Ok(())
 }
 
+/// The store's own ingest rate once its stacks are known (the steady state of a fleet): 10 calls
+/// made before the clock starts, written by `writers` threads. Adds their samples to the day.
+fn steady_ingest(
+    store: &Store,
+    stacks: &[String],
+    per_call: usize,
+    writers: usize,
+) -> Result<(), String> {
+    let calls = 10;
+    let n = calls * per_call;
+    let mut rng = Rng::new(11);
+    let mut ready: Vec<Vec<Batch>> = (0..calls)
+        .map(|i| {
+            chunk(
+                &mut rng,
+                stacks,
+                stacks.len() + i * per_call,
+                stacks.len() + (i + 1) * per_call,
+                n,
+            )
+        })
+        .collect();
+    let work = std::sync::Mutex::new(&mut ready);
+    let t = Instant::now();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..writers)
+            .map(|_| {
+                scope.spawn(|| loop {
+                    let next = work.lock().map_err(|e| e.to_string())?.pop();
+                    let Some(batches) = next else {
+                        return Ok::<(), String>(());
+                    };
+                    store.insert(&batches).map_err(|e| e.to_string())?;
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .try_for_each(|h| h.join().unwrap_or_else(|_| Err("writer panicked".into())))
+    })?;
+    let took = t.elapsed().as_secs_f64();
+    println!(
+        "  steady ingest (stacks known, batches made beforehand): {n} samples in {took:.2} s \
+         = {:.0} samples/s",
+        n as f64 / took
+    );
+    Ok(())
+}
+
 /// How long making `per_call` synthetic samples takes (the feeder's share of the ingest time).
 fn generation_cost(stacks: &[String], n: usize, per_call: usize) {
     let t = Instant::now();
@@ -293,13 +342,13 @@ fn run(name: &str, stacks: &[String], n: usize) -> Result<(), String> {
         Store::Sqlite(s) => std::fs::metadata(s.path())
             .map(|m| m.len())
             .map_err(|e| e.to_string())?,
-        Store::ClickHouse(c) => {
-            let bytes = c.disk_bytes().map_err(|e| e.to_string())?;
-            c.drop_database().map_err(|e| e.to_string())?;
-            bytes
-        }
+        Store::ClickHouse(c) => c.disk_bytes().map_err(|e| e.to_string())?,
     };
     println!("  size on disk: {:.0} MB", bytes as f64 / 1e6);
+    steady_ingest(&store, stacks, per_call, writers)?;
+    if let Store::ClickHouse(c) = &store {
+        c.drop_database().map_err(|e| e.to_string())?;
+    }
     Ok(())
 }
 

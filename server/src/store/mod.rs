@@ -53,9 +53,6 @@ pub enum StoreError {
     /// The database path is not usable.
     #[error("database path: {0}")]
     Path(String),
-    /// The backend does not offer this feature (yet).
-    #[error("{0}")]
-    Unsupported(String),
 }
 
 /// The profile store. Cheap to share behind an `Arc`.
