@@ -42,10 +42,10 @@ if [ -z "$sizes" ]; then
   if $smoke; then sizes=10000; else sizes=10000,100000,1000000; fi
 fi
 if [ -z "$viewers" ]; then
-  if $smoke; then viewers=embers; else viewers=embers,speedscope,grafana; fi
+  if $smoke; then viewers=embers; else viewers=embers,speedscope,grafana,grafanaGraph; fi
 fi
 needs_peers=false
-case ",$viewers," in *,speedscope,*|*,grafana,*) needs_peers=true ;; esac
+case ",$viewers," in *,speedscope,*|*,grafana*) needs_peers=true ;; esac
 
 command -v node >/dev/null || { echo "bench: node is required" >&2; exit 1; }
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
@@ -111,7 +111,7 @@ mkdir -p "$snap"
 cp -pR "$ROOT"/dist/. "$snap/"
 
 # 5. The Grafana page.
-if case ",$viewers," in *,grafana,*) true ;; *) false ;; esac; then
+if case ",$viewers," in *,grafana*) true ;; *) false ;; esac; then
   if [ ! -f "$BENCH/grafana/dist/main.js" ] || [ -n "$(find "$BENCH/grafana" -maxdepth 1 -newer "$BENCH/grafana/dist/main.js" -type f)" ]; then
     say "bundling the Grafana flame-graph page (esbuild)"
     node "$BENCH/grafana/build.mjs"

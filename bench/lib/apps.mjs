@@ -334,9 +334,10 @@ export const speedscope = {
 export const grafana = {
   name: 'grafana',
   browser: 'cpu',
+  query: '',
   async render(browser, server, { dataUrl, timeoutMs }) {
     const { context, page, errors } = await newPage(browser, 'grafana', 'grafana\\.json');
-    await page.goto(`${server.url}/grafana/`);
+    await page.goto(`${server.url}/grafana/${this.query}`);
     await page.waitForFunction(() => window.bench && window.bench.ready, null, { timeout: 30_000 });
     await page.evaluate(() => window.bench.ready);
     await page.evaluate((url) => {
@@ -397,7 +398,10 @@ export const grafana = {
   },
 };
 
-export const APPS = { embers, speedscope, grafana };
+/** The same component showing only its flame graph (the header's "Flame Graph" view). */
+export const grafanaGraph = { ...grafana, name: 'grafanaGraph', query: '?view=graph' };
+
+export const APPS = { embers, speedscope, grafana, grafanaGraph };
 
 // ------------------------------------------------------------------------------------------------
 // Where Embers spends its render time: one extra load under the CDP sampling profiler. The server
