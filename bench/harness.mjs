@@ -30,6 +30,7 @@ function parseArgs(argv) {
     smoke: false,
     viewers: null,
     shapeA: true,
+    compare: null,
     reps: null,
     interactions: null,
     dist: path.join(ROOT_DIR, 'dist'),
@@ -50,6 +51,7 @@ function parseArgs(argv) {
       case '--smoke': a.smoke = true; break;
       case '--viewers': case '--peers': a.viewers = v().split(',').map((s) => s.trim()).filter(Boolean); break;
       case '--no-shape-a': a.shapeA = false; break;
+      case '--no-compare': a.compare = false; break;
       case '--reps': a.reps = Number(v()); break;
       case '--interactions': a.interactions = Number(v()); break;
       case '--dist': a.dist = path.resolve(v()); break;
@@ -65,6 +67,7 @@ function parseArgs(argv) {
       default: throw new Error(`unknown argument ${k}`);
     }
   }
+  a.compare ??= !a.smoke;
   a.sizes ??= a.smoke ? [10_000] : [10_000, 100_000, 1_000_000];
   a.viewers ??= a.smoke ? ['embers'] : ['embers', 'speedscope', 'grafana', 'grafanaGraph'];
   for (const v of a.viewers) if (!APPS[v]) throw new Error(`unknown viewer ${v} (known: ${Object.keys(APPS).join(', ')})`);
@@ -293,6 +296,13 @@ async function main() {
         }
       }
 
+      // Embers comparing two answers of this profile (shape B): renders and interactions.
+      if (args.compare) {
+        entry.viewers.embersCompare = await runViewer(APPS.embersCompare, await browserFor('cpu'), server, {
+          reps: r, interactions: args.interactions, timeoutMs: timeoutMs * 2,
+        });
+      }
+
       // Embers on shape A: renders only.
       if (args.shapeA && existsSync(path.join(dir, 'shape-a.json'))) {
         await server.setProfile(path.join(dir, 'shape-a.json'));
@@ -408,7 +418,7 @@ function gitInfo() {
   }
 }
 
-const LABELS = { embers: 'Embers (shape B)', embersShapeA: 'Embers (shape A)', speedscope: 'speedscope', grafana: 'Grafana flame graph (with table)', grafanaGraph: 'Grafana flame graph (graph only)' };
+const LABELS = { embers: 'Embers (shape B)', embersCompare: 'Embers comparing two (shape B)', embersShapeA: 'Embers (shape A)', speedscope: 'speedscope', grafana: 'Grafana flame graph (with table)', grafanaGraph: 'Grafana flame graph (graph only)' };
 
 function renderTable(results) {
   const head = ['nodes', 'viewer', 'render (median)', 'decode', 'zoom p50/p95', 'reset p50/p95', 'hover p50/p95', 'search p50/p95', 'JS heap', 'wasm', 'JS+wasm'];
@@ -467,6 +477,14 @@ function targetChecks(results) {
     if (x?.p95 != null) checks.push({ target: `${k} p95 ≤ 16 ms (${label})`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
   }
   if (e?.memory) checks.push({ target: `memory after render ≤ 120 MB (${label})`, value: `${fmtMB(e.memory.totalMB)} (JS ${fmtMB(e.memory.jsHeapUsedMB)} + wasm ${fmtMB(e.memory.wasmMB)})`, pass: e.memory.totalMB <= 120 });
+  const c = s.viewers.embersCompare;
+  if (c?.render?.median != null && e?.render?.median != null) {
+    checks.push({ target: `compare render ≤ 2× one profile's (${label})`, value: `${fmtMs(c.render.median)} vs ${fmtMs(e.render.median)} = ${(c.render.median / e.render.median).toFixed(2)}×`, pass: c.render.median <= 2 * e.render.median });
+  }
+  for (const k of ['zoom', 'hover', 'search']) {
+    const x = c?.interactions?.[k];
+    if (x?.p95 != null) checks.push({ target: `compare ${k} p95 ≤ 16 ms (${label})`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
+  }
   const a = s.viewers.embersShapeA;
   if (a?.decode?.median != null && e?.decode?.median != null) {
     checks.push({ target: `shape A decode ≤ 3× shape B (${label})`, value: `${fmtMs(a.decode.median)} vs ${fmtMs(e.decode.median)} = ${(a.decode.median / Math.max(1, e.decode.median)).toFixed(2)}×`, pass: a.decode.median <= 3 * Math.max(1, e.decode.median) });
