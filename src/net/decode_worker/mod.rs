@@ -1,17 +1,20 @@
 //! The page's side of the decode worker (`worker/`): starts it, hands it response bodies,
-//! turns its answers back into profiles. Decoding a million-node response takes a few hundred
+//! turns its answers back into profiles; a second worker decodes a second big body side by
+//! side with the first (a comparison's two answers). Decoding a million-node response takes a few hundred
 //! milliseconds; in the worker the page keeps scrolling, typing and cancelling meanwhile.
 //!
 //! Where no worker can run (a browser or portal policy that forbids it, the script missing,
 //! or it failing to start in time) the same decoder module is loaded into the page and run
 //! there: slower to show, same result. The page's own bundle carries no decoder at all.
 
+mod client;
+
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 
-use embers_decode_worker::{DecodeReply, DecodeRequest, READY};
+use client::{Client, Status};
+use embers_decode_worker::{DecodeReply, DecodeRequest};
 use embers_model::contract::shape::ResultShape;
 use embers_model::Profile;
 use js_sys::{Function, Promise, Reflect};
@@ -19,7 +22,7 @@ use leptos::prelude::set_timeout;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{HtmlScriptElement, MessageEvent, Worker};
+use web_sys::HtmlScriptElement;
 
 use crate::net::http::{js_error, Body};
 
@@ -58,36 +61,25 @@ pub struct DecodedProfile {
     pub notice: Option<String>,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Status {
-    Starting,
-    Ready,
-    Broken,
-}
-
-/// One running worker and what waits on it.
-struct Client {
-    worker: Worker,
-    status: Cell<Status>,
-    /// Resolvers of [`Client::ready`] promises, settled with `true` or `false`.
-    waiting: RefCell<Vec<Function>>,
-    /// Resolvers of requests in flight, by id.
-    pending: RefCell<HashMap<u32, Function>>,
-    _on_message: Closure<dyn FnMut(MessageEvent)>,
-    _on_error: Closure<dyn FnMut(web_sys::Event)>,
-}
+/// A body at least this big is worth starting a second worker for when the first is busy (a
+/// comparison's two answers then decode side by side); a smaller one decodes in less time
+/// than a worker takes to start (~100–250 ms).
+const SECOND_WORKER_MIN_BYTES: usize = 1 << 20;
 
 thread_local! {
-    static CLIENT: RefCell<Option<Rc<Client>>> = const { RefCell::new(None) };
+    /// The first worker starts with the page; the second only when it is worth it (above).
+    static WORKERS: RefCell<[Option<Rc<Client>>; 2]> = const { RefCell::new([None, None]) };
 }
 
 /// Starts the worker in the background (call once at startup). Does nothing where workers
 /// cannot be created.
 pub fn start() {
-    let Some(client) = Client::spawn() else {
-        return;
-    };
-    CLIENT.with(|c| *c.borrow_mut() = Some(client.clone()));
+    start_slot(0);
+}
+
+fn start_slot(slot: usize) -> Option<Rc<Client>> {
+    let client = Client::spawn(WORKER_SCRIPT, replace_crashed)?;
+    WORKERS.with(|w| w.borrow_mut()[slot] = Some(client.clone()));
     let weak = Rc::downgrade(&client);
     set_timeout(
         move || {
@@ -100,54 +92,90 @@ pub fn start() {
         },
         START_TIMEOUT,
     );
+    Some(client)
 }
 
-/// Stops a worker that is busy decoding (its answer is no longer wanted) and starts a fresh
-/// one, so the next body does not queue behind it.
-pub fn cancel() {
-    let busy = CLIENT.with(|c| {
-        c.borrow()
-            .as_ref()
-            .is_some_and(|c| !c.pending.borrow().is_empty())
-    });
-    if busy {
-        restart();
-    }
+fn worker(slot: usize) -> Option<Rc<Client>> {
+    WORKERS.with(|w| w.borrow()[slot].clone())
 }
 
-fn restart() {
-    if let Some(old) = CLIENT.with(|c| c.borrow_mut().take()) {
-        old.worker.terminate();
-        old.fail("it was stopped");
-    }
-    start();
-}
-
-/// Decodes `body` in the worker, or on the page when no worker can run. The body's buffers
-/// move to the worker (they are empty here afterwards).
-pub async fn decode(status: u16, body: &Body) -> Result<DecodedProfile, DecodeFailure> {
-    let id = NEXT_ID.with(|n| {
+/// A fresh id for [`decode`], to [`cancel`] that decode by.
+pub fn next_id() -> u32 {
+    NEXT_ID.with(|n| {
         let id = n.get();
         n.set(id.wrapping_add(1));
         id
-    });
+    })
+}
+
+/// Stops the worker decoding request `id` (its answer is no longer wanted), so the next body
+/// does not queue behind it. Another side's decode in the other worker goes on.
+pub fn cancel(id: u32) {
+    if let Some(slot) = (0..2).find(|&s| worker(s).is_some_and(|c| c.is_decoding(id))) {
+        restart(slot);
+    }
+}
+
+/// Stops the worker in `slot`; the first is started afresh, the second when next needed.
+fn restart(slot: usize) {
+    if let Some(old) = WORKERS.with(|w| w.borrow_mut()[slot].take()) {
+        old.worker.terminate();
+        old.fail("it was stopped");
+    }
+    if slot == 0 {
+        start_slot(0);
+    }
+}
+
+/// Replaces workers that died after they were ready (out of memory on a huge answer, say).
+fn replace_crashed() {
+    for slot in 0..2 {
+        if worker(slot).is_some_and(|c| c.status.get() == Status::Broken) {
+            restart(slot);
+        }
+    }
+}
+
+/// The worker for a body of `len` bytes: the first, unless it is busy and the body is big
+/// enough for a second one.
+fn pick(len: usize) -> Option<Rc<Client>> {
+    let first = worker(0);
+    if len < SECOND_WORKER_MIN_BYTES || !first.as_ref().is_some_and(|c| c.has_work()) {
+        return first;
+    }
+    match worker(1) {
+        Some(second) if second.status.get() != Status::Broken => Some(second),
+        _ => start_slot(1).or(first),
+    }
+}
+
+/// Decodes `body` as request `id` (from [`next_id`]) in a worker, or on the page when no
+/// worker can run. The body's buffers move to the worker (they are empty here afterwards).
+pub async fn decode(status: u16, body: &Body, id: u32) -> Result<DecodedProfile, DecodeFailure> {
     let request = DecodeRequest {
         id,
         status,
         chunks: body.chunks.clone(),
     };
-    let client = CLIENT.with(|c| c.borrow().clone());
-    let reply = match client {
+    let reply = match pick(body.len) {
         Some(client) if client.ready().await => {
             let reply = client.send(&request).await;
             if body.len >= RECYCLE_AFTER_BYTES {
-                restart();
+                retire(&client);
             }
-            reply?
+            reply.map_err(unavailable)?
         }
         _ => decode_on_page(&request).await?,
     };
     read_reply(&reply)
+}
+
+/// Replaces `client` (its memory stays at the peak of the big body it decoded).
+fn retire(client: &Rc<Client>) {
+    let slot = (0..2).find(|&s| worker(s).is_some_and(|w| Rc::ptr_eq(&w, client)));
+    if let Some(slot) = slot {
+        restart(slot);
+    }
 }
 
 thread_local! {
@@ -232,130 +260,4 @@ fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
 
 fn unavailable(message: String) -> DecodeFailure {
     DecodeFailure::Unavailable(message)
-}
-
-fn stopped_message(e: &JsValue) -> String {
-    let why = e.as_string().unwrap_or_else(|| "it stopped".into());
-    format!("Decoding failed: the decode worker stopped ({why}).")
-}
-
-impl Client {
-    fn spawn() -> Option<Rc<Client>> {
-        let worker = Worker::new(WORKER_SCRIPT).ok()?;
-        let client = Rc::new_cyclic(|weak: &std::rc::Weak<Client>| {
-            let on_message = {
-                let weak = weak.clone();
-                Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-                    if let Some(c) = weak.upgrade() {
-                        c.on_message(e.data());
-                    }
-                })
-            };
-            let on_error = {
-                let weak = weak.clone();
-                Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
-                    // The page must not see the worker's failure as its own.
-                    e.prevent_default();
-                    if let Some(c) = weak.upgrade() {
-                        let why = Reflect::get(&e, &"message".into())
-                            .ok()
-                            .and_then(|m| m.as_string())
-                            .filter(|m| !m.is_empty())
-                            .unwrap_or_else(|| "its script failed".into());
-                        let crashed = c.status.get() == Status::Ready;
-                        c.fail(&why);
-                        if crashed {
-                            // It ran, then died (out of memory on a huge answer, say): the
-                            // next answer gets a fresh worker rather than the page.
-                            set_timeout(restart, Duration::ZERO);
-                        }
-                    }
-                })
-            };
-            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-            Client {
-                worker,
-                status: Cell::new(Status::Starting),
-                waiting: RefCell::new(Vec::new()),
-                pending: RefCell::new(HashMap::new()),
-                _on_message: on_message,
-                _on_error: on_error,
-            }
-        });
-        Some(client)
-    }
-
-    /// Sends `request` and waits for the reply message.
-    async fn send(&self, request: &DecodeRequest) -> Result<JsValue, DecodeFailure> {
-        let answer = Promise::new(&mut |resolve, _reject| {
-            self.pending.borrow_mut().insert(request.id, resolve);
-        });
-        let (msg, transfer) = request.to_js();
-        if let Err(e) = self.worker.post_message_with_transfer(&msg, &transfer) {
-            self.pending.borrow_mut().remove(&request.id);
-            return Err(unavailable(format!(
-                "Could not hand the answer to the decoder: {}",
-                js_error(&e)
-            )));
-        }
-        match JsFuture::from(answer).await {
-            // `Client::fail` answers requests in flight with the reason, not a message.
-            Ok(why) if why.is_string() => Err(unavailable(stopped_message(&why))),
-            Ok(msg) => Ok(msg),
-            Err(e) => Err(unavailable(stopped_message(&e))),
-        }
-    }
-
-    /// Whether the worker is (or becomes) ready to take bodies.
-    async fn ready(&self) -> bool {
-        match self.status.get() {
-            Status::Ready => true,
-            Status::Broken => false,
-            Status::Starting => {
-                let settled = Promise::new(&mut |resolve, _reject| {
-                    self.waiting.borrow_mut().push(resolve);
-                });
-                JsFuture::from(settled)
-                    .await
-                    .ok()
-                    .and_then(|v| v.as_bool())
-                    .unwrap_or(false)
-            }
-        }
-    }
-
-    fn on_message(&self, data: JsValue) {
-        if data.as_string().as_deref() == Some(READY) {
-            self.status.set(Status::Ready);
-            self.settle_waiting(true);
-            return;
-        }
-        let id = Reflect::get(&data, &"id".into())
-            .ok()
-            .and_then(|v| v.as_f64())
-            .map(|v| v as u32);
-        if let Some(resolve) = id.and_then(|id| self.pending.borrow_mut().remove(&id)) {
-            let _ = resolve.call1(&JsValue::NULL, &data);
-        }
-    }
-
-    /// Marks the worker unusable: waiting callers fall back to the page, requests in flight
-    /// fail with `why`.
-    fn fail(&self, why: &str) {
-        self.status.set(Status::Broken);
-        self.settle_waiting(false);
-        let pending: Vec<Function> = self.pending.borrow_mut().drain().map(|(_, f)| f).collect();
-        for resolve in pending {
-            // Resolving with a non-message makes `decode` report the stop.
-            let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(why));
-        }
-    }
-
-    fn settle_waiting(&self, ready: bool) {
-        let waiting: Vec<Function> = self.waiting.borrow_mut().drain(..).collect();
-        for resolve in waiting {
-            let _ = resolve.call1(&JsValue::NULL, &JsValue::from_bool(ready));
-        }
-    }
 }
