@@ -65,6 +65,8 @@ pub struct QueryRunner {
     target: Target,
     inflight: StoredValue<Option<AbortController>, LocalStorage>,
     generation: StoredValue<u64>,
+    /// The decode of this side's answer in progress (cancelling stops only that one).
+    decoding: StoredValue<Option<u32>>,
     /// The last query's answer, for saving as a snapshot.
     pub last_answer: StoredValue<Option<Answer>, LocalStorage>,
 }
@@ -82,6 +84,7 @@ impl QueryRunner {
             target,
             inflight: StoredValue::new_local(None),
             generation: StoredValue::new(0),
+            decoding: StoredValue::new(None),
             last_answer: StoredValue::new_local(None),
         }
     }
@@ -231,7 +234,15 @@ impl QueryRunner {
     /// Decodes a body in the decode worker (or on the page when no worker can run).
     async fn decode(self, status: u16, body: Body, request: ProfileRequest) -> LoadState {
         let started = now_ms();
-        match decode_worker::decode(status, &body).await {
+        let id = decode_worker::next_id();
+        self.decoding.set_value(Some(id));
+        let decoded = decode_worker::decode(status, &body, id).await;
+        self.decoding.update_value(|d| {
+            if *d == Some(id) {
+                *d = None;
+            }
+        });
+        match decoded {
             Ok(d) => {
                 let mut loaded = Loaded::new(d.profile, request, d.shape, now_ms() - started);
                 loaded.server_notice = d.notice;
@@ -277,7 +288,10 @@ impl QueryRunner {
     }
 
     fn abort_inflight(self) -> bool {
-        decode_worker::cancel();
+        if let Some(id) = self.decoding.get_value() {
+            self.decoding.set_value(None);
+            decode_worker::cancel(id);
+        }
         let mut aborted = false;
         self.inflight.update_value(|slot| {
             if let Some(c) = slot.take() {
