@@ -137,7 +137,12 @@ status_node() { # name http
   if answers "$2"; then echo "$1: running, http://127.0.0.1:$2/"; else echo "$1: stopped"; fi
 }
 
-command -v curl >/dev/null || { say "curl is needed"; exit 1; }
+if ! command -v curl >/dev/null; then
+  # The readiness check asks each node's /ping over HTTP.
+  say "installing curl (apt)"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq curl >/dev/null
+fi
 case "${1:-}" in
   install) install ;;
   single) install; start_node single 18123 19000 19010 ;;
