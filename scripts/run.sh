@@ -12,6 +12,7 @@ source scripts/env.sh
 bash scripts/setup.sh
 
 cargo fetch -q
+mkdir -p target  # for trunk.log, also when CARGO_TARGET_DIR points elsewhere
 echo "[run] building the viewer (trunk, release)"
 trunk build --release --offline >/dev/null 2>target/trunk.log || { cat target/trunk.log; exit 1; }
 echo "[run] building the service"
@@ -29,4 +30,4 @@ else
   rm -f "$db" "$db-wal" "$db-shm"
   store=(--db "$db")
 fi
-exec target/release/embers-server serve --demo --demo-live "${store[@]}" --static-dir dist --listen "127.0.0.1:${PORT:-8080}" "$@"
+exec "${CARGO_TARGET_DIR:-target}/release/embers-server" serve --demo --demo-live "${store[@]}" --static-dir dist --listen "127.0.0.1:${PORT:-8080}" "$@"
