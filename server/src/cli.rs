@@ -4,6 +4,8 @@
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
 //!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
 //!               [--max-ingest-bytes N] [--max-query-bytes N]
+//!               [--allowed-host NAME]... [--allow-origin ORIGIN]... [--embed-origin ORIGIN]...
+//!               [--token-file FILE] [--query-token-file FILE]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -16,6 +18,7 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand};
 use embers_model::contract::shape::ResultShape;
 
+use crate::http::guard::args::GuardArgs;
 use crate::http::upstream::Upstream;
 use crate::input::{self, BatchInput};
 use crate::store::Store;
@@ -79,6 +82,9 @@ pub struct ServeArgs {
     /// Body size limit of query requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_QUERY_LIMIT)]
     pub max_query_bytes: usize,
+    /// Who may use the service (hosts, origins, tokens).
+    #[command(flatten)]
+    pub guard: GuardArgs,
 }
 
 /// Options of `import`.
@@ -163,6 +169,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
             ingest: args.max_ingest_bytes,
             query: args.max_query_bytes,
         },
+        guard: Arc::new(args.guard.guard(&args.listen)?),
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await

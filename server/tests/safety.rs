@@ -354,7 +354,7 @@ async fn folded_text_ingest_with_query_string_metadata() {
     let (status, body) = server
         .post_raw(
             &url,
-            "text/plain",
+            "application/octet-stream",
             b"[t] api;main 4\n[t] api;main;f 6\n".to_vec(),
         )
         .await;
@@ -369,14 +369,18 @@ async fn folded_text_ingest_with_query_string_metadata() {
         "api;[t] api;main 4\napi;[t] api;main;f 6\n"
     );
     let (status, body) = server
-        .post_raw("/v1/profile/ingest?time=1", "text/plain", b"a 1".to_vec())
+        .post_raw(
+            "/v1/profile/ingest?time=1",
+            "application/octet-stream",
+            b"a 1".to_vec(),
+        )
         .await;
     assert_eq!(status, 400);
     assert!(body.contains("app_service is required"), "{body}");
     let (status, body) = server
         .post_raw(
             "/v1/profile/ingest?app_service=a&colour=red",
-            "text/plain",
+            "application/octet-stream",
             b"a 1".to_vec(),
         )
         .await;
