@@ -6,6 +6,8 @@
 //!               [--max-ingest-bytes N] [--max-query-bytes N]
 //!               [--allowed-host NAME]... [--allow-origin ORIGIN]... [--embed-origin ORIGIN]...
 //!               [--token-file FILE] [--query-token-file FILE]
+//!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
+//!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -19,7 +21,7 @@ use clap::{Args, Parser, Subcommand};
 use embers_model::contract::shape::ResultShape;
 
 use crate::http::guard::args::GuardArgs;
-use crate::http::upstream::Upstream;
+use crate::http::upstream::{Upstream, UpstreamArgs};
 use crate::input::{self, BatchInput};
 use crate::store::Store;
 use crate::{app, demo, AppState, Limits};
@@ -85,6 +87,9 @@ pub struct ServeArgs {
     /// Who may use the service (hosts, origins, tokens).
     #[command(flatten)]
     pub guard: GuardArgs,
+    /// How the upstream querier is asked.
+    #[command(flatten)]
+    pub upstream_options: UpstreamArgs,
 }
 
 /// Options of `import`.
@@ -154,7 +159,10 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
             .map_err(|e| format!("demo task failed: {e}"))??;
     }
     let upstream = match &args.upstream {
-        Some(url) => Some(Arc::new(Upstream::new(url)?)),
+        Some(url) => Some(Arc::new(Upstream::with_options(
+            url,
+            args.upstream_options.options()?,
+        )?)),
         None => None,
     };
     if let Some(up) = &upstream {

@@ -308,8 +308,15 @@ async fn fake_querier() -> (String, tokio::task::JoinHandle<()>) {
 async fn upstream_mode_forwards_and_relays() {
     let (upstream_base, upstream_task) = fake_querier().await;
     let db = TempDb::new();
-    let up = embers_server::http::upstream::Upstream::new(&format!("{upstream_base}/"))
-        .expect("upstream");
+    let options = embers_server::http::upstream::UpstreamOptions {
+        allow_org_ids: vec![7],
+        ..Default::default()
+    };
+    let up = embers_server::http::upstream::Upstream::with_options(
+        &format!("{upstream_base}/"),
+        options,
+    )
+    .expect("upstream");
     let server =
         TestServer::start_with(&db.path(), |s| s.upstream = Some(std::sync::Arc::new(up))).await;
     let body = query_for("redis-server").to_string();
