@@ -167,7 +167,9 @@ export class Viewer {
     /** How many ProfileTracing requests have finished or failed. */
     this.completed = 0;
     page.on('console', (msg) => {
-      if (msg.type() === 'error') this.errors.push(`console.error: ${msg.text()}`);
+      // The location names the resource behind "Failed to load resource" and CSP reports.
+      const where = msg.location()?.url;
+      if (msg.type() === 'error') this.errors.push(`console.error: ${msg.text()}${where ? ` (${where})` : ''}`);
     });
     page.on('pageerror', (err) => this.errors.push(`pageerror: ${err.message}`));
     page.on('crash', () => this.errors.push('page crashed'));

@@ -78,12 +78,13 @@ fn is_file_path(path: &str) -> bool {
             .is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
 }
 
-/// Whether a path segment is `name-<16+ hex digits>` (before any extension or `_bg` suffix).
+/// Whether a path segment is `name-<12+ hex digits>` (before any extension or `_bg` suffix).
+/// Trunk writes its 64-bit hash without leading zeros, so one name in 256 has 14 digits.
 fn has_content_hash(segment: &str) -> bool {
     let stem = segment.split('.').next().unwrap_or("");
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
     stem.rsplit_once('-')
-        .is_some_and(|(_, hash)| hash.len() >= 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        .is_some_and(|(_, hash)| hash.len() >= 12 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn not_built(state: &AppState, path: &str) -> Response {
@@ -139,6 +140,7 @@ mod tests {
         for path in [
             "/embers-ee52d4e313d05d5a.js",
             "/embers-ee52d4e313d05d5a_bg.wasm",
+            "/embers-c576ffce998945_bg.wasm",
             "/main-2bb08620ee04affc.css",
             "/snippets/embers-06b3f3957067fe8e/inline0.js",
         ] {
