@@ -18,4 +18,4 @@ cargo build --release -q -p embers-server
 # The demo always covers "the last hour", so it starts from a fresh database each run.
 db="${EMBERS_DEMO_DB:-${TMPDIR:-/tmp}/embers-demo.db}"
 rm -f "$db" "$db-wal" "$db-shm"
-exec target/release/embers-server serve --demo --db "$db" --static-dir dist --listen "127.0.0.1:${PORT:-8080}" "$@"
+exec target/release/embers-server serve --demo --demo-live --db "$db" --static-dir dist --listen "127.0.0.1:${PORT:-8080}" "$@"

@@ -2,7 +2,7 @@
 # Installs (or checks) the pinned tools Embers builds and tests with. Idempotent: a tool that is
 # already at the right version is left alone, so a second run takes seconds.
 #   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm)
-#   scripts/setup.sh --test     also Chromium + chromedriver (Debian) and playwright-core (npm)
+#   scripts/setup.sh --test     also Chromium + chromedriver and g++ (Debian), playwright-core (npm)
 # Versions: see ../shared/TOOLCHAIN.md. Source this file's exports via scripts/env.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,5 +41,13 @@ if $want_browser && ! { command -v chromium >/dev/null && command -v chromedrive
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# The fuzz step builds libFuzzer from source (the libfuzzer-sys crate): it needs a C++ compiler.
+if $want_browser && ! command -v c++ >/dev/null; then
+  say "installing Debian g++ (for the fuzz targets)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq g++ >/dev/null
 fi
 say "tools ready"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, native unit/golden/integration tests (model, service,
-# viewer helpers), wasm-bindgen tests in headless Chromium, the release build of the viewer, the
-# end-to-end suite (Playwright against the real service and page) and a benchmark smoke run.
+# viewer helpers), a short coverage-guided fuzzing run of every parser (scripts/fuzz.sh --short),
+# wasm-bindgen tests in headless Chromium, the release build of the viewer, the end-to-end suite
+# (Playwright against the real service and page) and a benchmark smoke run.
 # Installs what it needs first (scripts/setup.sh --test). Ends with "embers: N passed, N failed",
 # where a failing step that reported no test failures of its own (a lint, a build, the setup)
 # counts as one failure, and steps that need a failed build are not run against stale outputs
@@ -70,10 +71,12 @@ if ! bash scripts/setup.sh --test; then
   exit 1
 fi
 
-step fmt         ""           cargo fmt --all -- --check
+step fmt         ""           bash -c 'cargo fmt --all -- --check && cargo fmt --manifest-path fuzz/Cargo.toml -- --check'
 step clippy      ""           cargo clippy --workspace --all-targets -- -D warnings
+step clippy-fuzz ""           cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --target wasm32-unknown-unknown --all-targets -- -D warnings
 step native      ""           cargo test --workspace --no-fail-fast
+step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast
 step build       ""           trunk build --release --offline
 step server      ""           cargo build --release -p embers-server

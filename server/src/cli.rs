@@ -3,7 +3,7 @@
 //! ```text
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
 //!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
-//!               [--max-ingest-bytes N] [--max-query-bytes N]
+//!               [--max-ingest-bytes N] [--max-query-bytes N] [--max-snapshot-bytes N]
 //!               [--allowed-host NAME]... [--allow-origin ORIGIN]... [--embed-origin ORIGIN]...
 //!               [--token-file FILE] [--query-token-file FILE]
 //!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
@@ -20,6 +20,7 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand};
 use embers_model::contract::shape::ResultShape;
 
+use crate::demo::live::Feeder;
 use crate::http::guard::args::GuardArgs;
 use crate::http::upstream::{Upstream, UpstreamArgs};
 use crate::input::{self, BatchInput};
@@ -78,12 +79,19 @@ pub struct ServeArgs {
     /// Fill an empty database with six hours of deterministic demo profiles ending now.
     #[arg(long)]
     pub demo: bool,
+    /// With --demo: keep adding demo profiles as time passes, a minute at a time, so "the last
+    /// hour" stays current while the service runs (scripts/run.sh turns it on).
+    #[arg(long, requires = "demo")]
+    pub demo_live: bool,
     /// Body size limit of ingest requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
     pub max_ingest_bytes: usize,
     /// Body size limit of query requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_QUERY_LIMIT)]
     pub max_query_bytes: usize,
+    /// Size limit of the answer a snapshot saves, bytes.
+    #[arg(long, default_value_t = crate::DEFAULT_SNAPSHOT_LIMIT)]
+    pub max_snapshot_bytes: usize,
     /// Who may use the service (hosts, origins, tokens).
     #[command(flatten)]
     pub guard: GuardArgs,
@@ -154,9 +162,18 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     let store = open_store(args.db.as_deref())?;
     if args.demo {
         let s = store.clone();
-        tokio::task::spawn_blocking(move || fill_demo(&s))
+        let filled = tokio::task::spawn_blocking(move || fill_demo(&s))
             .await
             .map_err(|e| format!("demo task failed: {e}"))??;
+        match filled {
+            Some(now) if args.demo_live => {
+                tokio::spawn(demo::live::run(store.clone(), Feeder::after_window(now)));
+            }
+            None if args.demo_live => {
+                tracing::warn!("--demo-live: only a demo this run generated is continued")
+            }
+            _ => {}
+        }
     }
     let upstream = match &args.upstream {
         Some(url) => Some(Arc::new(Upstream::with_options(
@@ -176,6 +193,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         limits: Limits {
             ingest: args.max_ingest_bytes,
             query: args.max_query_bytes,
+            snapshot: args.max_snapshot_bytes,
         },
         guard: Arc::new(args.guard.guard(&args.listen)?),
     };
@@ -198,11 +216,12 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// Fill an empty store with the demo data; leave a non-empty one alone.
-fn fill_demo(store: &Store) -> Result<(), String> {
+/// Fill an empty store with the demo data and return the time it ends at; leave a non-empty
+/// one alone.
+fn fill_demo(store: &Store) -> Result<Option<i64>, String> {
     if !store.is_empty().map_err(|e| e.to_string())? {
         tracing::warn!("--demo: the database already holds samples; not adding demo data");
-        return Ok(());
+        return Ok(None);
     }
     let now = crate::store::ingest::now_micros() / 1_000_000;
     let batches = demo::generate(now);
@@ -214,7 +233,7 @@ fn fill_demo(store: &Store) -> Result<(), String> {
         stacks = stats.new_stacks,
         "demo data loaded"
     );
-    Ok(())
+    Ok(Some(now))
 }
 
 /// A future resolving on Ctrl-C or SIGTERM. The handlers are installed *now*, before the URL is

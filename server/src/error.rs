@@ -7,7 +7,7 @@
 //! | body too large | 413 | `FAIL` | null |
 //! | no or wrong access token | 401 | `FAIL` | null |
 //! | refused: foreign Host, cross-site write, simple content type | 403 | `FAIL` | null |
-//! | unknown API path | 404 | `FAIL` | null |
+//! | unknown API path, unknown snapshot | 404 | `FAIL` | null |
 //! | upstream unreachable | 502 | `FAIL` | empty tree (explore endpoints: null) |
 //! | server failure | 500 | `FAIL` | empty tree in the requested shape |
 //!
@@ -81,6 +81,16 @@ impl Error {
             FAIL,
             format!("no API endpoint at {path}"),
         )
+    }
+
+    /// 413 `FAIL` with its own text (a limit that is not the body's, e.g. a snapshot's size).
+    pub fn payload_too_large(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::PAYLOAD_TOO_LARGE, FAIL, description)
+    }
+
+    /// 404 `FAIL`: what the path names does not exist; `description` says what.
+    pub fn missing(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::NOT_FOUND, FAIL, description)
     }
 
     /// 502 `FAIL`: the upstream querier could not be reached.

@@ -32,6 +32,8 @@ use store::Store;
 pub const DEFAULT_INGEST_LIMIT: usize = 64 * 1024 * 1024;
 /// Default body limit of `POST /v1/profile/ProfileTracing` and the explore endpoints (256 KiB).
 pub const DEFAULT_QUERY_LIMIT: usize = 256 * 1024;
+/// Default size limit of a saved snapshot's answer (64 MiB).
+pub const DEFAULT_SNAPSHOT_LIMIT: usize = 64 * 1024 * 1024;
 
 /// Request body size limits, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +42,9 @@ pub struct Limits {
     pub ingest: usize,
     /// For query requests.
     pub query: usize,
+    /// For the answer a snapshot saves (its body may be [`http::snapshots::BODY_HEADROOM`]
+    /// more).
+    pub snapshot: usize,
 }
 
 impl Default for Limits {
@@ -47,6 +52,7 @@ impl Default for Limits {
         Limits {
             ingest: DEFAULT_INGEST_LIMIT,
             query: DEFAULT_QUERY_LIMIT,
+            snapshot: DEFAULT_SNAPSHOT_LIMIT,
         }
     }
 }
@@ -96,7 +102,7 @@ where
 
 /// The service's router: the API under `/v1/profile/`, `/healthz`, and the viewer at `/`.
 pub fn app(state: AppState) -> Router {
-    let Limits { ingest, query } = state.limits;
+    let Limits { ingest, query, .. } = state.limits;
     Router::new()
         .route(
             "/v1/profile/ProfileTracing",
@@ -110,6 +116,7 @@ pub fn app(state: AppState) -> Router {
             api(http::explore::tag_values, query),
         )
         .route("/v1/profile/ingest", api(http::ingest::handle, ingest))
+        .merge(http::snapshots::routes(state.limits.snapshot))
         .route("/healthz", get(http::health::handle))
         .route("/embers-config.json", get(http::guard::page::embed_config))
         .fallback(http::static_files::handle)

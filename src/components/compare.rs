@@ -147,6 +147,18 @@ pub fn DiffBar(nav: Navigator, view: ViewState) -> impl IntoView {
         })
     };
     let absolute = move || view.diff_mode.get() == DiffMode::Absolute;
+    // A side without samples turns every frame into "gone" or "new": say so, or it looks like
+    // a finding.
+    let empty_side = move || {
+        view.shown.with(|s| {
+            let d = s.as_ref()?.diff.as_deref()?;
+            match (d.baseline.root_total() == 0, d.comparison.root_total() == 0) {
+                (_, true) => Some("The comparison has no samples: every frame is gone."),
+                (true, false) => Some("The baseline has no samples: every frame is new."),
+                _ => None,
+            }
+        })
+    };
     move || {
         let scale = scale()?;
         let palette = theme.palette.get();
@@ -162,6 +174,7 @@ pub fn DiffBar(nav: Navigator, view: ViewState) -> impl IntoView {
                 </button>
                 <button type="button" class="ghost small" data-testid="stop-comparing"
                     on:click=move |_| nav.stop_comparing()>"Stop comparing"</button>
+                {move || empty_side().map(|t| view! { <span class="diff-empty" data-testid="diff-empty" role="status">{t}</span> })}
             </div>
         })
     }

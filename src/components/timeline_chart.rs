@@ -17,6 +17,8 @@ use crate::session::time::{format_clock, utc_offset_secs};
 
 /// Height of the bars' area, CSS px.
 const CHART_H: f64 = 64.0;
+/// Room a tick label (`23:59`, `23:59:59` at the finest steps) takes right of its tick.
+const TICK_LABEL_PX: f64 = 56.0;
 /// Height of the tick labels below it.
 const AXIS_H: f64 = 14.0;
 /// A drag narrower than this is a click, not a range.
@@ -124,12 +126,21 @@ impl Chart {
     }
 
     fn ticks(&self) -> impl IntoView {
+        let width = self.size.get().0;
         self.layout.with(|l| {
             l.ticks
                 .iter()
-                .map(|tick| view! {
-                    <line class="tick" x1=tick.x x2=tick.x y1=0 y2=CHART_H></line>
-                    <text class="tick-label" x=tick.x + 3.0 y=CHART_H + AXIS_H - 3.0>{tick.label.clone()}</text>
+                .map(|tick| {
+                    // A label that would run past the right edge goes left of its tick.
+                    let (x, anchor) = if tick.x + TICK_LABEL_PX > width {
+                        (tick.x - 3.0, "end")
+                    } else {
+                        (tick.x + 3.0, "start")
+                    };
+                    view! {
+                        <line class="tick" x1=tick.x x2=tick.x y1=0 y2=CHART_H></line>
+                        <text class="tick-label" x=x text-anchor=anchor y=CHART_H + AXIS_H - 3.0>{tick.label.clone()}</text>
+                    }
                 })
                 .collect_view()
         })

@@ -23,11 +23,13 @@
 //! Everything comes from a fixed-seed SplitMix64 generator, so the data depend only on `now`.
 
 mod fleet;
+pub mod live;
 mod synth;
 mod tags;
 mod templates;
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use crate::store::{Batch, Sample};
 use fleet::{Event, Pod, Source};
@@ -159,13 +161,24 @@ type Totals = BTreeMap<(usize, i64, String), u64>;
 
 /// Generate the demo batches for the six hours ending at `now` (Unix seconds).
 pub fn generate(now: i64) -> Vec<Batch> {
-    let mut rng = Rng::new(SEED);
-    let start = now - WINDOW_S + 1;
+    generate_minutes(now - WINDOW_S + 1, 0..WINDOW_S / 60)
+}
+
+/// The demo's minutes `minutes` (0 = the first of the six hours starting at `start`; later
+/// minutes continue the pattern: the wave goes on, the regression stays), each minute's
+/// samples inside it. Deterministic for given arguments.
+pub fn generate_minutes(start: i64, minutes: Range<i64>) -> Vec<Batch> {
+    // Minute 0 keeps the original seed, so the six-hour window is what it always was.
+    let mut rng = Rng::new(SEED ^ (minutes.start as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let mut batches = Vec::new();
     let mut totals = Totals::new();
     for p in &fleet::PODS {
         for &(event, source) in p.workload.profiles {
-            let samples = samples(&mut rng, p, event, source, start, &mut totals);
+            let at = Span {
+                start,
+                minutes: minutes.clone(),
+            };
+            let samples = samples(&mut rng, p, event, source, &at, &mut totals);
             batches.push(Batch {
                 meta: tags::pod_meta(p, event),
                 samples,
@@ -173,7 +186,7 @@ pub fn generate(now: i64) -> Vec<Batch> {
         }
     }
     for &(host, name, ticks) in &fleet::HOST_ONLY {
-        for minute in 0..WINDOW_S / 60 {
+        for minute in minutes.clone() {
             let per_minute = ticks * TICK_US;
             let value = per_minute / 2 + rng.below(per_minute) / TICK_US * TICK_US;
             let bucket = start + minute * 60 + 30;
@@ -198,20 +211,27 @@ pub fn generate(now: i64) -> Vec<Batch> {
     batches
 }
 
-/// The samples of one pod's profile over the window; on-CPU ones also add to `totals`.
+/// Which minutes to generate, counted from `start`.
+struct Span {
+    start: i64,
+    minutes: Range<i64>,
+}
+
+/// The samples of one pod's profile in the span; on-CPU ones also add to `totals`.
 fn samples(
     rng: &mut Rng,
     p: &Pod,
     event: Event,
     source: Source,
-    start: i64,
+    at: &Span,
     totals: &mut Totals,
 ) -> Vec<Sample> {
     let profile = profile(p, event, source);
     let regression_from = WINDOW_S / 60 - REGRESSION_S / 60;
     let regressing = p.workload.app == REGRESSION_SERVICE && event == Event::OnCpu;
+    let start = at.start;
     let mut out = Vec::new();
-    for minute in 0..WINDOW_S / 60 {
+    for minute in at.minutes.clone() {
         let in_regression = regressing && minute >= regression_from;
         let base = match event {
             Event::OnCpu => p.rate,

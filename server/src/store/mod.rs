@@ -10,6 +10,7 @@ pub mod ingest;
 pub mod query;
 mod rollup;
 pub mod schema;
+pub mod snapshots;
 pub(crate) mod sql;
 
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use thiserror::Error;
 
 pub use ingest::{Batch, BatchMeta, InsertStats, Sample, Tags};
 pub use query::{QueryError, QueryOutput};
+pub use snapshots::NewSnapshot;
 
 /// Most idle reader connections kept for reuse.
 const MAX_IDLE_READERS: usize = 4;

@@ -80,7 +80,7 @@ fn ProcessField(nav: Navigator) -> impl IntoView {
             <label for="f-app">"Process"</label>
             <div class="inline">
                 <input id="f-app" data-testid="app-service" type="text" list="process-options"
-                    placeholder="every service, or a process name" autocomplete="off" spellcheck="false"
+                    placeholder="all services" title="A process name, or empty for every service" autocomplete="off" spellcheck="false"
                     prop:value=move || form.app_service.get()
                     prop:disabled=move || form.whole_host.get()
                     on:input=move |e| form.app_service.set(event_target_value(&e)) />

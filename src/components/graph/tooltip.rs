@@ -70,16 +70,17 @@ fn TooltipBody(loaded: Arc<Loaded>, bar: Bar, metric: Metric) -> impl IntoView {
         .into_any();
     }
     let node = bar.node;
-    let rows = match &loaded.diff {
-        Some(d) => diff_rows(d, node, loaded.unit, metric),
-        None => value_rows(&loaded, node, metric),
+    // The row to read first: the active metric's value, or in a diff its change.
+    let (rows, lead) = match &loaded.diff {
+        Some(d) => (diff_rows(d, node, loaded.unit, metric), 2),
+        None => (value_rows(&loaded, node, metric), 0),
     };
     view! {
         <div class="tip-name">{p.name(node).to_string()}</div>
         <div class="tip-kind">{format!("{} frame · depth {}", p.kind(node).label(), p.depth(node))}</div>
         <dl class="tip-values">
             {rows.into_iter().enumerate().map(|(i, (k, v))| view! {
-                <dt class:lead=i == 0>{k}</dt><dd class:lead=i == 0>{v}</dd>
+                <dt class:lead=i == lead>{k}</dt><dd class:lead=i == lead>{v}</dd>
             }).collect_view()}
         </dl>
     }

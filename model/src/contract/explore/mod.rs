@@ -142,7 +142,8 @@ impl Dimension {
 mod tests {
     use super::*;
 
-    fn err<T: std::fmt::Debug>(r: Result<T, RequestError>) -> String {
+    /// The message of a refused request (fails the test when it was accepted).
+    pub(super) fn err<T: std::fmt::Debug>(r: Result<T, RequestError>) -> String {
         match r {
             Ok(v) => panic!("accepted {v:?}"),
             Err(e) => e.0,

@@ -251,14 +251,8 @@ pub fn parse_tag_values_body(body: &[u8]) -> Result<TagValuesQuery, RequestError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::contract::explore::tests::err;
     use crate::contract::explore::Dimension;
-
-    fn err<T: std::fmt::Debug>(r: Result<T, RequestError>) -> String {
-        match r {
-            Ok(v) => panic!("accepted {v:?}"),
-            Err(e) => e.0,
-        }
-    }
 
     #[test]
     fn services_and_tags_bodies() {
