@@ -136,6 +136,17 @@ mod tests {
     }
 
     #[test]
+    fn only_the_whole_token_matches() {
+        let t = Token::new("s3cret").unwrap();
+        assert!(t.matches(b"s3cret"));
+        // A wrong last byte, a prefix, an extension, another case: all refused by the same
+        // constant-time comparison (`subtle`), which does not stop at the first difference.
+        for wrong in [&b"s3crex"[..], b"s3cre", b"s3crets", b"S3CRET", b""] {
+            assert!(!t.matches(wrong), "{wrong:?}");
+        }
+    }
+
+    #[test]
     fn who_needs_which_token() {
         let none = HeaderMap::new();
         let (w, r) = (with_auth("Bearer W"), with_auth("bearer  R "));
