@@ -1,12 +1,18 @@
 // The page under its Content-Security-Policy: served with the policy and the other security
 // headers, every script a file of the service (Trunk's boot snippet externalised by
 // scripts/externalize-boot.mjs), and a session that queries, draws and opens the table causes
-// no CSP violation, while an injected inline script is refused (the policy is enforced).
+// no CSP violation, while an injected inline script is refused (the policy is enforced). And the
+// query token: taken from the address, sent to the service, needed there.
 
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'node:test';
 
 import { openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
+import { startServer } from '../lib/server.mjs';
+import { Viewer } from '../lib/viewer.mjs';
 
 const env = useServerAndBrowser();
 
@@ -56,4 +62,35 @@ test('S1. the page runs under a CSP without inline script; nothing it does viola
   assert.equal(await v.page.evaluate(() => window.__ran), undefined, 'the inline script did not run');
   assert.match((await v.page.evaluate(() => window.__violations))[0], /^script-src-elem inline /);
   v.assertNoErrors({ allow: [/Executing inline script violates/] });
+});
+
+test('S2. with --query-token-file, the page sends the token from #token= and only then gets answers', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'embers-token-'));
+  await writeFile(path.join(dir, 'token'), 'q-s3cret\n');
+  const server = await startServer({ extraArgs: ['--query-token-file', path.join(dir, 'token')] });
+  t.after(async () => { await server.stop(); await rm(dir, { recursive: true, force: true }); });
+
+  // Without the token: the query is a 401 and the page says what to do.
+  const anon = await Viewer.open(env.browser, server);
+  t.after(() => anon.close());
+  await anon.query({ app: 'redis-server' });
+  assert.match(await anon.errorText(), /needs an access token .*#token=<token>/);
+  anon.assertNoErrors({ allow: [/status of 401/] });
+
+  // With it: the fragment leaves the address at once, the tab keeps the token, queries carry it.
+  const v = await Viewer.open(env.browser, server, { params: null });
+  t.after(() => v.close());
+  const sent = [];
+  v.page.on('request', (r) => { if (r.url().startsWith(server.url)) sent.push({ url: r.url(), auth: r.headers().authorization }); });
+  await v.page.goto(`${server.url}/#token=q-s3cret`);
+  await v.el('query-form').waitFor({ state: 'visible' });
+  assert.equal(new URL(v.page.url()).hash, '', 'the token left the address');
+  assert.equal(await v.page.evaluate(() => sessionStorage.getItem('embers.token')), 'q-s3cret');
+  await v.query({ app: 'redis-server' });
+  assert.equal((await v.waitForGraph()).root, 'redis-server');
+  const queries = sent.filter((r) => r.url.includes('/v1/'));
+  assert.ok(queries.some((r) => r.url.endsWith('/v1/profile/ProfileTracing')), JSON.stringify(queries));
+  assert.ok(queries.every((r) => r.auth === 'Bearer q-s3cret'), JSON.stringify(queries));
+  assert.ok(sent.filter((r) => !r.url.includes('/v1/')).every((r) => r.auth === undefined), 'page files go without it');
+  v.assertNoErrors();
 });
