@@ -6,6 +6,10 @@
 //!               [--max-ingest-bytes N] [--max-query-bytes N] [--max-snapshot-bytes N]
 //!               [--clickhouse-url URL... [--clickhouse-database embers]
 //!                [--clickhouse-cluster NAME] [--clickhouse-password-file PATH]]
+//!               [--allowed-host NAME]... [--allow-origin ORIGIN]... [--embed-origin ORIGIN]...
+//!               [--token-file FILE] [--query-token-file FILE]
+//!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
+//!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -19,7 +23,8 @@ use clap::{Args, Parser, Subcommand};
 use embers_model::contract::shape::ResultShape;
 
 use crate::demo::live::Feeder;
-use crate::http::upstream::Upstream;
+use crate::http::guard::args::GuardArgs;
+use crate::http::upstream::{Upstream, UpstreamArgs};
 use crate::input::{self, BatchInput};
 use crate::store::Store;
 pub use crate::store_args::default_db_path;
@@ -94,6 +99,12 @@ pub struct ServeArgs {
     /// The ClickHouse store, instead of --db.
     #[command(flatten)]
     pub clickhouse: ClickHouseArgs,
+    /// Who may use the service (hosts, origins, tokens).
+    #[command(flatten)]
+    pub guard: GuardArgs,
+    /// How the upstream querier is asked.
+    #[command(flatten)]
+    pub upstream_options: UpstreamArgs,
 }
 
 /// Options of `import`.
@@ -147,7 +158,10 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         }
     }
     let upstream = match &args.upstream {
-        Some(url) => Some(Arc::new(Upstream::new(url)?)),
+        Some(url) => Some(Arc::new(Upstream::with_options(
+            url,
+            args.upstream_options.options()?,
+        )?)),
         None => None,
     };
     if let Some(up) = &upstream {
@@ -163,6 +177,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
             query: args.max_query_bytes,
             snapshot: args.max_snapshot_bytes,
         },
+        guard: Arc::new(args.guard.guard(&args.listen)?),
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await

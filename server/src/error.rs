@@ -5,6 +5,8 @@
 //! |---|---|---|---|
 //! | bad request | 400 | `INVALID_POST_DATA` | null |
 //! | body too large | 413 | `FAIL` | null |
+//! | no or wrong access token | 401 | `FAIL` | null |
+//! | refused: foreign Host, cross-site write, simple content type | 403 | `FAIL` | null |
 //! | unknown API path, unknown snapshot | 404 | `FAIL` | null |
 //! | upstream unreachable | 502 | `FAIL` | empty tree (explore endpoints: null) |
 //! | server failure | 500 | `FAIL` | empty tree in the requested shape |
@@ -58,6 +60,18 @@ impl Error {
             FAIL,
             format!("request body too large: the limit for this endpoint is {limit} bytes"),
         )
+    }
+
+    /// 401 `FAIL`: the request needs an access token it did not bring; `description` says
+    /// which and how to send it.
+    pub fn unauthorized(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::UNAUTHORIZED, FAIL, description)
+    }
+
+    /// 403 `FAIL`: a request the service refuses whoever sends it (a foreign `Host`, a
+    /// cross-site write); `description` names the rule and how to comply.
+    pub fn forbidden(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::FORBIDDEN, FAIL, description)
     }
 
     /// 404 `FAIL`: no API at this path.

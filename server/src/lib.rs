@@ -21,9 +21,11 @@ use axum::handler::Handler;
 use axum::routing::{get, post, MethodRouter};
 use axum::Router;
 use embers_model::contract::shape::ResultShape;
+use tower::util::option_layer;
 use tower_http::trace::TraceLayer;
 
 pub use error::Error;
+use http::guard::Guard;
 use http::upstream::Upstream;
 use store::Store;
 
@@ -69,11 +71,13 @@ pub struct AppState {
     pub static_dir: PathBuf,
     /// Body size limits.
     pub limits: Limits,
+    /// Who may use the service and the headers every answer gets.
+    pub guard: Arc<Guard>,
 }
 
 impl AppState {
-    /// A state serving `store` locally with shape B, the `dist` viewer directory and default
-    /// limits.
+    /// A state serving `store` locally with shape B, the `dist` viewer directory, default
+    /// limits and the default guard (loopback, same origin, no tokens).
     pub fn new(store: Arc<Store>) -> AppState {
         AppState {
             store,
@@ -81,6 +85,7 @@ impl AppState {
             upstream: None,
             static_dir: PathBuf::from("dist"),
             limits: Limits::default(),
+            guard: Arc::new(Guard::default()),
         }
     }
 }
@@ -114,7 +119,13 @@ pub fn app(state: AppState) -> Router {
         .route("/v1/profile/ingest", api(http::ingest::handle, ingest))
         .merge(http::snapshots::routes(state.limits.snapshot))
         .route("/healthz", get(http::health::handle))
+        .route("/embers-config.json", get(http::guard::page::embed_config))
         .fallback(http::static_files::handle)
+        .layer(option_layer(state.guard.cors()))
+        .layer(axum::middleware::from_fn_with_state(
+            state.guard.clone(),
+            http::guard::check,
+        ))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

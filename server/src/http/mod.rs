@@ -1,6 +1,7 @@
 //! HTTP handlers. Every API answer, success or failure, is the ProfileTracing envelope.
 
 pub mod explore;
+pub mod guard;
 pub mod health;
 pub mod ingest;
 pub mod profile_tracing;

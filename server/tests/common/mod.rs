@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod clickhouse;
+pub mod http;
 pub mod snapshots;
 
 use std::path::{Path, PathBuf};
