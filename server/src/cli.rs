@@ -3,9 +3,12 @@
 //! ```text
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
 //!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
-//!               [--max-ingest-bytes N] [--max-query-bytes N]
+//!               [--max-ingest-bytes N] [--max-query-bytes N] [limits]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
+//! ```
+//! The limits (`--max-stack-frames`, `--query-timeout`, ...) are in [`crate::limits::options`].
+//! ```text
 //! ```
 
 use std::io::Read;
@@ -19,6 +22,8 @@ use embers_model::contract::shape::ResultShape;
 use crate::demo::live::Feeder;
 use crate::http::upstream::Upstream;
 use crate::input::{self, BatchInput};
+use crate::limits::options::{LimitArgs, StackArgs};
+use crate::limits::Limiter;
 use crate::store::Store;
 use crate::{app, demo, AppState, Limits};
 
@@ -84,6 +89,9 @@ pub struct ServeArgs {
     /// Body size limit of query requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_QUERY_LIMIT)]
     pub max_query_bytes: usize,
+    /// Cost limits.
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// Options of `import`.
@@ -113,6 +121,9 @@ pub struct ImportArgs {
     /// Folded-stack files (`frame;frame value` per line); `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Limits on the stacks.
+    #[command(flatten)]
+    pub stacks: StackArgs,
 }
 
 /// The default database file: `$XDG_DATA_HOME/embers/embers.db`, else
@@ -177,6 +188,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
             ingest: args.max_ingest_bytes,
             query: args.max_query_bytes,
         },
+        limiter: Arc::new(Limiter::new(args.limits.caps())),
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
@@ -273,7 +285,8 @@ pub fn import(args: &ImportArgs) -> Result<(), String> {
             tags: tags.iter().cloned().collect(),
             folded: text,
         };
-        let batch = input::to_batch(&batch_input, now).map_err(|e| format!("{label}: {e}"))?;
+        let batch = input::to_batch(&batch_input, now, &args.stacks.limits())
+            .map_err(|e| format!("{label}: {e}"))?;
         let stats = store
             .insert(&[batch])
             .map_err(|e| format!("{label}: {e}"))?;

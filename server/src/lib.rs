@@ -9,6 +9,7 @@ pub mod demo;
 pub mod error;
 pub mod http;
 pub mod input;
+pub mod limits;
 pub mod store;
 pub mod tree;
 
@@ -24,6 +25,7 @@ use tower_http::trace::TraceLayer;
 
 pub use error::Error;
 use http::upstream::Upstream;
+use limits::Limiter;
 use store::Store;
 
 /// Default body limit of `POST /v1/profile/ingest` (64 MiB).
@@ -62,11 +64,13 @@ pub struct AppState {
     pub static_dir: PathBuf,
     /// Body size limits.
     pub limits: Limits,
+    /// Cost limits and the query gate.
+    pub limiter: Arc<Limiter>,
 }
 
 impl AppState {
     /// A state serving `store` locally with shape B, the `dist` viewer directory and default
-    /// limits.
+    /// limits (body sizes and [`limits::Caps`]).
     pub fn new(store: Arc<Store>) -> AppState {
         AppState {
             store,
@@ -74,6 +78,7 @@ impl AppState {
             upstream: None,
             static_dir: PathBuf::from("dist"),
             limits: Limits::default(),
+            limiter: Arc::new(Limiter::new(limits::Caps::default())),
         }
     }
 }

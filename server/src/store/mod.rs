@@ -3,8 +3,9 @@
 //!
 //! One writer connection (SQLite allows one writer at a time) and a small pool of reader
 //! connections; the file is in WAL mode so queries run while a batch is being written. All calls
-//! block: async callers use `tokio::task::spawn_blocking`.
+//! block: async callers use `tokio::task::spawn_blocking`, and bound reads with a [`budget`].
 
+pub mod budget;
 mod explore;
 pub mod ingest;
 pub mod query;
@@ -30,7 +31,10 @@ const MAX_IDLE_READERS: usize = 4;
 pub enum StoreError {
     /// SQLite reported an error.
     #[error("sqlite: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
+    /// The read ran out of its [`budget::Budget`] (time limit or cancellation).
+    #[error("stopped: the query's time ran out or its caller went away")]
+    Interrupted,
     /// The database file's schema is not one this build can use.
     #[error("schema: {0}")]
     Schema(String),
@@ -40,6 +44,16 @@ pub enum StoreError {
     /// The database path is not usable.
     #[error("database path: {0}")]
     Path(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        if budget::is_interrupt(&e) {
+            StoreError::Interrupted
+        } else {
+            StoreError::Sqlite(e)
+        }
+    }
 }
 
 /// The writer connection and what it remembers between transactions.
@@ -90,7 +104,7 @@ impl Store {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Run `f` on a reader connection from the pool.
+    /// Run `f` on a reader connection from the pool, within the thread's budget (if any).
     fn with_reader<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, E>,
@@ -100,7 +114,9 @@ impl Store {
             Some(conn) => conn,
             None => connect(&self.path)?,
         };
+        budget::install(&conn);
         let out = f(&conn);
+        budget::uninstall(&conn);
         let mut idle = self.readers.lock().unwrap_or_else(|p| p.into_inner());
         if idle.len() < MAX_IDLE_READERS {
             idle.push(conn);
@@ -239,5 +255,40 @@ mod tests {
         assert_eq!(store.stack_count().expect("count"), 4);
         assert_eq!(store.sample_count().expect("count"), 7);
         assert!(!store.is_empty().expect("empty"));
+    }
+
+    /// A statement that would never end stops when its budget is cancelled from another
+    /// thread, and the connection is usable (without a handler) afterwards.
+    #[test]
+    fn a_cancelled_budget_interrupts_a_running_statement() {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Store::open(&dir.path().join("s.db")).expect("open");
+        let b = budget::Budget::new(None);
+        let canceller = b.clone();
+        let cancel = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            canceller.cancel();
+        });
+        let started = std::time::Instant::now();
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
+                       SELECT COUNT(*) FROM c";
+        let out: Result<i64, StoreError> = budget::within(&b, || {
+            store.with_reader(|conn| Ok(conn.query_row(endless, [], |r| r.get(0))?))
+        });
+        cancel.join().expect("join");
+        assert!(matches!(out, Err(StoreError::Interrupted)), "{out:?}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        // Back in the pool without the handler: an unbudgeted read runs normally.
+        assert_eq!(store.sample_count().expect("count"), 0);
+        let spent = budget::Budget::until(Some(std::time::Instant::now()));
+        let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 100000) \
+                    SELECT COUNT(*) FROM c";
+        let out: Result<i64, StoreError> = budget::within(&spent, || {
+            store.with_reader(|conn| Ok(conn.query_row(long, [], |r| r.get(0))?))
+        });
+        assert!(matches!(out, Err(StoreError::Interrupted)), "{out:?}");
+        let out: Result<i64, StoreError> =
+            store.with_reader(|conn| Ok(conn.query_row(long, [], |r| r.get(0))?));
+        assert_eq!(out.expect("unbudgeted"), 100_000);
     }
 }

@@ -62,7 +62,7 @@ fn first_names(names: &[String]) -> String {
 
 impl From<rusqlite::Error> for QueryError {
     fn from(e: rusqlite::Error) -> Self {
-        QueryError::Store(StoreError::Sqlite(e))
+        QueryError::Store(StoreError::from(e))
     }
 }
 

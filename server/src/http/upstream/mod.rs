@@ -6,6 +6,7 @@
 //! ([`statements::render_filter`]). The explore endpoints are answered from the querier's SQL API
 //! ([`sql_api`], [`explore`]) with fixed statements.
 
+pub mod cut;
 mod explore;
 pub mod sql_api;
 pub mod statements;
