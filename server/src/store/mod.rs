@@ -10,6 +10,7 @@ mod explore;
 pub mod ingest;
 pub mod query;
 mod rollup;
+mod saturate;
 pub mod schema;
 pub(crate) mod sql;
 
@@ -180,6 +181,7 @@ pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open_in_memory()?;
     conn.execute("ATTACH DATABASE ?1 AS profile", [path_str])?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    saturate::register(&conn)?;
     // journal_mode returns a row, so read it rather than execute it.
     let mode: String = conn.query_row("PRAGMA profile.journal_mode = WAL", [], |row| row.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
