@@ -7,9 +7,9 @@
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
-//! The limits (`--max-stack-frames`, `--query-timeout`, ...) are in [`crate::limits::options`].
-//! ```text
-//! ```
+//! The limits (`--max-stack-frames`, `--query-timeout`, ...) are in [`crate::limits::options`];
+//! `--retention`, `--synchronous` and `embers-server delete --app-service NAME [--db PATH]` in
+//! [`crate::retention`].
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -24,7 +24,8 @@ use crate::http::upstream::Upstream;
 use crate::input::{self, BatchInput};
 use crate::limits::options::{LimitArgs, StackArgs};
 use crate::limits::Limiter;
-use crate::store::Store;
+use crate::retention::{DeleteArgs, StorageArgs};
+use crate::store::{Store, Synchronous};
 use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
@@ -54,6 +55,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Import folded-stack files into the database (one transaction per file).
     Import(ImportArgs),
+    /// Delete every sample of one process (app_service) from the database.
+    Delete(DeleteArgs),
 }
 
 /// Options of `serve`.
@@ -92,6 +95,9 @@ pub struct ServeArgs {
     /// Cost limits.
     #[command(flatten)]
     pub limits: LimitArgs,
+    /// Retention and durability.
+    #[command(flatten)]
+    pub storage: StorageArgs,
 }
 
 /// Options of `import`.
@@ -147,16 +153,24 @@ pub fn default_db_path() -> PathBuf {
     PathBuf::from("embers.db")
 }
 
-fn open_store(db: Option<&Path>) -> Result<Arc<Store>, String> {
+fn open_store(db: Option<&Path>, synchronous: Synchronous) -> Result<Arc<Store>, String> {
     let path = db.map_or_else(default_db_path, Path::to_path_buf);
-    let store = Store::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let store = Store::open_with(&path, synchronous)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     tracing::info!(db = %path.display(), "opened profile store");
     Ok(Arc::new(store))
 }
 
 /// Run `serve` until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref())?;
+    let store = open_store(args.db.as_deref(), args.storage.synchronous)?;
+    if let Some(retention) = args.storage.retention() {
+        tokio::spawn(crate::retention::run(
+            store.clone(),
+            retention,
+            crate::retention::EVERY,
+        ));
+    }
     if args.demo {
         let s = store.clone();
         let filled = tokio::task::spawn_blocking(move || fill_demo(&s))
@@ -261,7 +275,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 /// Run `import`: each file is parsed completely, then written in one transaction. Stops at the
 /// first bad file (earlier files stay imported) with `file: line N: message`.
 pub fn import(args: &ImportArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref())?;
+    let store = open_store(args.db.as_deref(), Synchronous::Normal)?;
     let mut tags = Vec::new();
     for tag in &args.tags {
         let (name, value) = tag

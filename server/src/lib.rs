@@ -10,6 +10,7 @@ pub mod error;
 pub mod http;
 pub mod input;
 pub mod limits;
+pub mod retention;
 pub mod store;
 pub mod tree;
 
@@ -19,7 +20,7 @@ use std::sync::Arc;
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, MethodRouter};
+use axum::routing::{delete, get, post, MethodRouter};
 use axum::Router;
 use embers_model::contract::shape::ResultShape;
 use tower_http::catch_panic::CatchPanicLayer;
@@ -117,6 +118,10 @@ fn routes(limits: Limits) -> Router<AppState> {
             api(http::explore::tag_values, query),
         )
         .route("/v1/profile/ingest", api(http::ingest::handle, ingest))
+        .route(
+            "/v1/profile/processes/{app_service}",
+            delete(http::processes::delete).fallback(http::processes::other_method),
+        )
         .route("/healthz", get(http::health::handle))
         .fallback(http::static_files::handle)
 }

@@ -200,7 +200,8 @@ async fn import_command_and_serve_binary() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tag 'colour'"));
 
-    let (mut child, base) = spawn_serve(&db.path(), &[]).await;
+    // The imported samples are from 2023: older than the default retention would keep.
+    let (mut child, base) = spawn_serve(&db.path(), &["--retention", "0"]).await;
     let client = reqwest::Client::new();
     let q = with(
         query_for("cli-app"),

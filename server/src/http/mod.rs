@@ -3,6 +3,7 @@
 pub mod explore;
 pub mod health;
 pub mod ingest;
+pub mod processes;
 pub mod profile_tracing;
 pub mod static_files;
 pub mod upstream;

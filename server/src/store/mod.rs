@@ -9,6 +9,7 @@ pub mod budget;
 mod explore;
 pub mod ingest;
 pub mod query;
+pub mod retention;
 mod rollup;
 mod saturate;
 pub mod schema;
@@ -57,6 +58,17 @@ impl From<rusqlite::Error> for StoreError {
     }
 }
 
+/// How far a commit is on disk when ingest acknowledges it (SQLite's `synchronous`, in WAL mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Synchronous {
+    /// Survives the process being killed (the WAL is written before the answer); the last
+    /// commits may be lost if the machine loses power.
+    #[default]
+    Normal,
+    /// Also survives power loss: the WAL is synced on every commit (slower ingest).
+    Full,
+}
+
 /// The writer connection and what it remembers between transactions.
 #[derive(Debug)]
 struct Writer {
@@ -74,13 +86,22 @@ pub struct Store {
 }
 
 impl Store {
-    /// Open (creating if needed) the database file at `path` and migrate its schema.
+    /// Open (creating if needed) the database file at `path` and migrate its schema, with
+    /// `synchronous = NORMAL`.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, Synchronous::Normal)
+    }
+
+    /// [`Store::open`] with the writer's `synchronous` setting chosen.
+    pub fn open_with(path: &Path, synchronous: Synchronous) -> Result<Store, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::Path(format!("cannot create {}: {e}", dir.display())))?;
         }
         let mut writer = connect(path)?;
+        if synchronous == Synchronous::Full {
+            writer.execute_batch("PRAGMA profile.synchronous = FULL")?;
+        }
         schema::migrate(&mut writer)?;
         Ok(Store {
             path: path.to_owned(),
@@ -182,6 +203,9 @@ pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
     conn.execute("ATTACH DATABASE ?1 AS profile", [path_str])?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     saturate::register(&conn)?;
+    // Takes effect only on a new, empty file (before WAL writes its header), where it lets
+    // retention give space back; on an existing file it changes nothing.
+    conn.execute_batch("PRAGMA profile.auto_vacuum = INCREMENTAL")?;
     // journal_mode returns a row, so read it rather than execute it.
     let mode: String = conn.query_row("PRAGMA profile.journal_mode = WAL", [], |row| row.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
@@ -292,5 +316,20 @@ mod tests {
         let out: Result<i64, StoreError> =
             store.with_reader(|conn| Ok(conn.query_row(long, [], |r| r.get(0))?));
         assert_eq!(out.expect("unbudgeted"), 100_000);
+    }
+
+    #[test]
+    fn synchronous_full_is_set_on_the_writer_and_new_files_vacuum_incrementally() {
+        let dir = tempfile::tempdir().expect("dir");
+        for (mode, expected) in [(Synchronous::Normal, 1), (Synchronous::Full, 2)] {
+            let store = Store::open_with(&dir.path().join("s.db"), mode).expect("open");
+            let level: i64 = store
+                .writer()
+                .conn
+                .query_row("PRAGMA profile.synchronous", [], |r| r.get(0))
+                .expect("pragma");
+            assert_eq!(level, expected, "{mode:?}");
+            assert!(store.reclaims_space().expect("auto_vacuum"));
+        }
     }
 }
