@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod process;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
