@@ -5,7 +5,7 @@
 #   bash bench/run.sh --smoke                   CI-sized: 10k nodes, Embers + JSON.parse baseline
 #   bash bench/run.sh --viewers embers,grafana  a subset of viewers (Embers always runs)
 #   bash bench/run.sh --deep 5000               depth of the deep-stack case (Embers only; 0 skips it)
-# Other flags go to harness.mjs (--reps N, --interactions N, --no-shape-a, --profile, --out FILE).
+# Other flags go to harness.mjs (--reps N, --interactions N, --no-shape-a, --no-compare, --profile, --out FILE).
 #
 # Steps: installs bench/node_modules (npm ci; the smoke run skips the peers), builds the
 # generator (cargo, CARGO_TARGET_DIR=target-bench), writes the profiles into bench/data/,
@@ -42,10 +42,10 @@ if [ -z "$sizes" ]; then
   if $smoke; then sizes=10000; else sizes=10000,100000,1000000; fi
 fi
 if [ -z "$viewers" ]; then
-  if $smoke; then viewers=embers; else viewers=embers,speedscope,grafana; fi
+  if $smoke; then viewers=embers; else viewers=embers,speedscope,grafana,grafanaGraph; fi
 fi
 needs_peers=false
-case ",$viewers," in *,speedscope,*|*,grafana,*) needs_peers=true ;; esac
+case ",$viewers," in *,speedscope,*|*,grafana*) needs_peers=true ;; esac
 
 command -v node >/dev/null || { echo "bench: node is required" >&2; exit 1; }
 CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
@@ -111,7 +111,7 @@ mkdir -p "$snap"
 cp -pR "$ROOT"/dist/. "$snap/"
 
 # 5. The Grafana page.
-if case ",$viewers," in *,grafana,*) true ;; *) false ;; esac; then
+if case ",$viewers," in *,grafana*) true ;; *) false ;; esac; then
   if [ ! -f "$BENCH/grafana/dist/main.js" ] || [ -n "$(find "$BENCH/grafana" -maxdepth 1 -newer "$BENCH/grafana/dist/main.js" -type f)" ]; then
     say "bundling the Grafana flame-graph page (esbuild)"
     node "$BENCH/grafana/build.mjs"

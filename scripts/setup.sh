@@ -2,7 +2,8 @@
 # Installs (or checks) the pinned tools Embers builds and tests with. Idempotent: a tool that is
 # already at the right version is left alone, so a second run takes seconds.
 #   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm)
-#   scripts/setup.sh --test     also Chromium + chromedriver and g++ (Debian), playwright-core (npm)
+#   scripts/setup.sh --test     also Chromium + chromedriver, g++ and clickhouse-server (Debian),
+#                               playwright-core (npm)
 # Versions: see ../shared/TOOLCHAIN.md. Source this file's exports via scripts/env.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,5 +50,9 @@ if $want_browser && ! command -v c++ >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq g++ >/dev/null
+fi
+# The ClickHouse backend's tests run against Debian's clickhouse-server (scripts/clickhouse.sh).
+if $want_browser; then
+  bash scripts/clickhouse.sh install
 fi
 say "tools ready"

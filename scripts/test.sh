@@ -2,7 +2,8 @@
 # Runs every test: formatting and lints, native unit/golden/integration tests (model, service,
 # viewer helpers), a short coverage-guided fuzzing run of every parser (scripts/fuzz.sh --short),
 # wasm-bindgen tests in headless Chromium, the release build of the viewer, the end-to-end suite
-# (Playwright against the real service and page) and a benchmark smoke run.
+# (Playwright against the real service and page), the ClickHouse backend's differential tests
+# against a local ClickHouse (scripts/clickhouse.sh) and a benchmark smoke run.
 # Installs what it needs first (scripts/setup.sh --test). Ends with "embers: N passed, N failed",
 # where a failing step that reported no test failures of its own (a lint, a build, the setup)
 # counts as one failure, and steps that need a failed build are not run against stale outputs
@@ -75,6 +76,10 @@ step fmt         ""           bash -c 'cargo fmt --all -- --check && cargo fmt -
 step clippy      ""           cargo clippy --workspace --all-targets -- -D warnings
 step clippy-fuzz ""           cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --target wasm32-unknown-unknown --all-targets -- -D warnings
+# The ClickHouse tests (differential against SQLite) need the local single node and two-shard
+# cluster; they are stopped again when this script ends, whatever happens.
+trap 'bash scripts/clickhouse.sh stop >/dev/null 2>&1 || true' EXIT
+step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash scripts/clickhouse.sh cluster && cargo test -p embers-server --test clickhouse --no-fail-fast'
 step native      ""           cargo test --workspace --no-fail-fast
 step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast

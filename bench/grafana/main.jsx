@@ -4,6 +4,12 @@
 //   bench.load(url)        fetches a generated grafana.json, parses it, builds the DataFrame and
 //                          hands it to <FlameGraph> — the timed path ("bytes in the page" is the
 //                          moment fetch's body is complete, recorded by the harness' fetch hook)
+// Query parameters:
+//   ?view=graph      the panel showing only its flame graph (the header's "Flame Graph" view: no
+//                    top table; search, focus and reset still work), as a dashboard panel sized
+//                    for the graph shows it; without it, Grafana's default "Both" (table + graph)
+//   &load=<url>      loads that profile at boot instead of the dummy (the first-view case: from
+//                    navigation to the painted graph, boot included)
 import React, { useEffect, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 // Grafana's packages are loaded through their CommonJS builds: their ESM builds (.mjs) default-import
@@ -31,6 +37,26 @@ function toDataFrame(cols) {
 }
 
 const DUMMY = { names: ['total', 'warmup'], level: [0, 1], value: [2, 1], self: [1, 1], label: [0, 1] };
+const params = new URLSearchParams(location.search);
+const graphOnly = params.get('view') === 'graph';
+const bootUrl = params.get('load');
+
+const nextFrame = () => new Promise((r) => requestAnimationFrame(() => r()));
+
+/** Picks the header's "Flame Graph" view (as a user of the panel would) and waits until the top
+ *  table is gone. */
+async function showGraphOnly() {
+  for (let i = 0; i < 600; i++) {
+    const label = [...document.querySelectorAll('label')].find((l) => l.textContent.trim() === 'Flame Graph');
+    if (label) {
+      label.click();
+      break;
+    }
+    await nextFrame();
+  }
+  for (let i = 0; i < 600 && document.querySelector('[data-testid=topTable]'); i++) await nextFrame();
+  if (document.querySelector('[data-testid=topTable]')) throw new Error('the top table did not go away');
+}
 
 let setFrame;
 let resolveReady;
@@ -39,7 +65,9 @@ const ready = new Promise((r) => { resolveReady = r; });
 function App() {
   const [frame, set] = useState(() => toDataFrame(DUMMY));
   setFrame = set;
-  useEffect(() => resolveReady(), []);
+  useEffect(() => {
+    (graphOnly ? showGraphOnly() : Promise.resolve()).then(resolveReady, (e) => window.__bench?.errors.push(String(e)));
+  }, []);
   return (
     <div style={{ width: '100%' }}>
       <FlameGraph data={frame} getTheme={getTheme} showAnalyzeWithAssistant={false} />
@@ -58,3 +86,4 @@ window.bench = {
 };
 
 createRoot(document.getElementById('root')).render(<App />);
+if (bootUrl) ready.then(() => window.bench.load(bootUrl));

@@ -18,14 +18,14 @@ export const BROWSER_ARGS = {
 
 export const VIEWPORT = { width: 1280, height: 800 };
 
-async function newPage(browser, app, bytesMatch, { markers = false } = {}) {
+async function newPage(browser, app, bytesMatch, { markers = false, bytesCount = 1 } = {}) {
   const context = await browser.newContext({
     viewport: VIEWPORT,
     deviceScaleFactor: 1,
     colorScheme: 'light',
     reducedMotion: 'reduce',
   });
-  await context.addInitScript(instrument, { app, bytesMatch, markers });
+  await context.addInitScript(instrument, { app, bytesMatch, markers, bytesCount });
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
@@ -120,10 +120,12 @@ async function rectOf(page, selector) {
 export const embers = {
   name: 'embers',
   browser: 'cpu',
+  query: 'app_service=synthetic-service&time_start=1&time_end=2',
+  answers: 1,
   /** Opens Embers on `server` (which must already answer ProfileTracing with the body). */
   async render(browser, server, { timeoutMs }) {
-    const { context, page, errors } = await newPage(browser, 'embers', 'ProfileTracing');
-    await page.goto(`${server.url}/?app_service=synthetic-service&time_start=1&time_end=2`);
+    const { context, page, errors } = await newPage(browser, this.name, 'ProfileTracing', { bytesCount: this.answers });
+    await page.goto(`${server.url}/?${this.query}`);
     const s = await waitPainted(page, errors, timeoutMs);
     const status = s.info.status;
     const decoded = /decoded in (\d+) ms/.exec(status);
@@ -334,9 +336,10 @@ export const speedscope = {
 export const grafana = {
   name: 'grafana',
   browser: 'cpu',
+  query: '',
   async render(browser, server, { dataUrl, timeoutMs }) {
     const { context, page, errors } = await newPage(browser, 'grafana', 'grafana\\.json');
-    await page.goto(`${server.url}/grafana/`);
+    await page.goto(`${server.url}/grafana/${this.query}`);
     await page.waitForFunction(() => window.bench && window.bench.ready, null, { timeout: 30_000 });
     await page.evaluate(() => window.bench.ready);
     await page.evaluate((url) => {
@@ -397,7 +400,20 @@ export const grafana = {
   },
 };
 
-export const APPS = { embers, speedscope, grafana };
+/** Embers comparing two answers (the server gives both sides the same body, so the diff's
+ *  union tree is as big as one profile): a comparison costs two decodes, the diff and its
+ *  layout. Rendered = both answers in the page → the diff painted with its legend. */
+export const embersCompare = {
+  ...embers,
+  name: 'embersCompare',
+  query: `${embers.query}&baseline_time_start=0&baseline_time_end=1`,
+  answers: 2,
+};
+
+/** The same component showing only its flame graph (the header's "Flame Graph" view). */
+export const grafanaGraph = { ...grafana, name: 'grafanaGraph', query: '?view=graph' };
+
+export const APPS = { embers, embersCompare, speedscope, grafana, grafanaGraph };
 
 // ------------------------------------------------------------------------------------------------
 // Where Embers spends its render time: one extra load under the CDP sampling profiler. The server

@@ -67,7 +67,8 @@ export function instrument(opts) {
     // harness' cost, not the viewer's.
     const t = now();
     B.bytes.push({ url, t, size: buf.byteLength, copyMs: t - tRead });
-    if (B.tBytes === null) {
+    // A comparison waits for both answers: its bytes are in the page when the last one is.
+    if (B.tBytes === null && B.bytes.length >= (opts.bytesCount ?? 1)) {
       if (opts.markers) __benchMarkBytes();
       B.tBytes = now();
       B.glDrawsAtBytes = B.glDraws;
@@ -185,6 +186,11 @@ export function instrument(opts) {
       const dpr = window.devicePixelRatio || 1;
       if (!lineInked(c, (18 * 2 + 9) * dpr)) return null;
       return { status: status.textContent.trim() };
+    },
+    // Compare mode: the same, once the diff legend is up (the diff of both answers is drawn).
+    embersCompare() {
+      if (!document.querySelector('[data-testid=diff-legend]')) return null;
+      return PAINTED.embers();
     },
     // The profile's canvas (data-testid=flameGraph) is sized for the real profile (the page mounts
     // a 2-level dummy first) and shows bars in row 2 (rows are 22 CSS px).

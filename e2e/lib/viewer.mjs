@@ -128,25 +128,17 @@ export class Viewer {
   }
 
   /**
-   * Opens a host page (about:blank content) that embeds the viewer in an iframe at
-   * `/?embed=1&params` and records every message the frame posts to it in `window.got`.
-   * Returns a Viewer whose DOM reads go to the iframe; `host*` methods talk to the host.
+   * Opens the portal page of `host` (a site from lib/host.mjs, another origin than the viewer's)
+   * that embeds the viewer of `server` in an iframe at `/?embed=1&params`, or at `src` when
+   * given, and records every message the frame posts to it in `window.got`. Returns a Viewer
+   * whose DOM reads go to the iframe; `host*` methods talk to the portal page.
    */
-  static async openEmbedded(browser, server, { params = '', viewport = { width: 1280, height: 800 } } = {}) {
+  static async openEmbedded(browser, server, host, { params = '', src, viewport = { width: 1280, height: 800 } } = {}) {
     const context = await newContext(browser, { viewport });
     const page = await context.newPage();
-    const v = new Viewer(context, page, server.url);
-    const src = `${server.url}/?embed=1${params ? `&${params}` : ''}`;
-    await page.setContent(`<!doctype html><html><body style="margin:0;font:14px sans-serif">
-      <h1 style="font-size:16px;margin:4px 8px">Host page</h1>
-      <iframe data-testid="host-iframe" src="${src}" style="width:1200px;height:640px;border:1px solid #888"></iframe>
-      <script>
-        window.got = [];
-        window.addEventListener('message', (e) => {
-          const f = document.querySelector('iframe');
-          window.got.push({ data: e.data, fromFrame: e.source === f.contentWindow });
-        });
-      </script></body></html>`);
+    const v = new Viewer(context, page, server?.url);
+    const frameSrc = src ?? `${server.url}/?embed=1${params ? `&${params}` : ''}`;
+    await page.goto(host.hostUrl(frameSrc));
     const frame = await (await page.getByTestId('host-iframe').elementHandle()).contentFrame();
     assert.ok(frame, 'the iframe has a frame');
     v.frame = frame;
@@ -166,8 +158,13 @@ export class Viewer {
     this.requests = [];
     /** How many ProfileTracing requests have finished or failed. */
     this.completed = 0;
+    /** Console warnings, as text (the embed API says there why it ignores its host). */
+    this.warnings = [];
     page.on('console', (msg) => {
-      if (msg.type() === 'error') this.errors.push(`console.error: ${msg.text()}`);
+      if (msg.type() === 'warning') this.warnings.push(msg.text());
+      // The location names the resource behind "Failed to load resource" and CSP reports.
+      const where = msg.location()?.url;
+      if (msg.type() === 'error') this.errors.push(`console.error: ${msg.text()}${where ? ` (${where})` : ''}`);
     });
     page.on('pageerror', (err) => this.errors.push(`pageerror: ${err.message}`));
     page.on('crash', () => this.errors.push('page crashed'));

@@ -172,7 +172,7 @@ test('A2. the function table sorts, filters and selects, both ways with the grap
   assert.ok(!rows.some((r) => r.name === 'redis-server'), 'the root is not a row');
   assert.ok(rows.every((r) => Number.isFinite(r.self) && Number.isFinite(r.total) && r.self <= r.total * 1.001),
     'every row has self ≤ total');
-  assert.match(await v.el('function-table').locator('.table-foot').textContent(), new RegExp(`^${rows.length} functions\\.`));
+  assert.match(await v.el('function-table').locator('.table-count').textContent(), new RegExp(`^${rows.length} functions\\.`));
   // Default: by self, descending.
   assert.match(await v.el('sort-self').textContent(), /▾$/);
   const selfs = rows.map((r) => r.self);
@@ -195,7 +195,7 @@ test('A2. the function table sorts, filters and selects, both ways with the grap
   await v.el('table-filter').fill('DICT');
   const dict = await v.poll(() => v.tableRows(), (r) => r.length < rows.length, { what: 'filtered rows' });
   assert.deepEqual(dict.map((r) => r.name).sort(), ['dictAddRaw', 'dictFind', 'dictScan']);
-  assert.equal((await v.el('function-table').locator('.table-foot').textContent()).trim(), '3 functions.');
+  assert.equal((await v.el('function-table').locator('.table-count').textContent()).trim(), '3 functions.');
 
   // A row click selects the function and enables the sandwich view; the graph outlines it.
   assert.ok(await v.el('sandwich-toggle').isDisabled(), 'no sandwich without a selection');

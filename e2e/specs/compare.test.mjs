@@ -1,7 +1,8 @@
 // Comparing in the real page over the demo data: the last 20 minutes of api-gateway against the
 // 20 before find the demo's regression (red, first by change); links and Back reproduce it;
-// the two-column export imports back as the same diff; a saved snapshot opens by permalink and
-// serves as a baseline; a baseline that fails says so; a side without samples is named.
+// the two-column export imports back as the same diff; a saved snapshot opens by permalink, is
+// listed by its name and serves as a baseline; a baseline that fails says so; a side without
+// samples is named.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -135,7 +136,7 @@ test('C3. the two-column export imports back as the same comparison', async (t) 
   other.assertNoErrors();
 });
 
-test('C4. a saved snapshot opens by permalink and serves as a baseline', async (t) => {
+test('C4. a saved snapshot opens by permalink, is listed by name and serves as a baseline', async (t) => {
   const v = await openViewer(t, env, { params: null });
   const r = ranges(env.server);
   await v.goto({ app_service: 'api-gateway', time_start: r.before[0], time_end: r.before[1] });
@@ -143,6 +144,7 @@ test('C4. a saved snapshot opens by permalink and serves as a baseline', async (
   await v.openExportMenu();
   await v.el('save-snapshot').click();
   await v.el('snapshot-link').waitFor();
+  await v.screenshot('snapshot-saved');
   const permalink = await v.el('snapshot-link').getAttribute('href');
   const id = new URL(permalink).searchParams.get('snapshot');
   assert.ok(id && id.length >= 16, permalink);
@@ -153,16 +155,33 @@ test('C4. a saved snapshot opens by permalink and serves as a baseline', async (
   assert.equal(shown.root, 'api-gateway');
   assert.equal(shown.value, s.value, 'the same profile');
   assert.equal(new URL(other.page.url()).searchParams.get('snapshot'), id, 'the URL stays the permalink');
+  await other.screenshot('snapshot-permalink');
 
-  // Today's last 20 minutes against the snapshot.
+  // Today's last 20 minutes against the snapshot, chosen by its name from the compare menu.
   const done = other.completed;
-  await other.goto({ app_service: 'api-gateway', time_start: r.time_start, time_end: r.time_end, baseline_snapshot: id });
+  await other.goto({ app_service: 'api-gateway', time_start: r.time_start, time_end: r.time_end });
   await other.waitForRequestsCompleted(done + 1);
+  await other.waitForGraph();
+  await other.el('compare-menu').locator('summary').click();
+  const option = other.el('compare-snapshot').locator(`option[value="${id}"]`);
+  await option.waitFor({ state: 'attached' });
+  assert.match(await option.textContent(),
+    /^api-gateway, \d{4}-\d\d-\d\d \d\d:\d\d:\d\d–(\d{4}-\d\d-\d\d )?\d\d:\d\d:\d\d UTC$/u);
+  await other.el('compare-snapshot').selectOption(id);
   await other.el('diff-legend').waitFor();
+  assert.equal(new URL(other.page.url()).searchParams.get('baseline_snapshot'), id);
   assert.match(await other.el('baseline-label').textContent(), new RegExp(`snapshot ${id}`));
   assert.equal((await diffRows(other))[0].name, REGRESSION);
+  await other.screenshot('compare-snapshot');
+
+  // The comparison's link brings both sides back.
+  const third = await openViewer(t, env, { params: null });
+  await third.page.goto(other.page.url());
+  await third.el('diff-legend').waitFor();
+  assert.equal((await diffRows(third))[0].name, REGRESSION);
   v.assertNoErrors();
   other.assertNoErrors();
+  third.assertNoErrors();
 });
 
 test('C5. a baseline that fails says which side failed', async (t) => {
@@ -172,6 +191,7 @@ test('C5. a baseline that fails says which side failed', async (t) => {
   await v.el('error').waitFor();
   assert.match(await v.el('error').textContent(), /^The baseline failed\. /u);
   assert.equal(await v.status(), 'The baseline failed.');
+  await v.screenshot('baseline-failed');
   v.assertNoErrors({ allow: [/404/] });
 });
 

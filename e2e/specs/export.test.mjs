@@ -16,9 +16,14 @@ const EVIL = '<img src=x onerror=alert(1)>';
 /** The status fields that must survive a round trip (not the decode time). */
 const essentials = (s) => ({ root: s.root, nodes: s.nodes, functions: s.functions, depth: s.depth, valueText: s.valueText, measure: s.measure });
 
-/** Parses SVG text in the page: { error, frames, images, scripts, names }. */
-function parseSvgInPage(v, text) {
-  return v.page.evaluate((text) => {
+/**
+ * Parses SVG text in a blank page of the viewer's browser: { error, frames, images, scripts,
+ * names }. Not in the viewer's page: the exported file has its own inline styles, which the
+ * viewer's CSP (rightly) refuses to apply in the viewer's document.
+ */
+async function parseSvgInPage(v, text) {
+  const blank = await v.context.newPage();
+  const parsed = await blank.evaluate((text) => {
     const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
     const error = doc.querySelector('parsererror')?.textContent ?? null;
     return {
@@ -31,6 +36,8 @@ function parseSvgInPage(v, text) {
       title: doc.getElementById('title')?.textContent ?? null,
     };
   }, text);
+  await blank.close();
+  return parsed;
 }
 
 test('A10. export SVG / folded / JSON / PNG; JSON imports back; hostile names stay text', async (t) => {

@@ -244,6 +244,9 @@ test('8. a URL with query parameters runs the query on load', async (t) => {
     timezoneId: 'Asia/Kolkata',
   });
   const s = await v.waitForGraph();
+  // Measured once the layout is final: a size read while the page was still being built used
+  // to paint the whole graph a second time a frame later.
+  assert.equal(await v.page.evaluate(() => window.__embersDraws), 1, 'the first view paints the graph once');
   assert.equal(v.requests.length, 1, 'exactly one request, without pressing Query');
   const body = v.requests[0].body;
   assert.equal(body.app_service, 'java');

@@ -1,12 +1,10 @@
 // Sharing a view: the page URL carries query + view (search, zoom, inverted, ...), a fresh page
-// reproduces it, Back/Forward step through zooms; and embedding in an iframe driven by
-// postMessage.
+// reproduces it, Back/Forward step through zooms. (Embedding: embed.test.mjs.)
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { demoRange, openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
-import { Viewer } from '../lib/viewer.mjs';
 
 const env = useServerAndBrowser();
 
@@ -113,79 +111,5 @@ test('A8b. a shared link opens the sandwich, chips, metric and orientation it na
   assert.equal(root.y, (await v.canvasSnapshot()).height - 18, 'root at the bottom');
   assert.ok(s.nodes > 0);
   assert.equal(new URL(v.page.url()).searchParams.get('sandwich'), null);
-  v.assertNoErrors();
-});
-
-test('A9. embedded: no form; the host drives it with postMessage and hears back', async (t) => {
-  const v = await Viewer.openEmbedded(env.browser, env.server);
-  t.after(() => v.close());
-  const ready = await v.waitForHostMessage('embers:ready');
-  assert.ok(ready.fromFrame);
-  assert.equal(await v.el('query-form').count(), 0, 'no query form when embedded');
-  assert.equal(await v.frame.locator('.app.embedded').count(), 1);
-  assert.equal(await v.status(), 'Ready.');
-
-  // A query from the host runs in the frame and is reported back.
-  let n = (await v.hostMessages()).length;
-  const request = { app_service: 'nginx', profile_language_type: 'eBPF', profile_event_type: 'on-cpu', ...demoRange(env.server) };
-  await v.hostPost({ type: 'embers:query', request });
-  const loaded = await v.waitForHostMessage('embers:loaded', { after: n });
-  assert.ok(loaded.fromFrame);
-  assert.equal(loaded.data.app_service, 'nginx');
-  assert.ok(loaded.data.nodes > 0 && loaded.data.root_total > 0, JSON.stringify(loaded.data));
-  const s = await v.waitForGraph();
-  assert.equal(s.root, 'nginx');
-  assert.equal(s.nodes, loaded.data.nodes, 'the frame shows what it reported');
-  assert.equal(v.requests.length, 1);
-  assert.equal(v.requests[0].body.app_service, 'nginx');
-  const frameUrl = new URL(v.frame.url());
-  assert.equal(frameUrl.searchParams.get('embed'), '1', 'the frame URL keeps embed=1');
-  assert.equal(frameUrl.searchParams.get('app_service'), 'nginx');
-  assert.ok((await v.el('analysis-bar').count()) === 1, 'the analysis bar is there');
-  await v.screenshot('embed');
-
-  // A result the host already has: folded stacks.
-  n = (await v.hostMessages()).length;
-  await v.hostPost({ type: 'embers:load', body: 'main;a 1\nmain;b 2' });
-  const folded = await v.waitForHostMessage('embers:loaded', { after: n });
-  assert.deepEqual(folded.data, { type: 'embers:loaded', app_service: 'embedded', nodes: 4, root_total: 3 });
-  const f = await v.waitForGraph();
-  assert.equal(f.nodes, 4);
-  assert.equal(f.depth, 2);
-  assert.deepEqual(await v.labels(), ['embedded (100%)', 'main (100%)', 'a (33.3%)', 'b (66.7%)']);
-
-  // Clicking a bar tells the host which frame was picked.
-  n = (await v.hostMessages()).length;
-  await v.clickBar(await v.findBar(2, { label: /^b / }));
-  const select = await v.waitForHostMessage('embers:select', { after: n });
-  assert.deepEqual(select.data, { type: 'embers:select', name: 'b', path: ['main', 'b'], total: 2, self: 2, depth: 2 });
-
-  // A name for the root of folded stacks.
-  n = (await v.hostMessages()).length;
-  await v.hostPost({ type: 'embers:load', body: 'x;y 5\n', name: 'my-app.folded' });
-  assert.equal((await v.waitForHostMessage('embers:loaded', { after: n })).data.app_service, 'my-app');
-  assert.equal((await v.waitForGraph()).root, 'my-app');
-
-  // Messages that are not from the parent, or not for us, are ignored.
-  const before = await v.status();
-  await v.frame.evaluate(() => window.postMessage({ type: 'embers:load', body: 'evil;z 9' }, '*'));
-  await v.hostPost({ type: 'something-else', body: 'q;r 1' });
-  await v.hostPost('just a string');
-  await v.page.waitForTimeout(300);
-  assert.equal(await v.status(), before, 'ignored');
-
-  // A bad body is an error for the host, and the frame stays usable.
-  n = (await v.hostMessages()).length;
-  await v.hostPost({ type: 'embers:load', body: '{"OPT_STATUS":' });
-  const error = await v.waitForHostMessage('embers:error', { after: n });
-  assert.match(error.data.message, /^Could not import embedded\.json: /);
-  assert.match(await v.errorText(), /Could not import embedded\.json/);
-  n = (await v.hostMessages()).length;
-  await v.hostPost({ type: 'embers:query', request });
-  await v.waitForHostMessage('embers:loaded', { after: n });
-  assert.equal((await v.waitForGraph()).root, 'nginx');
-  assert.equal(await v.errorText(), null);
-  const types = (await v.hostMessages()).map((m) => m.data.type);
-  assert.equal(types.filter((x) => x === 'embers:ready').length, 1, `messages: ${types}`);
   v.assertNoErrors();
 });

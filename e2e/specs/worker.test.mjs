@@ -72,3 +72,27 @@ test('W2. without a worker, the page decodes answers itself', async (t) => {
   assert.ok(s.nodes > 10, `nodes ${s.nodes}`);
   v.assertNoErrors({ allow: [/decode_worker_loader|Failed to load resource|net::ERR_FAILED/] });
 });
+
+test('W3. a comparison of two big answers decodes them in two workers side by side', async (t) => {
+  // The comparison's answer is big (it decodes for a while); the baseline's, worth a second
+  // worker, arrives while it does.
+  const [big, medium] = [bigShapeB(1_000_000), bigShapeB(100_000)];
+  const v = await openViewer(t, env, { params: null });
+  const held = [];
+  await v.page.route(ROUTE, async (route) => {
+    held.push(route);
+    if (held.length < 2) return;
+    const comparison = held.find((r) => JSON.parse(r.request().postData()).time_start === 2000);
+    const baseline = held.find((r) => r !== comparison);
+    await comparison.fulfill({ status: 200, contentType: 'application/json', body: big });
+    await baseline.fulfill({ status: 200, contentType: 'application/json', body: medium });
+  });
+  await v.goto({ app_service: 'big-service', time_start: 2000, time_end: 3000, baseline_time_start: 1000, baseline_time_end: 2000 });
+  await v.el('diff-legend').waitFor({ timeout: 60_000 });
+  const s = await v.waitForGraph({ timeout: 60_000 });
+  assert.equal(s.root, 'big-service');
+  assert.ok(s.nodes > 990_000, `nodes ${s.nodes}`);
+  const workers = v.page.workers().filter((w) => /decode_worker_loader\.js$/.test(w.url()));
+  assert.equal(workers.length, 2, 'the second answer went to a second worker');
+  v.assertNoErrors();
+});

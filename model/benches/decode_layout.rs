@@ -149,6 +149,19 @@ fn bench(c: &mut Criterion) {
                 .node_count()
         })
     });
+    // Comparing a profile with itself: the union tree is as big as one side (the worst case
+    // for a change between two captures of one service is a little bigger).
+    g.bench_function("diff of two 1M profiles (normalised)", |b| {
+        b.iter(|| {
+            embers_model::tree::diff::Diff::new(
+                &profile,
+                &profile,
+                embers_model::tree::diff::DiffMode::Normalized,
+            )
+            .profile
+            .node_count()
+        })
+    });
     g.finish();
 }
 

@@ -3,7 +3,14 @@
 //! ```text
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
 //!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
-//!               [--max-ingest-bytes N] [--max-query-bytes N] [limits]
+//!               [--max-ingest-bytes N] [--max-query-bytes N] [--max-snapshot-bytes N]
+//!               [--clickhouse-url URL... [--clickhouse-database embers]
+//!                [--clickhouse-cluster NAME] [--clickhouse-password-file PATH]]
+//!               [--allowed-host NAME]... [--allow-origin ORIGIN]... [--embed-origin ORIGIN]...
+//!               [--token-file FILE] [--query-token-file FILE]
+//!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
+//!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
+//!               [limits] [--retention 72h] [--synchronous normal|full]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -20,12 +27,15 @@ use clap::{Args, Parser, Subcommand};
 use embers_model::contract::shape::ResultShape;
 
 use crate::demo::live::Feeder;
-use crate::http::upstream::Upstream;
+use crate::http::guard::args::GuardArgs;
+use crate::http::upstream::{Upstream, UpstreamArgs};
 use crate::input::{self, BatchInput};
 use crate::limits::options::{LimitArgs, StackArgs};
 use crate::limits::Limiter;
 use crate::retention::{DeleteArgs, StorageArgs};
 use crate::store::{Store, Synchronous};
+pub use crate::store_args::default_db_path;
+use crate::store_args::{open_store, ClickHouseArgs};
 use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
@@ -98,6 +108,18 @@ pub struct ServeArgs {
     /// Retention and durability.
     #[command(flatten)]
     pub storage: StorageArgs,
+    /// Size limit of the answer a snapshot saves, bytes.
+    #[arg(long, default_value_t = crate::DEFAULT_SNAPSHOT_LIMIT)]
+    pub max_snapshot_bytes: usize,
+    /// The ClickHouse store, instead of --db.
+    #[command(flatten)]
+    pub clickhouse: ClickHouseArgs,
+    /// Who may use the service (hosts, origins, tokens).
+    #[command(flatten)]
+    pub guard: GuardArgs,
+    /// How the upstream querier is asked.
+    #[command(flatten)]
+    pub upstream_options: UpstreamArgs,
 }
 
 /// Options of `import`.
@@ -130,41 +152,19 @@ pub struct ImportArgs {
     /// Limits on the stacks.
     #[command(flatten)]
     pub stacks: StackArgs,
-}
-
-/// The default database file: `$XDG_DATA_HOME/embers/embers.db`, else
-/// `~/.local/share/embers/embers.db`, else `./embers.db`.
-pub fn default_db_path() -> PathBuf {
-    let from_env = |name: &str| {
-        std::env::var_os(name)
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
-    if let Some(data) = from_env("XDG_DATA_HOME") {
-        return data.join("embers").join("embers.db");
-    }
-    if let Some(home) = from_env("HOME") {
-        return home
-            .join(".local")
-            .join("share")
-            .join("embers")
-            .join("embers.db");
-    }
-    PathBuf::from("embers.db")
-}
-
-fn open_store(db: Option<&Path>, synchronous: Synchronous) -> Result<Arc<Store>, String> {
-    let path = db.map_or_else(default_db_path, Path::to_path_buf);
-    let store = Store::open_with(&path, synchronous)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-    tracing::info!(db = %path.display(), "opened profile store");
-    Ok(Arc::new(store))
+    /// The ClickHouse store, instead of --db.
+    #[command(flatten)]
+    pub clickhouse: ClickHouseArgs,
 }
 
 /// Run `serve` until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref(), args.storage.synchronous)?;
-    if let Some(retention) = args.storage.retention() {
+    let store = open_store(
+        args.db.as_deref(),
+        &args.clickhouse,
+        args.storage.synchronous,
+    )?;
+    if let (Some(retention), Store::Sqlite(_)) = (args.storage.retention(), store.as_ref()) {
         tokio::spawn(crate::retention::run(
             store.clone(),
             retention,
@@ -187,7 +187,10 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         }
     }
     let upstream = match &args.upstream {
-        Some(url) => Some(Arc::new(Upstream::new(url)?)),
+        Some(url) => Some(Arc::new(Upstream::with_options(
+            url,
+            args.upstream_options.options()?,
+        )?)),
         None => None,
     };
     if let Some(up) = &upstream {
@@ -201,8 +204,10 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         limits: Limits {
             ingest: args.max_ingest_bytes,
             query: args.max_query_bytes,
+            snapshot: args.max_snapshot_bytes,
         },
         limiter: Arc::new(Limiter::new(args.limits.caps())),
+        guard: Arc::new(args.guard.guard(&args.listen)?),
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
@@ -275,7 +280,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 /// Run `import`: each file is parsed completely, then written in one transaction. Stops at the
 /// first bad file (earlier files stay imported) with `file: line N: message`.
 pub fn import(args: &ImportArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref(), Synchronous::Normal)?;
+    let store = open_store(args.db.as_deref(), &args.clickhouse, Synchronous::Normal)?;
     let mut tags = Vec::new();
     for tag in &args.tags {
         let (name, value) = tag

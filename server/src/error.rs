@@ -5,7 +5,9 @@
 //! |---|---|---|---|
 //! | bad request | 400 | `INVALID_POST_DATA` | null |
 //! | body too large | 413 | `FAIL` | null |
-//! | unknown API path | 404 | `FAIL` | null |
+//! | no or wrong access token | 401 | `FAIL` | null |
+//! | refused: foreign Host, cross-site write, simple content type | 403 | `FAIL` | null |
+//! | unknown API path, unknown snapshot | 404 | `FAIL` | null |
 //! | upstream unreachable | 502 | `FAIL` | empty tree (explore endpoints: null) |
 //! | too many queries at once, query time limit | 503 | `FAIL` | null |
 //! | server failure | 500 | `FAIL` | empty tree in the requested shape |
@@ -77,6 +79,18 @@ impl Error {
         Error::new(StatusCode::SERVICE_UNAVAILABLE, FAIL, description)
     }
 
+    /// 401 `FAIL`: the request needs an access token it did not bring; `description` says
+    /// which and how to send it.
+    pub fn unauthorized(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::UNAUTHORIZED, FAIL, description)
+    }
+
+    /// 403 `FAIL`: a request the service refuses whoever sends it (a foreign `Host`, a
+    /// cross-site write); `description` names the rule and how to comply.
+    pub fn forbidden(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::FORBIDDEN, FAIL, description)
+    }
+
     /// 404 `FAIL`: no API at this path.
     pub fn not_found(path: &str) -> Error {
         Error::new(
@@ -84,6 +98,16 @@ impl Error {
             FAIL,
             format!("no API endpoint at {path}"),
         )
+    }
+
+    /// 413 `FAIL` with its own text (a limit that is not the body's, e.g. a snapshot's size).
+    pub fn payload_too_large(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::PAYLOAD_TOO_LARGE, FAIL, description)
+    }
+
+    /// 404 `FAIL`: what the path names does not exist; `description` says what.
+    pub fn missing(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::NOT_FOUND, FAIL, description)
     }
 
     /// 502 `FAIL`: the upstream querier could not be reached.

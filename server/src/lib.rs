@@ -12,6 +12,7 @@ pub mod input;
 pub mod limits;
 pub mod retention;
 pub mod store;
+pub mod store_args;
 pub mod tree;
 
 use std::path::PathBuf;
@@ -23,10 +24,12 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get, post, MethodRouter};
 use axum::Router;
 use embers_model::contract::shape::ResultShape;
+use tower::util::option_layer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 pub use error::Error;
+use http::guard::Guard;
 use http::upstream::Upstream;
 use limits::Limiter;
 use store::Store;
@@ -35,6 +38,8 @@ use store::Store;
 pub const DEFAULT_INGEST_LIMIT: usize = 64 * 1024 * 1024;
 /// Default body limit of `POST /v1/profile/ProfileTracing` and the explore endpoints (256 KiB).
 pub const DEFAULT_QUERY_LIMIT: usize = 256 * 1024;
+/// Default size limit of a saved snapshot's answer (64 MiB).
+pub const DEFAULT_SNAPSHOT_LIMIT: usize = 64 * 1024 * 1024;
 
 /// Request body size limits, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +48,9 @@ pub struct Limits {
     pub ingest: usize,
     /// For query requests.
     pub query: usize,
+    /// For the answer a snapshot saves (its body may be [`http::snapshots::BODY_HEADROOM`]
+    /// more).
+    pub snapshot: usize,
 }
 
 impl Default for Limits {
@@ -50,6 +58,7 @@ impl Default for Limits {
         Limits {
             ingest: DEFAULT_INGEST_LIMIT,
             query: DEFAULT_QUERY_LIMIT,
+            snapshot: DEFAULT_SNAPSHOT_LIMIT,
         }
     }
 }
@@ -69,11 +78,14 @@ pub struct AppState {
     pub limits: Limits,
     /// Cost limits and the query gate.
     pub limiter: Arc<Limiter>,
+    /// Who may use the service and the headers every answer gets.
+    pub guard: Arc<Guard>,
 }
 
 impl AppState {
-    /// A state serving `store` locally with shape B, the `dist` viewer directory and default
-    /// limits (body sizes and [`limits::Caps`]).
+    /// A state serving `store` locally with shape B, the `dist` viewer directory, default
+    /// limits (body sizes and [`limits::Caps`]) and the default guard (loopback, same origin,
+    /// no tokens).
     pub fn new(store: Arc<Store>) -> AppState {
         AppState {
             store,
@@ -82,6 +94,7 @@ impl AppState {
             static_dir: PathBuf::from("dist"),
             limits: Limits::default(),
             limiter: Arc::new(Limiter::new(limits::Caps::default())),
+            guard: Arc::new(Guard::default()),
         }
     }
 }
@@ -99,12 +112,13 @@ where
 
 /// The service's router: the API under `/v1/profile/`, `/healthz`, and the viewer at `/`.
 pub fn app(state: AppState) -> Router {
-    guarded(routes(state.limits)).with_state(state)
+    let router = guarded(routes(state.limits), &state);
+    router.with_state(state)
 }
 
 /// The routes, before the layers every request passes.
 fn routes(limits: Limits) -> Router<AppState> {
-    let Limits { ingest, query } = limits;
+    let Limits { ingest, query, .. } = limits;
     Router::new()
         .route(
             "/v1/profile/ProfileTracing",
@@ -122,7 +136,9 @@ fn routes(limits: Limits) -> Router<AppState> {
             "/v1/profile/processes/{app_service}",
             delete(http::processes::delete).fallback(http::processes::other_method),
         )
+        .merge(http::snapshots::routes(limits.snapshot))
         .route("/healthz", get(http::health::handle))
+        .route("/embers-config.json", get(http::guard::page::embed_config))
         .fallback(http::static_files::handle)
 }
 
@@ -130,9 +146,14 @@ fn routes(limits: Limits) -> Router<AppState> {
 /// request with a 500 envelope (and a log line) while the server goes on serving the others.
 /// The server unwinds on panic (the workspace's release profile does not abort; the wasm
 /// target aborts by its own default).
-fn guarded(routes: Router<AppState>) -> Router<AppState> {
+fn guarded(routes: Router<AppState>, state: &AppState) -> Router<AppState> {
     routes
         .layer(CatchPanicLayer::custom(panic_response))
+        .layer(option_layer(state.guard.cors()))
+        .layer(axum::middleware::from_fn_with_state(
+            state.guard.clone(),
+            http::guard::check,
+        ))
         .layer(TraceLayer::new_for_http())
 }
 
@@ -154,7 +175,10 @@ mod tests {
     use tower::ServiceExt;
 
     async fn call(router: &Router, path: &str) -> (StatusCode, String) {
-        let request = Request::get(path).body(Body::empty()).expect("request");
+        let request = Request::get(path)
+            .header("host", "127.0.0.1:8080")
+            .body(Body::empty())
+            .expect("request");
         let response = router.clone().oneshot(request).await.expect("infallible");
         let status = response.status();
         let body = to_bytes(response.into_body(), usize::MAX)
@@ -175,7 +199,7 @@ mod tests {
             // A real out-of-bounds panic, not a `panic!` the layer might special-case.
             std::hint::black_box(&v)[3].to_string()
         });
-        let router = guarded(routes(state.limits).route("/boom", boom)).with_state(state);
+        let router = guarded(routes(state.limits).route("/boom", boom), &state).with_state(state);
         let (status, body) = call(&router, "/boom").await;
         assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
         let envelope: serde_json::Value = serde_json::from_str(&body).expect("envelope");

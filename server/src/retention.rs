@@ -67,7 +67,7 @@ pub async fn pass(store: &Arc<Store>, retention: Duration) -> Result<Removed, St
     let mut total = Removed::default();
     loop {
         let s = store.clone();
-        let removed = blocking(move || s.expire_step(before, BATCH)).await?;
+        let removed = blocking(move || s.sqlite()?.expire_step(before, BATCH)).await?;
         total.samples += removed.samples;
         total.rollup_rows += removed.rollup_rows;
         if removed == Removed::default() {
@@ -82,12 +82,12 @@ pub async fn pass(store: &Arc<Store>, retention: Duration) -> Result<Removed, St
 
 /// Give free pages back, a step at a time.
 pub async fn reclaim(store: &Arc<Store>) -> Result<(), StoreError> {
-    if !store.reclaims_space()? {
+    if !store.sqlite()?.reclaims_space()? {
         return Ok(());
     }
     loop {
         let s = store.clone();
-        if blocking(move || s.reclaim(RECLAIM_PAGES)).await? == 0 {
+        if blocking(move || s.sqlite()?.reclaim(RECLAIM_PAGES)).await? == 0 {
             return Ok(());
         }
     }
@@ -121,7 +121,8 @@ pub async fn run(store: Arc<Store>, retention: Duration, every: Duration) {
 
 /// `embers-server delete`, on the database at `path` (the caller resolves the default).
 pub fn delete(args: &DeleteArgs, path: &std::path::Path) -> Result<(), String> {
-    let store = Store::open(path).map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let store = crate::store::SqliteStore::open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
     let removed = store
         .delete_app(&args.app_service, BATCH)
         .map_err(|e| format!("delete: {e}"))?;

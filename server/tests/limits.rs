@@ -51,7 +51,7 @@ async fn stacks_over_the_limits_reject_the_whole_request_naming_the_limit() {
     let (status, text) = server
         .post_raw(
             "/v1/profile/ingest?app_service=web&time=1700000000",
-            "text/plain",
+            "application/octet-stream",
             b"a;b 1\nok;abcdef 2\n".to_vec(),
         )
         .await;
@@ -237,72 +237,4 @@ async fn a_full_gate_answers_503_at_once_and_an_abandoned_query_stops() {
         .post("/v1/profile/services", &query_for("slow"))
         .await;
     assert_eq!(status, 200, "the service goes on");
-}
-
-/// A querier stub answering every ProfileTracing request with the same tree, in the shape the
-/// request asks for (as DeepFlow's encoder writes it: the model's encoder).
-async fn querier(stacks: &'static str) -> String {
-    use axum::routing::post;
-    let answer = move |body: String| async move {
-        let shape = if body.contains(r#""result_shape":"A""#) {
-            embers_model::contract::shape::ResultShape::A
-        } else {
-            embers_model::contract::shape::ResultShape::B
-        };
-        let profile = embers_model::wire::folded::parse_folded(stacks, "web").expect("folded");
-        let result = embers_model::export::encode::encode_result(Some(&profile), shape, "on-cpu");
-        serde_json::json!({"OPT_STATUS": "SUCCESS", "DESCRIPTION": "", "result": result,
-            "debug": null})
-        .to_string()
-    };
-    let router = axum::Router::new().route("/v1/profile/ProfileTracing", post(answer));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("addr"));
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    base
-}
-
-#[tokio::test]
-async fn upstream_answers_over_the_limit_are_cut_the_same_way() {
-    let base =
-        querier("main;hot;x 50\nmain;hot;y 30\nmain;warm 15\nmain;cold;z 4\nmain;cold;w 1\n").await;
-    let db = TempDb::new();
-    let limiter = Arc::new(Limiter::new(Caps {
-        max_answer_nodes: 6,
-        ..Caps::default()
-    }));
-    let up = embers_server::http::upstream::Upstream::new(&base).expect("upstream");
-    let server = TestServer::start_with(&db.path(), move |s| {
-        s.upstream = Some(Arc::new(up));
-        s.limiter = limiter;
-    })
-    .await;
-    for shape in ["A", "B"] {
-        let (status, envelope) = server
-            .query(&with(query_for("web"), json!({"result_shape": shape})))
-            .await;
-        assert_eq!(status, 200, "{envelope}");
-        assert_eq!(description(&envelope), "truncated: 6 of 9 nodes", "{shape}");
-        assert_eq!(
-            folded_of(&envelope),
-            format!("web;main;{TRUNCATED_FRAME} 20\nweb;main;hot;x 50\nweb;main;hot;y 30\n")
-        );
-    }
-    server.stop().await;
-
-    // An answer within the limit is relayed as the querier sent it.
-    let db = TempDb::new();
-    let up = embers_server::http::upstream::Upstream::new(&base).expect("upstream");
-    let server = TestServer::start_with(&db.path(), move |s| s.upstream = Some(Arc::new(up))).await;
-    let (status, envelope) = server.query(&query_for("web")).await;
-    assert_eq!(status, 200);
-    assert_eq!(description(&envelope), "");
-    assert_eq!(
-        folded_of(&envelope),
-        "web;main;cold;w 1\nweb;main;cold;z 4\nweb;main;hot;x 50\nweb;main;hot;y 30\nweb;main;warm 15\n"
-    );
 }

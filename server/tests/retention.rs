@@ -86,7 +86,11 @@ async fn a_pass_removes_expired_samples_and_gives_the_space_back() {
     let db = TempDb::new();
     let (server, store) = start(&db).await;
     assert!(
-        store.reclaims_space().expect("mode"),
+        store
+            .sqlite()
+            .expect("sqlite")
+            .reclaims_space()
+            .expect("mode"),
         "new files vacuum incrementally"
     );
     let recent = now() - 3600;

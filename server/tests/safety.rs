@@ -308,8 +308,15 @@ async fn fake_querier() -> (String, tokio::task::JoinHandle<()>) {
 async fn upstream_mode_forwards_and_relays() {
     let (upstream_base, upstream_task) = fake_querier().await;
     let db = TempDb::new();
-    let up = embers_server::http::upstream::Upstream::new(&format!("{upstream_base}/"))
-        .expect("upstream");
+    let options = embers_server::http::upstream::UpstreamOptions {
+        allow_org_ids: vec![7],
+        ..Default::default()
+    };
+    let up = embers_server::http::upstream::Upstream::with_options(
+        &format!("{upstream_base}/"),
+        options,
+    )
+    .expect("upstream");
     let server =
         TestServer::start_with(&db.path(), |s| s.upstream = Some(std::sync::Arc::new(up))).await;
     let body = query_for("redis-server").to_string();
@@ -354,7 +361,7 @@ async fn folded_text_ingest_with_query_string_metadata() {
     let (status, body) = server
         .post_raw(
             &url,
-            "text/plain",
+            "application/octet-stream",
             b"[t] api;main 4\n[t] api;main;f 6\n".to_vec(),
         )
         .await;
@@ -369,14 +376,18 @@ async fn folded_text_ingest_with_query_string_metadata() {
         "api;[t] api;main 4\napi;[t] api;main;f 6\n"
     );
     let (status, body) = server
-        .post_raw("/v1/profile/ingest?time=1", "text/plain", b"a 1".to_vec())
+        .post_raw(
+            "/v1/profile/ingest?time=1",
+            "application/octet-stream",
+            b"a 1".to_vec(),
+        )
         .await;
     assert_eq!(status, 400);
     assert!(body.contains("app_service is required"), "{body}");
     let (status, body) = server
         .post_raw(
             "/v1/profile/ingest?app_service=a&colour=red",
-            "text/plain",
+            "application/octet-stream",
             b"a 1".to_vec(),
         )
         .await;

@@ -13,6 +13,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::Router;
 use common::{TempDb, TestServer};
+use embers_server::http::upstream::{Upstream, UpstreamOptions};
 use regex::Regex;
 use serde_json::{json, Value};
 
@@ -254,8 +255,12 @@ fn stub(metrics_table: bool) -> Stub {
 }
 
 async fn embers(base: &str) -> (TempDb, TestServer) {
+    embers_with(base, UpstreamOptions::default()).await
+}
+
+async fn embers_with(base: &str, options: UpstreamOptions) -> (TempDb, TestServer) {
     let db = TempDb::new();
-    let up = embers_server::http::upstream::Upstream::new(base).expect("upstream");
+    let up = Upstream::with_options(base, options).expect("upstream");
     let server = TestServer::start_with(&db.path(), |s| s.upstream = Some(Arc::new(up))).await;
     (db, server)
 }
@@ -478,7 +483,11 @@ async fn failures_are_502_and_bad_requests_never_reach_the_querier() {
 #[tokio::test]
 async fn profile_tracing_forwards_the_canonical_filter() {
     let (base, stub) = start_stub(stub(true)).await;
-    let (_db, server) = embers(&base).await;
+    let options = UpstreamOptions {
+        allow_org_ids: vec![3, 5],
+        ..UpstreamOptions::default()
+    };
+    let (_db, server) = embers_with(&base, options).await;
     let body = tl(
         json!({"tag_filter": r"pod = 'a''b' and vtap IN ('x',   'y\\z') AND `k8s.label.app`!='w'"}),
     );
@@ -511,7 +520,7 @@ async fn profile_tracing_forwards_the_canonical_filter() {
         r"pod='a\'b' AND agent IN ('x', 'y\\z') AND `k8s.label.app`!='w'"
     );
     assert_eq!(forwarded["app_service"], "api");
-    assert_eq!(org, ["5"], "X-Org-Id reaches the SQL API");
+    assert_eq!(org, ["5"], "an allowed X-Org-Id reaches the SQL API");
     server.stop().await;
 }
 

@@ -22,7 +22,10 @@ pub fn observe_size(target: NodeRef<html::Div>, size: RwSignal<(f64, f64)>) {
             ro.observe(&el);
             observer.set_value(Some(ro));
         }
-        size.set((f64::from(el.client_width()), f64::from(el.client_height())));
+        // No synchronous first read: `clientWidth` here would force a layout of a page still
+        // being built, and the size it saw would change once the rest of the page is in (a
+        // second full paint). An observer reports every element once, after layout and before
+        // that frame is painted, so the first paint already has the final size.
         // The observer owns the callback for the component's life; disconnecting on cleanup
         // stops it from firing, so leaking this small closure is bounded by mounts.
         callback.forget();

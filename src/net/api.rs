@@ -7,7 +7,7 @@ use embers_model::contract::explore::{
     ValueCount,
 };
 use embers_model::contract::request::ProfileRequest;
-use embers_model::contract::snapshot::SnapshotMeta;
+use embers_model::contract::snapshot::{SnapshotMeta, SNAPSHOTS_PATH};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use web_sys::AbortController;
@@ -117,7 +117,7 @@ pub async fn tag_values(
 /// The saved snapshots, newest first.
 pub async fn snapshots(base: &str) -> Result<Vec<SnapshotMeta>, ApiFailure> {
     let controller = AbortController::new().map_err(|_| ApiError::Cancelled)?;
-    let url = endpoint(base, "/v1/profile/snapshots");
+    let url = endpoint(base, SNAPSHOTS_PATH);
     read_envelope(get_body(&url, &controller.signal(), |_, _| {}).await?)
 }
 
@@ -137,13 +137,13 @@ pub async fn save_snapshot(
         parts.push(chunk);
     }
     parts.push(&"}".into());
-    let url = endpoint(base, "/v1/profile/snapshots");
+    let url = endpoint(base, SNAPSHOTS_PATH);
     read_envelope(post_parts(&url, &parts).await?)
 }
 
 /// Deletes a snapshot.
 pub async fn delete_snapshot(base: &str, id: &str) -> Result<(), ApiFailure> {
-    let url = endpoint(base, &format!("/v1/profile/snapshots/{id}"));
+    let url = endpoint(base, &format!("{SNAPSHOTS_PATH}/{id}"));
     let raw = send_empty(gloo_net::http::Method::DELETE, &url).await?;
     read_envelope::<serde_json::Value>(raw).map(|_| ())
 }

@@ -109,11 +109,11 @@ async fn send(
         url: url.to_string(),
         detail,
     };
-    let response = request
-        .map_err(network)?
-        .send()
-        .await
-        .map_err(|e| network(e.to_string()))?;
+    let request = request.map_err(network)?;
+    if let Some(authorization) = super::auth::authorization_for(url) {
+        request.headers().set("Authorization", &authorization);
+    }
+    let response = request.send().await.map_err(|e| network(e.to_string()))?;
     let status = response.status();
     let body = read_body(&response, progress)
         .await

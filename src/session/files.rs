@@ -31,15 +31,25 @@ pub async fn import_text(file_name: &str, text: &str) -> LoadState {
     let mut unit = None;
     let mut event_type = "on-cpu".to_string();
     let result = if is_json {
-        match decode_worker::decode(200, &Body::from_bytes(text.as_bytes())).await {
+        match decode_worker::decode(
+            200,
+            &Body::from_bytes(text.as_bytes()),
+            decode_worker::next_id(),
+        )
+        .await
+        {
             Ok(d) => Ok((d.profile, d.shape)),
             Err(envelope_err) => {
                 // Not an envelope: maybe a bare `result` value.
                 let wrapped = format!(r#"{{"OPT_STATUS":"SUCCESS","result":{text}}}"#);
-                decode_worker::decode(200, &Body::from_bytes(wrapped.as_bytes()))
-                    .await
-                    .map(|d| (d.profile, d.shape))
-                    .map_err(|_| envelope_err.to_string())
+                decode_worker::decode(
+                    200,
+                    &Body::from_bytes(wrapped.as_bytes()),
+                    decode_worker::next_id(),
+                )
+                .await
+                .map(|d| (d.profile, d.shape))
+                .map_err(|_| envelope_err.to_string())
             }
         }
     } else {

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use embers_model::contract::request::ProfileRequest;
+use embers_model::contract::snapshot::{is_valid_id, ID_LEN, SNAPSHOTS_PATH};
 use embers_model::wire::decode_response_table;
 use js_sys::Uint8Array;
 use leptos::prelude::*;
@@ -20,7 +21,7 @@ use crate::net::http::{
     endpoint, get_body, post_json, ApiError, Body, RawResponse, PROFILE_TRACING_PATH,
     QUERY_TIMEOUT_MS,
 };
-use crate::session::snapshot_meta::{snapshot_meta, SNAPSHOTS_PATH};
+use crate::session::snapshot_meta::snapshot_meta;
 use crate::session::time::now_ms;
 use crate::state::loaded::{Failure, LoadState, Loaded};
 use crate::state::view_state::ViewState;
@@ -64,6 +65,8 @@ pub struct QueryRunner {
     target: Target,
     inflight: StoredValue<Option<AbortController>, LocalStorage>,
     generation: StoredValue<u64>,
+    /// The decode of this side's answer in progress (cancelling stops only that one).
+    decoding: StoredValue<Option<u32>>,
     /// The last query's answer, for saving as a snapshot.
     pub last_answer: StoredValue<Option<Answer>, LocalStorage>,
 }
@@ -81,6 +84,7 @@ impl QueryRunner {
             target,
             inflight: StoredValue::new_local(None),
             generation: StoredValue::new(0),
+            decoding: StoredValue::new(None),
             last_answer: StoredValue::new_local(None),
         }
     }
@@ -95,6 +99,16 @@ impl QueryRunner {
         self.abort_inflight();
         let generation = self.generation.get_value() + 1;
         self.generation.set_value(generation);
+        // A permalink's id goes into the URL path: one the service cannot have given (a typo,
+        // `../x`) is refused here rather than sent somewhere else.
+        if let Fetch::Snapshot(id) = &fetch {
+            if !is_valid_id(id) {
+                self.deliver(LoadState::Failed(Failure::query(format!(
+                    "{id:?} is not a snapshot id (ids are {ID_LEN} characters A-Z and 2-7)."
+                ))));
+                return;
+            }
+        }
         let Ok(controller) = AbortController::new() else {
             self.deliver(LoadState::Failed(Failure::query(
                 "This browser cannot run cancellable requests.",
@@ -220,7 +234,15 @@ impl QueryRunner {
     /// Decodes a body in the decode worker (or on the page when no worker can run).
     async fn decode(self, status: u16, body: Body, request: ProfileRequest) -> LoadState {
         let started = now_ms();
-        match decode_worker::decode(status, &body).await {
+        let id = decode_worker::next_id();
+        self.decoding.set_value(Some(id));
+        let decoded = decode_worker::decode(status, &body, id).await;
+        self.decoding.update_value(|d| {
+            if *d == Some(id) {
+                *d = None;
+            }
+        });
+        match decoded {
             Ok(d) => {
                 let mut loaded = Loaded::new(d.profile, request, d.shape, now_ms() - started);
                 loaded.server_notice = d.notice;
@@ -266,7 +288,10 @@ impl QueryRunner {
     }
 
     fn abort_inflight(self) -> bool {
-        decode_worker::cancel();
+        if let Some(id) = self.decoding.get_value() {
+            self.decoding.set_value(None);
+            decode_worker::cancel(id);
+        }
         let mut aborted = false;
         self.inflight.update_value(|slot| {
             if let Some(c) = slot.take() {

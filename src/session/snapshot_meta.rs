@@ -7,9 +7,6 @@ use serde::Deserialize;
 
 use crate::net::http::Body;
 
-/// The snapshots API below the base URL.
-pub const SNAPSHOTS_PATH: &str = "/v1/profile/snapshots";
-
 /// How much of a body's start is read for the metadata (it is the first member).
 const HEAD_BYTES: usize = 64 << 10;
 

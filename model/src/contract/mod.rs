@@ -3,9 +3,10 @@
 //! which samples they select ([`selection`]), the result shapes ([`shape`]), the tag field
 //! table ([`fields`]) and the `tag_filter` grammar ([`tag_filter`]), the rules for
 //! `max_kernel_stack_depth` ([`kernel`]) and event types ([`event`]), and the response envelope
-//! ([`envelope`]). Facts about the interface live here and nowhere else.
+//! ([`envelope`]), and who may embed the page ([`embed`]). Facts about the interface live here and nowhere else.
 
 pub mod body;
+pub mod embed;
 pub mod envelope;
 pub mod event;
 pub mod explore;

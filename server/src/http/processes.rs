@@ -24,13 +24,17 @@ pub async fn delete(
     let store = state.store.clone();
     let name = app_service.clone();
     let removed = tokio::task::spawn_blocking(move || {
-        let removed = store.delete_app(&name, crate::retention::BATCH)?;
-        store.reclaim(u32::MAX)?;
+        let sqlite = store.sqlite()?;
+        let removed = sqlite.delete_app(&name, crate::retention::BATCH)?;
+        sqlite.reclaim(u32::MAX)?;
         Ok::<_, crate::store::StoreError>(removed)
     })
     .await
     .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
-    .map_err(Error::internal)?;
+    .map_err(|e| match e {
+        crate::store::StoreError::Invalid(msg) => Error::invalid(msg),
+        other => Error::internal(other),
+    })?;
     tracing::info!(
         app_service,
         samples = removed.samples,

@@ -3,7 +3,7 @@
 //!
 //! Shape B is the default; shape A is answered when the server runs with `--result-shape a` or
 //! the request says `"result_shape": "A"` (or `"a"`). Queries pass the gate of
-//! [`crate::limits`]; a tree over `--max-answer-nodes` is cut to its heaviest part and answered
+//! [`crate::limits`]; a tree built here over `--max-answer-nodes` is cut to its heaviest part and answered
 //! with `DESCRIPTION` `truncated: N of M nodes`.
 
 use std::time::Instant;
@@ -18,7 +18,6 @@ use embers_model::contract::envelope::SUCCESS;
 use embers_model::export::encode::encode_result;
 use serde_json::{json, Value};
 
-use super::upstream::cut;
 use crate::error::{envelope_json, json_response};
 use crate::store::QueryError;
 use crate::{tree, AppState, Error};
@@ -34,13 +33,11 @@ pub async fn handle(
         Err(e) => return e.into_response(),
     };
     if let Some(upstream) = &state.upstream {
-        let max_nodes = state.limiter.caps().max_answer_nodes;
+        // Relayed answers stream as they come (bounded by --upstream-max-bytes); the node
+        // limit is for answers built here.
         let forwarded = state
             .limiter
-            .run_async(async {
-                let answer = upstream.forward(&headers, body.clone()).await;
-                Ok(cut::limit_nodes(answer, &body, max_nodes).await)
-            })
+            .run_async(async { Ok(upstream.forward(&headers, body).await) })
             .await;
         return forwarded.unwrap_or_else(IntoResponse::into_response);
     }

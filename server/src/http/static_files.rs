@@ -1,9 +1,11 @@
 //! The built viewer, served at `/` on the same origin as the API (the querier sends no CORS
 //! headers, so the page must live beside the API).
 //!
-//! Unknown non-API paths fall back to `index.html` (the viewer routes on the client). Unknown
-//! `/v1/...` paths get a 404 envelope. When the directory has no `index.html`, `/` answers a
-//! short plain-text note saying how to build the viewer.
+//! Unknown non-API paths fall back to `index.html` (the viewer routes on the client), except
+//! files ([`is_file_path`]: a content-hashed name or a file extension), which are a 404: a page
+//! asking for `embers-<hash>.js` after an upgrade must not get HTML instead. Unknown `/v1/...`
+//! paths get a 404 envelope. When the directory has no `index.html`, `/` answers a short
+//! plain-text note saying how to build the viewer.
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -24,11 +26,22 @@ pub async fn handle(State(state): State<AppState>, request: Request) -> Response
     if !index.is_file() {
         return not_built(&state, &path);
     }
-    let service = ServeDir::new(&state.static_dir).fallback(ServeFile::new(index));
-    let mut response = match service.oneshot(request).await {
+    let files = ServeDir::new(&state.static_dir);
+    let answer = if is_file_path(&path) {
+        files.oneshot(request).await
+    } else {
+        files.fallback(ServeFile::new(index)).oneshot(request).await
+    };
+    let mut response = match answer {
         Ok(response) => response.map(Body::new),
         Err(never) => match never {},
     };
+    if response.status() == StatusCode::NOT_FOUND {
+        return text(
+            StatusCode::NOT_FOUND,
+            format!("no such file: {path} (if the page asked for it, reload the page)\n"),
+        );
+    }
     if response.status().is_success() {
         response.headers_mut().insert(
             header::CACHE_CONTROL,
@@ -50,12 +63,28 @@ fn cache_control(path: &str) -> &'static str {
     }
 }
 
-/// Whether a path segment is `name-<16+ hex digits>` (before any extension or `_bg` suffix).
+/// Extensions of the files a built viewer holds; a path ending in one names a file, never a
+/// client route.
+const FILE_EXTENSIONS: [&str; 12] = [
+    "js", "mjs", "wasm", "css", "map", "json", "html", "ico", "png", "svg", "txt", "woff2",
+];
+
+/// Whether `path` names a file rather than a route of the page.
+fn is_file_path(path: &str) -> bool {
+    let last = path.rsplit('/').next().unwrap_or("");
+    has_content_hash(last)
+        || last
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| FILE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+}
+
+/// Whether a path segment is `name-<12+ hex digits>` (before any extension or `_bg` suffix).
+/// Trunk writes its 64-bit hash without leading zeros, so one name in 256 has 14 digits.
 fn has_content_hash(segment: &str) -> bool {
     let stem = segment.split('.').next().unwrap_or("");
     let stem = stem.strip_suffix("_bg").unwrap_or(stem);
     stem.rsplit_once('-')
-        .is_some_and(|(_, hash)| hash.len() >= 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        .is_some_and(|(_, hash)| hash.len() >= 12 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 fn not_built(state: &AppState, path: &str) -> Response {
@@ -64,7 +93,7 @@ fn not_built(state: &AppState, path: &str) -> Response {
     } else {
         StatusCode::NOT_FOUND
     };
-    let text = format!(
+    let note = format!(
         "Embers: the viewer is not built (no {dir}/index.html).\n\
          Build it with `trunk build --release` (output in dist/), or start the server with \
          --static-dir DIR pointing at a built viewer.\n\
@@ -72,6 +101,11 @@ fn not_built(state: &AppState, path: &str) -> Response {
          GET /healthz.\n",
         dir = state.static_dir.display()
     );
+    text(status, note)
+}
+
+/// A plain-text answer.
+fn text(status: StatusCode, text: String) -> Response {
     let mut response = (status, text).into_response();
     response.headers_mut().insert(
         header::CONTENT_TYPE,
@@ -82,13 +116,31 @@ fn not_built(state: &AppState, path: &str) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::cache_control;
+    use super::{cache_control, is_file_path};
+
+    #[test]
+    fn files_are_told_apart_from_client_routes() {
+        for path in [
+            "/embers-ee52d4e313d05d5a.js",
+            "/embers-ee52d4e313d05d5a_bg.wasm",
+            "/main-2bb08620ee04affc.css",
+            "/decode_worker_loader.js",
+            "/snippets/embers-06b3f3957067fe8e/inline0.js",
+            "/favicon.ico",
+        ] {
+            assert!(is_file_path(path), "{path}");
+        }
+        for path in ["/", "/some/client/route", "/profile/redis.server", "/x"] {
+            assert!(!is_file_path(path), "{path}");
+        }
+    }
 
     #[test]
     fn content_hashed_files_are_immutable_and_the_rest_revalidated() {
         for path in [
             "/embers-ee52d4e313d05d5a.js",
             "/embers-ee52d4e313d05d5a_bg.wasm",
+            "/embers-c576ffce998945_bg.wasm",
             "/main-2bb08620ee04affc.css",
             "/snippets/embers-06b3f3957067fe8e/inline0.js",
         ] {

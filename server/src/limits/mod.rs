@@ -1,9 +1,9 @@
 //! What one request may cost, with the defaults the CLI documents, and the gate every query
 //! passes: at most `max_concurrent_queries` run at once, at most `max_queued_queries` wait for
-//! a turn (more are answered 503 at once), and each has `query_timeout` from its arrival to its
-//! answer. Local queries run on a blocking thread under a [`Budget`], which SQLite checks while
-//! it works: on the deadline, or when the request is dropped because the client went away, the
-//! statement stops and its turn is given back.
+//! a turn (more are answered 503 at once), and each local one has `query_timeout` from its
+//! arrival to its answer. Local queries run on a blocking thread under a [`Budget`], which SQLite
+//! checks while it works: on the deadline, or when the request is dropped because the client
+//! went away, the statement stops and its turn is given back.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -202,20 +202,16 @@ impl Limiter {
         }
     }
 
-    /// Run async work (the upstream querier) under the gate and the time limit; dropping the
-    /// future (timeout, client gone) drops the upstream request too.
+    /// Run async work (the upstream querier) under the gate: the time limit bounds the wait
+    /// for a turn, and the upstream's own timeouts (--upstream-connect-timeout,
+    /// --upstream-read-timeout) bound the work; dropping the future (client gone) drops the
+    /// upstream request too.
     pub async fn run_async<T>(
         &self,
         work: impl Future<Output = Result<T, Error>>,
     ) -> Result<T, Error> {
-        let deadline = self.deadline();
-        let _permit = self.admit(deadline).await?;
-        match deadline {
-            Some(d) => tokio::time::timeout_at(d.into(), work)
-                .await
-                .unwrap_or_else(|_| Err(self.timed_out())),
-            None => work.await,
-        }
+        let _permit = self.admit(self.deadline()).await?;
+        work.await
     }
 }
 

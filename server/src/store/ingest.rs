@@ -64,6 +64,11 @@ impl Tags {
         Ok(self)
     }
 
+    /// The open-family tags, by name.
+    pub fn open(&self) -> impl ExactSizeIterator<Item = (&String, &String)> {
+        self.open.iter()
+    }
+
     /// The value of a fixed tag column, if set.
     pub fn column(&self, column: &str) -> Option<&str> {
         self.columns.get(column).map(String::as_str)
@@ -115,7 +120,7 @@ pub struct InsertStats {
 }
 
 /// Check what SQL constraints would not catch, with messages a caller can act on.
-fn validate(batches: &[Batch]) -> Result<(), StoreError> {
+pub(crate) fn validate(batches: &[Batch]) -> Result<(), StoreError> {
     for (i, batch) in batches.iter().enumerate() {
         let which = || {
             if batches.len() > 1 {
@@ -341,29 +346,38 @@ fn tagset_id(
 /// The stored value of one tag column for `meta` (`''`/0 when absent).
 fn column_value(meta: &BatchMeta, def: &fields::FieldDef) -> rusqlite::types::Value {
     use rusqlite::types::Value;
-    if def.name == "profile_value_unit" {
-        return Value::Text(meta.unit.clone());
-    }
-    let given = meta.tags.columns.get(def.name);
     match def.kind {
-        FieldKind::Text => Value::Text(given.cloned().unwrap_or_default()),
-        FieldKind::Int => {
-            let parsed = given.and_then(|v| v.trim().parse::<i64>().ok());
-            let default = if def.name == "is_ipv4" {
-                // Infer from the sample IP when not given: IPv6 addresses contain ':'.
-                i64::from(
-                    !meta
-                        .tags
-                        .columns
-                        .get("ip")
-                        .is_some_and(|ip| ip.contains(':')),
-                )
-            } else {
-                0
-            };
-            Value::Integer(parsed.unwrap_or(default))
-        }
+        FieldKind::Text => Value::Text(text_tag(meta, def).to_owned()),
+        FieldKind::Int => Value::Integer(int_tag(meta, def)),
     }
+}
+
+/// The stored text of a text tag column (`''` when absent); the unit is one of them. Both
+/// backends store what this says.
+pub(crate) fn text_tag<'a>(meta: &'a BatchMeta, def: &fields::FieldDef) -> &'a str {
+    if def.name == "profile_value_unit" {
+        return &meta.unit;
+    }
+    meta.tags.columns.get(def.name).map_or("", String::as_str)
+}
+
+/// The stored integer of an integer tag column (0 when absent, except `is_ipv4`).
+pub(crate) fn int_tag(meta: &BatchMeta, def: &fields::FieldDef) -> i64 {
+    let given = meta.tags.columns.get(def.name);
+    let parsed = given.and_then(|v| v.trim().parse::<i64>().ok());
+    let default = if def.name == "is_ipv4" {
+        // Infer from the sample IP when not given: IPv6 addresses contain ':'.
+        i64::from(
+            !meta
+                .tags
+                .columns
+                .get("ip")
+                .is_some_and(|ip| ip.contains(':')),
+        )
+    } else {
+        0
+    };
+    parsed.unwrap_or(default)
 }
 
 #[cfg(test)]

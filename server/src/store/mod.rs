@@ -1,11 +1,14 @@
-//! The embedded profile store: a SQLite file attached as schema `profile`, holding
-//! `profile.in_process` (see [`schema`] for the layout).
+//! The profile store behind every endpoint, chosen at start: the embedded SQLite file
+//! ([`SqliteStore`], the default) or a ClickHouse server or cluster ([`ClickHouseStore`], for
+//! fleets that outgrow one machine).
 //!
-//! One writer connection (SQLite allows one writer at a time) and a small pool of reader
-//! connections; the file is in WAL mode so queries run while a batch is being written. All calls
-//! block: async callers use `tokio::task::spawn_blocking`, and bound reads with a [`budget`].
+//! [`Store`] is an enum over the two rather than a trait object: the set of backends is closed,
+//! and each method is one `match` that hands the contract's checked query to the backend and
+//! returns the contract's answer type, so both backends answer the same way. All calls block:
+//! async callers use `tokio::task::spawn_blocking`, and bound SQLite reads with a [`budget`].
 
 pub mod budget;
+pub mod clickhouse;
 mod explore;
 pub mod ingest;
 pub mod query;
@@ -13,20 +16,27 @@ pub mod retention;
 mod rollup;
 mod saturate;
 pub mod schema;
+pub mod snapshots;
 pub(crate) mod sql;
+mod sqlite;
 
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::path::Path;
 
+use embers_model::contract::envelope::Table;
+use embers_model::contract::explore::{
+    ServiceRow, ServicesQuery, TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery, ValueCount,
+};
 use embers_model::contract::selection::Selection;
-use rusqlite::Connection;
+use embers_model::contract::snapshot::SnapshotMeta;
 use thiserror::Error;
 
+pub use self::clickhouse::{ClickHouseConfig, ClickHouseStore};
 pub use ingest::{Batch, BatchMeta, InsertStats, Sample, Tags};
 pub use query::{QueryError, QueryOutput};
-
-/// Most idle reader connections kept for reuse.
-const MAX_IDLE_READERS: usize = 4;
+pub use snapshots::NewSnapshot;
+#[cfg(test)]
+pub(crate) use sqlite::connect;
+pub use sqlite::SqliteStore;
 
 /// A store failure.
 #[derive(Debug, Error)]
@@ -37,6 +47,9 @@ pub enum StoreError {
     /// The read ran out of its [`budget::Budget`] (time limit or cancellation).
     #[error("stopped: the query's time ran out or its caller went away")]
     Interrupted,
+    /// ClickHouse reported an error (or could not be reached).
+    #[error("clickhouse: {0}")]
+    ClickHouse(String),
     /// The database file's schema is not one this build can use.
     #[error("schema: {0}")]
     Schema(String),
@@ -69,267 +82,131 @@ pub enum Synchronous {
     Full,
 }
 
-/// The writer connection and what it remembers between transactions.
+/// The profile store. Cheap to share behind an `Arc`.
+// One store lives per process behind an `Arc`: the variants' sizes do not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug)]
-struct Writer {
-    conn: Connection,
-    stacks: ingest::StackIds,
-    series: rollup::SeriesIds,
+pub enum Store {
+    /// The embedded SQLite file.
+    Sqlite(SqliteStore),
+    /// A ClickHouse server or cluster.
+    ClickHouse(ClickHouseStore),
 }
 
-/// The profile store. Cheap to share behind an `Arc`.
-#[derive(Debug)]
-pub struct Store {
-    path: PathBuf,
-    writer: Mutex<Writer>,
-    readers: Mutex<Vec<Connection>>,
+/// Call `$method` on whichever backend `$store` is.
+macro_rules! dispatch {
+    ($store:expr, $method:ident ( $($arg:expr),* )) => {
+        match $store {
+            Store::Sqlite(s) => s.$method($($arg),*),
+            Store::ClickHouse(c) => c.$method($($arg),*),
+        }
+    };
 }
 
 impl Store {
-    /// Open (creating if needed) the database file at `path` and migrate its schema, with
-    /// `synchronous = NORMAL`.
+    /// Open (creating if needed) the SQLite database file at `path` and migrate its schema.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
-        Store::open_with(path, Synchronous::Normal)
+        SqliteStore::open(path).map(Store::Sqlite)
     }
 
     /// [`Store::open`] with the writer's `synchronous` setting chosen.
     pub fn open_with(path: &Path, synchronous: Synchronous) -> Result<Store, StoreError> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| StoreError::Path(format!("cannot create {}: {e}", dir.display())))?;
-        }
-        let mut writer = connect(path)?;
-        if synchronous == Synchronous::Full {
-            writer.execute_batch("PRAGMA profile.synchronous = FULL")?;
-        }
-        schema::migrate(&mut writer)?;
-        Ok(Store {
-            path: path.to_owned(),
-            writer: Mutex::new(Writer {
-                conn: writer,
-                stacks: ingest::StackIds::default(),
-                series: rollup::SeriesIds::default(),
-            }),
-            readers: Mutex::new(Vec::new()),
-        })
+        SqliteStore::open_with(path, synchronous).map(Store::Sqlite)
     }
 
-    /// The database file.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
-    /// Lock the writer connection (a poisoned lock is still usable: SQLite rolled back).
-    fn writer(&self) -> MutexGuard<'_, Writer> {
-        self.writer
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Run `f` on a reader connection from the pool, within the thread's budget (if any).
-    fn with_reader<T, E: From<StoreError>>(
-        &self,
-        f: impl FnOnce(&Connection) -> Result<T, E>,
-    ) -> Result<T, E> {
-        let pooled = self.readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
-        let conn = match pooled {
-            Some(conn) => conn,
-            None => connect(&self.path)?,
-        };
-        budget::install(&conn);
-        let out = f(&conn);
-        budget::uninstall(&conn);
-        let mut idle = self.readers.lock().unwrap_or_else(|p| p.into_inner());
-        if idle.len() < MAX_IDLE_READERS {
-            idle.push(conn);
+    /// The SQLite store, for what only it does (retention, deleting a process).
+    pub fn sqlite(&self) -> Result<&SqliteStore, StoreError> {
+        match self {
+            Store::Sqlite(s) => Ok(s),
+            Store::ClickHouse(_) => Err(StoreError::Invalid(
+                "retention and deleting a process are for the SQLite store; with ClickHouse, \
+                 use its TTL and ALTER TABLE ... DELETE"
+                    .to_owned(),
+            )),
         }
-        out
+    }
+
+    /// Connect to ClickHouse and create the schema where it is missing.
+    pub fn open_clickhouse(config: &ClickHouseConfig) -> Result<Store, StoreError> {
+        ClickHouseStore::open(config).map(Store::ClickHouse)
+    }
+
+    /// Which backend this is and where, for logs.
+    pub fn describe(&self) -> String {
+        match self {
+            Store::Sqlite(s) => format!("sqlite {}", s.path().display()),
+            Store::ClickHouse(c) => c.describe(),
+        }
     }
 
     /// Number of stored samples.
     pub fn sample_count(&self) -> Result<u64, StoreError> {
-        self.with_reader(|conn| {
-            let n: i64 = conn
-                .query_row("SELECT COUNT(*) FROM profile.samples", [], |r| r.get(0))
-                .map_err(StoreError::from)?;
-            Ok(u64::try_from(n).unwrap_or(0))
-        })
+        dispatch!(self, sample_count())
     }
 
     /// Number of distinct stored stacks.
     pub fn stack_count(&self) -> Result<u64, StoreError> {
-        self.with_reader(|conn| {
-            let n: i64 = conn
-                .query_row("SELECT COUNT(*) FROM profile.stacks", [], |r| r.get(0))
-                .map_err(StoreError::from)?;
-            Ok(u64::try_from(n).unwrap_or(0))
-        })
+        dispatch!(self, stack_count())
     }
 
     /// Whether the store holds no samples.
     pub fn is_empty(&self) -> Result<bool, StoreError> {
-        self.with_reader(|conn| {
-            match conn.query_row("SELECT 1 FROM profile.samples LIMIT 1", [], |_| Ok(())) {
-                Ok(()) => Ok(false),
-                Err(rusqlite::Error::QueryReturnedNoRows) => Ok(true),
-                Err(other) => Err(StoreError::from(other)),
-            }
-        })
+        dispatch!(self, is_empty())
     }
 
-    /// Write `batches` in one transaction: all of them or, on any error, none.
+    /// Write `batches`: all of them or, on any error, none.
     pub fn insert(&self, batches: &[Batch]) -> Result<InsertStats, StoreError> {
-        let mut writer = self.writer();
-        let Writer {
-            conn,
-            stacks,
-            series,
-        } = &mut *writer;
-        ingest::insert(conn, stacks, series, batches)
+        dispatch!(self, insert(batches))
     }
 
     /// Answer a ProfileTracing query with the matching stacks, summed per distinct stack.
     pub fn query(&self, q: &Selection) -> Result<QueryOutput, QueryError> {
-        self.with_reader(|conn| query::run(conn, q))
-    }
-}
-
-/// Open a connection: an in-memory main schema with the database file attached as `profile`.
-pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
-    let path_str = path
-        .to_str()
-        .ok_or_else(|| StoreError::Path(format!("{} is not valid UTF-8", path.display())))?;
-    let conn = Connection::open_in_memory()?;
-    conn.execute("ATTACH DATABASE ?1 AS profile", [path_str])?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
-    saturate::register(&conn)?;
-    // Takes effect only on a new, empty file (before WAL writes its header), where it lets
-    // retention give space back; on an existing file it changes nothing.
-    conn.execute_batch("PRAGMA profile.auto_vacuum = INCREMENTAL")?;
-    // journal_mode returns a row, so read it rather than execute it.
-    let mode: String = conn.query_row("PRAGMA profile.journal_mode = WAL", [], |row| row.get(0))?;
-    if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
-        tracing::warn!(mode, "could not switch the database to WAL mode");
-    }
-    conn.execute_batch(
-        "PRAGMA profile.synchronous = NORMAL;
-         PRAGMA profile.cache_size = -32768;
-         PRAGMA temp_store = MEMORY;",
-    )?;
-    Ok(conn)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn batch(stacks: &[&str]) -> Batch {
-        Batch {
-            meta: BatchMeta {
-                app_service: "app".into(),
-                language: "eBPF".into(),
-                event_type: "on-cpu".into(),
-                unit: "microseconds".into(),
-                tags: Tags::new(),
-            },
-            samples: stacks
-                .iter()
-                .map(|s| Sample {
-                    time: 1,
-                    stack: (*s).to_owned(),
-                    value: 1,
-                })
-                .collect(),
-        }
+        dispatch!(self, query(q))
     }
 
-    #[test]
-    fn stacks_are_stored_once_across_transactions_and_reopens() {
-        let dir = tempfile::tempdir().expect("dir");
-        let path = dir.path().join("s.db");
-        let store = Store::open(&path).expect("open");
-        let first = store
-            .insert(&[batch(&["a;b", "a;c", "a;b"])])
-            .expect("insert");
-        assert_eq!(
-            first,
-            InsertStats {
-                samples: 3,
-                new_stacks: 2
-            }
-        );
-        let again = store.insert(&[batch(&["a;b", "a;d"])]).expect("insert");
-        assert_eq!(
-            again,
-            InsertStats {
-                samples: 2,
-                new_stacks: 1
-            }
-        );
-        // A rejected batch (empty frame) writes nothing and remembers nothing.
-        assert!(store.insert(&[batch(&["a;e"]), batch(&["a;;f"])]).is_err());
-        drop(store);
-        let store = Store::open(&path).expect("reopen");
-        let third = store.insert(&[batch(&["a;c", "a;e"])]).expect("insert");
-        assert_eq!(
-            third,
-            InsertStats {
-                samples: 2,
-                new_stacks: 1
-            }
-        );
-        assert_eq!(store.stack_count().expect("count"), 4);
-        assert_eq!(store.sample_count().expect("count"), 7);
-        assert!(!store.is_empty().expect("empty"));
+    /// `POST /v1/profile/services`.
+    pub fn services(&self, q: &ServicesQuery) -> Result<Table<ServiceRow>, StoreError> {
+        dispatch!(self, services(q))
     }
 
-    /// A statement that would never end stops when its budget is cancelled from another
-    /// thread, and the connection is usable (without a handler) afterwards.
-    #[test]
-    fn a_cancelled_budget_interrupts_a_running_statement() {
-        let dir = tempfile::tempdir().expect("dir");
-        let store = Store::open(&dir.path().join("s.db")).expect("open");
-        let b = budget::Budget::new(None);
-        let canceller = b.clone();
-        let cancel = std::thread::spawn(move || {
-            std::thread::sleep(std::time::Duration::from_millis(100));
-            canceller.cancel();
-        });
-        let started = std::time::Instant::now();
-        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
-                       SELECT COUNT(*) FROM c";
-        let out: Result<i64, StoreError> = budget::within(&b, || {
-            store.with_reader(|conn| Ok(conn.query_row(endless, [], |r| r.get(0))?))
-        });
-        cancel.join().expect("join");
-        assert!(matches!(out, Err(StoreError::Interrupted)), "{out:?}");
-        assert!(started.elapsed() < std::time::Duration::from_secs(5));
-        // Back in the pool without the handler: an unbudgeted read runs normally.
-        assert_eq!(store.sample_count().expect("count"), 0);
-        let spent = budget::Budget::until(Some(std::time::Instant::now()));
-        let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 100000) \
-                    SELECT COUNT(*) FROM c";
-        let out: Result<i64, StoreError> = budget::within(&spent, || {
-            store.with_reader(|conn| Ok(conn.query_row(long, [], |r| r.get(0))?))
-        });
-        assert!(matches!(out, Err(StoreError::Interrupted)), "{out:?}");
-        let out: Result<i64, StoreError> =
-            store.with_reader(|conn| Ok(conn.query_row(long, [], |r| r.get(0))?));
-        assert_eq!(out.expect("unbudgeted"), 100_000);
+    /// `POST /v1/profile/timeline`.
+    pub fn timeline(&self, q: &TimelineQuery) -> Result<TimelineAnswer, StoreError> {
+        dispatch!(self, timeline(q))
     }
 
-    #[test]
-    fn synchronous_full_is_set_on_the_writer_and_new_files_vacuum_incrementally() {
-        let dir = tempfile::tempdir().expect("dir");
-        for (mode, expected) in [(Synchronous::Normal, 1), (Synchronous::Full, 2)] {
-            let store = Store::open_with(&dir.path().join("s.db"), mode).expect("open");
-            let level: i64 = store
-                .writer()
-                .conn
-                .query_row("PRAGMA profile.synchronous", [], |r| r.get(0))
-                .expect("pragma");
-            assert_eq!(level, expected, "{mode:?}");
-            assert!(store.reclaims_space().expect("auto_vacuum"));
-        }
+    /// `POST /v1/profile/tags`.
+    pub fn tags(&self, q: &TagsQuery) -> Result<Table<ValueCount>, StoreError> {
+        dispatch!(self, tags(q))
+    }
+
+    /// `POST /v1/profile/tag_values`.
+    pub fn tag_values(&self, q: &TagValuesQuery) -> Result<Table<ValueCount>, StoreError> {
+        dispatch!(self, tag_values(q))
+    }
+
+    /// Store a snapshot under a new random id.
+    pub fn save_snapshot(&self, new: &NewSnapshot<'_>) -> Result<SnapshotMeta, StoreError> {
+        dispatch!(self, save_snapshot(new))
+    }
+
+    /// Every snapshot, newest first.
+    pub fn snapshots(&self) -> Result<Vec<SnapshotMeta>, StoreError> {
+        dispatch!(self, snapshots())
+    }
+
+    /// Delete a snapshot; its metadata, or `None` when there is no such snapshot.
+    pub fn delete_snapshot(&self, id: &str) -> Result<Option<SnapshotMeta>, StoreError> {
+        dispatch!(self, delete_snapshot(id))
+    }
+
+    /// Read a snapshot: `head` gets its metadata and says whether to go on, then `chunk` gets
+    /// the stored answer piece by piece until it returns false.
+    pub fn read_snapshot(
+        &self,
+        id: &str,
+        head: impl FnOnce(Option<SnapshotMeta>) -> bool,
+        chunk: impl FnMut(&[u8]) -> bool,
+    ) -> Result<(), StoreError> {
+        dispatch!(self, read_snapshot(id, head, chunk))
     }
 }

@@ -13,7 +13,7 @@
 use rusqlite::{params, Connection, TransactionBehavior};
 
 use super::rollup::LEVELS;
-use super::{Store, StoreError};
+use super::{SqliteStore, StoreError};
 
 /// What one call removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -106,7 +106,7 @@ fn delete_app_rollup(conn: &mut Connection, app: &str) -> Result<u64, StoreError
     Ok(n)
 }
 
-impl Store {
+impl SqliteStore {
     /// One step of retention: at most `limit` expired samples of each process and `limit`
     /// wholly expired rollup rows of each level, each in its own short transaction. Call again
     /// while it removes anything.

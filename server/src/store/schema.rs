@@ -22,14 +22,17 @@
 //! Version 2 adds the rollup the explore endpoints read (see [`super::rollup`]): `profile.series`,
 //! `profile.rollup_1s` ... `profile.rollup_1h` and the view `profile.in_process_metrics`, filled
 //! from the samples already stored when an existing file is migrated.
+//!
+//! Version 3 adds `profile.snapshots`, saved answers kept until deleted (see
+//! [`super::snapshots`]).
 
 use rusqlite::Connection;
 
-use super::{rollup, saturate, StoreError};
+use super::{rollup, saturate, snapshots, StoreError};
 use embers_model::contract::fields::{self, FieldKind};
 
 /// The schema version this build writes.
-pub const CURRENT_VERSION: i64 = 2;
+pub const CURRENT_VERSION: i64 = 3;
 
 /// Bring the attached `profile` schema up to [`CURRENT_VERSION`], one transaction per step.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
@@ -56,6 +59,7 @@ pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> 
                 tx.execute_batch(&rollup::v2_sql())?;
                 rollup::backfill(&tx)?;
             }
+            3 => tx.execute_batch(snapshots::V3_SQL)?,
             other => {
                 return Err(StoreError::Schema(format!(
                     "no migration to version {other}"

@@ -2,7 +2,10 @@
 
 #![allow(dead_code)]
 
+pub mod clickhouse;
+pub mod http;
 pub mod process;
+pub mod snapshots;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -48,8 +51,18 @@ impl TestServer {
     /// Start a server over the database at `db`, adjusting the state with `configure`.
     pub async fn start_with(db: &Path, configure: impl FnOnce(&mut AppState)) -> TestServer {
         let store = Arc::new(Store::open(db).expect("open store"));
+        let static_dir = db.parent().expect("db dir").join("no-viewer-here");
+        TestServer::start_over(store, static_dir, configure).await
+    }
+
+    /// Start a server over an opened store (SQLite or ClickHouse).
+    pub async fn start_over(
+        store: Arc<Store>,
+        static_dir: PathBuf,
+        configure: impl FnOnce(&mut AppState),
+    ) -> TestServer {
         let mut state = AppState::new(store);
-        state.static_dir = db.parent().expect("db dir").join("no-viewer-here");
+        state.static_dir = static_dir;
         configure(&mut state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await

@@ -6,7 +6,8 @@ use super::{level_order, Profile, Warnings};
 use crate::tree::table::{NodeTable, NO_PARENT};
 
 /// Builds the canonical tree of `table`, repairing and counting what is wrong with it.
-pub(super) fn build(mut table: NodeTable) -> Profile {
+/// With `map_rows`, also the node each table row became (see [`Profile::from_table_mapped`]).
+pub(super) fn build(mut table: NodeTable, map_rows: bool) -> (Profile, Option<Vec<u32>>) {
     let mut warnings = Warnings {
         duplicate_ids: table.issues.duplicate_ids,
         bad_function_ids: table.issues.bad_function_ids,
@@ -18,15 +19,17 @@ pub(super) fn build(mut table: NodeTable) -> Profile {
     warnings.extra_roots = roots.count() as u32;
     let Some(root) = root else {
         warnings.unreachable_rows = rows as u32;
-        return Profile {
+        let profile = Profile {
             warnings,
             ..Profile::default()
         };
+        return (profile, map_rows.then(|| vec![u32::MAX; rows]));
     };
     let functions = std::mem::take(&mut table.functions);
     let server_function_values = table.server_function_values.take();
     let children = ChildIndex::new(&table, &functions);
-    let (mut profile, reached) = level_order::build(table, children, root, &mut warnings);
+    let (mut profile, reached, node_of_row) =
+        level_order::build(table, children, root, &mut warnings, map_rows);
     // Placeholder rows for bad function ids are already counted as such.
     warnings.unreachable_rows = (rows as u32)
         .saturating_sub(reached as u32)
@@ -37,7 +40,7 @@ pub(super) fn build(mut table: NodeTable) -> Profile {
     profile.kinds = kinds;
     profile.server_function_values = server_function_values;
     profile.warnings = warnings;
-    profile
+    (profile, node_of_row)
 }
 
 #[cfg(test)]
@@ -271,7 +274,20 @@ mod reference {
     fn check(t: NodeTable, what: &str) {
         let (want, reachable) = expected(&t);
         let rows = t.len();
-        let p = build(t);
+        let row_names: Vec<String> = (0..rows)
+            .map(|r| t.functions.name(t.func[r]).to_owned())
+            .collect();
+        let (p, node_of_row) = build(t, true);
+        let node_of_row = node_of_row.expect("asked for");
+        // Every reached row maps to a node of its own function; the others to none.
+        let mapped: Vec<(usize, u32)> = (0..rows)
+            .filter(|&r| node_of_row[r] != u32::MAX)
+            .map(|r| (r, node_of_row[r]))
+            .collect();
+        assert_eq!(mapped.len(), reachable, "{what}");
+        for (r, node) in mapped {
+            assert_eq!(p.name(node), row_names[r], "{what}: row {r}");
+        }
         let got: Vec<(Vec<String>, u64, u64)> = p
             .nodes()
             .map(|n| (p.name_path(n), p.self_value(n), p.total(n)))

@@ -145,13 +145,16 @@ pub(super) fn build(
     children: ChildIndex,
     root: u32,
     warnings: &mut Warnings,
-) -> (Profile, usize) {
+    map_rows: bool,
+) -> (Profile, usize, Option<Vec<u32>>) {
     let order = LevelOrder::new(&children, &table.func, root);
+    let table_rows = table.len();
     drop(children);
     let values = Values::gather(&order, &table, warnings);
     drop(table);
     let (values, size) = values.settle(&order, warnings);
     let (pos, start) = place(&order, &size, &values.total);
+    let node_of_row = map_rows.then(|| node_of_row(&order, &pos, table_rows));
     let end: Vec<u32> = pos.iter().zip(&size).map(|(&p, &s)| p + s).collect();
     drop(size);
     let reached = values.reached;
@@ -168,7 +171,19 @@ pub(super) fn build(
         row_nodes: pos,
         ..Profile::default()
     };
-    (profile, reached)
+    (profile, reached, node_of_row)
+}
+
+/// The node (preorder id) each table row became; `u32::MAX` for rows the root does not reach.
+fn node_of_row(order: &LevelOrder, pos: &[u32], table_rows: usize) -> Vec<u32> {
+    let mut node_of_row = vec![u32::MAX; table_rows];
+    let mut next_group = 0;
+    for (b, &node) in pos.iter().enumerate() {
+        for &row in order.rows_of(b, &mut next_group) {
+            node_of_row[row as usize] = node;
+        }
+    }
+    node_of_row
 }
 
 /// Per-node function and values, in level order.

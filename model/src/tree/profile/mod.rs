@@ -88,7 +88,14 @@ pub struct Profile {
 impl Profile {
     /// Builds the canonical tree from a decoded table. An empty table gives an empty profile.
     pub fn from_table(table: NodeTable) -> Profile {
-        builder::build(table)
+        builder::build(table, false).0
+    }
+
+    /// [`Profile::from_table`], and the node each table row became (`NodeId::MAX` for a row
+    /// the root does not reach; merged sibling rows share their node).
+    pub fn from_table_mapped(table: NodeTable) -> (Profile, Vec<NodeId>) {
+        let (profile, node_of_row) = builder::build(table, true);
+        (profile, node_of_row.unwrap_or_default())
     }
 
     /// Whether the profile has no nodes at all (an empty match).

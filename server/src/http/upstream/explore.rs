@@ -15,7 +15,7 @@ use thiserror::Error;
 
 use super::sql_api::{column, integer, number, text, Rows, SqlApiError};
 use super::statements::{self, RenderError, MAP_TAGS, TIMELINE_ROWS};
-use super::Upstream;
+use super::{Org, Upstream};
 use crate::http::explore::{success, Explore};
 use crate::Error;
 
@@ -78,15 +78,16 @@ fn group_name(cell: &Value, dimension: &Dimension) -> Outcome<String> {
 impl Upstream {
     /// Answer an explore request from the querier; the text is the success envelope.
     pub async fn explore(&self, headers: &HeaderMap, q: &Explore) -> Result<String, Error> {
+        let org = &self.options.org(headers)?;
         Ok(match q {
-            Explore::Services(q) => success(&self.services(headers, q).await?),
-            Explore::Timeline(q) => success(&self.timeline(headers, q).await?),
-            Explore::Tags(q) => success(&self.tags(headers, q).await?),
-            Explore::TagValues(q) => success(&self.tag_values(headers, q).await?),
+            Explore::Services(q) => success(&self.services(org, q).await?),
+            Explore::Timeline(q) => success(&self.timeline(org, q).await?),
+            Explore::Tags(q) => success(&self.tags(org, q).await?),
+            Explore::TagValues(q) => success(&self.tag_values(org, q).await?),
         })
     }
 
-    async fn services(&self, h: &HeaderMap, q: &ServicesQuery) -> Outcome<Table<ServiceRow>> {
+    async fn services(&self, h: &Org, q: &ServicesQuery) -> Outcome<Table<ServiceRow>> {
         let rows = self.select(h, &statements::services(q)?).await?;
         let at = |name| column(&rows, name);
         let (app, language, event, v) = (
@@ -108,7 +109,7 @@ impl Upstream {
         Ok(rank_services(out))
     }
 
-    async fn timeline(&self, h: &HeaderMap, q: &TimelineQuery) -> Outcome<TimelineAnswer> {
+    async fn timeline(&self, h: &Org, q: &TimelineQuery) -> Outcome<TimelineAnswer> {
         let rows = self.select(h, &statements::timeline(q)?).await?;
         if rows.values.len() >= TIMELINE_ROWS {
             return Err(UpstreamExploreError::TooManyRows(TIMELINE_ROWS));
@@ -134,7 +135,7 @@ impl Upstream {
         Ok(TimelineAnswer::finish(q, points))
     }
 
-    async fn tags(&self, h: &HeaderMap, q: &TagsQuery) -> Outcome<Table<ValueCount>> {
+    async fn tags(&self, h: &Org, q: &TagsQuery) -> Outcome<Table<ValueCount>> {
         let rows = self.select(h, &statements::tags(q)?).await?;
         let n = column(&rows, "n")?;
         let columns: Vec<(usize, &str)> = statements::tag_column_names()
@@ -164,7 +165,7 @@ impl Upstream {
         Ok(rank_counts(counts, None, usize::MAX))
     }
 
-    async fn tag_values(&self, h: &HeaderMap, q: &TagValuesQuery) -> Outcome<Table<ValueCount>> {
+    async fn tag_values(&self, h: &Org, q: &TagValuesQuery) -> Outcome<Table<ValueCount>> {
         let rows = self.select(h, &statements::tag_values(q)?).await?;
         let n = column(&rows, "n")?;
         let at = other_column(&rows, &["n"])?;

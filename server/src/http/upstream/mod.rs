@@ -5,41 +5,57 @@
 //! parsed by the contract first (a bad one is a 400 here) and replaced by its canonical rendering
 //! ([`statements::render_filter`]). The explore endpoints are answered from the querier's SQL API
 //! ([`sql_api`], [`explore`]) with fixed statements.
+//!
+//! Every exchange is bounded ([`options`]): answers by size ([`relay`]: big ProfileTracing
+//! answers are streamed, not held), connections and silences by time; redirects are not
+//! followed; `X-Org-Id` is sent only as configured.
 
-pub mod cut;
 mod explore;
+pub mod options;
+mod relay;
 pub mod sql_api;
 pub mod statements;
 
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
 use embers_model::contract::body::{Members, RequestError};
+use embers_model::contract::shape::ResultShape;
 
 use crate::Error;
 pub use explore::UpstreamExploreError;
+pub use options::{Org, UpstreamArgs, UpstreamOptions};
 
 /// The organisation header DeepFlow uses to pick a database.
 pub const ORG_HEADER: &str = "x-org-id";
-/// Longest wait for an upstream answer (the querier's own ClickHouse limit is 60 s).
-const TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A configured upstream querier.
 #[derive(Debug)]
 pub struct Upstream {
     base: String,
     client: reqwest::Client,
+    options: UpstreamOptions,
     /// When the querier last said it has no `in_process_metrics`.
     metrics_missing: Mutex<Option<Instant>>,
 }
 
+/// A 502 about the querier's answer, with the empty shape-B tree a querier answers on failure.
+fn gateway(description: String) -> Error {
+    Error::bad_gateway(description).with_shape(ResultShape::B)
+}
+
 impl Upstream {
-    /// An upstream at `base` (e.g. `http://deepflow-server:20416`); only plain HTTP is supported.
+    /// An upstream at `base` with the default [`UpstreamOptions`].
     pub fn new(base: &str) -> Result<Upstream, String> {
+        Upstream::with_options(base, UpstreamOptions::default())
+    }
+
+    /// An upstream at `base` (e.g. `http://deepflow-server:20416`); only plain HTTP is supported.
+    pub fn with_options(base: &str, options: UpstreamOptions) -> Result<Upstream, String> {
         let base = base.trim().trim_end_matches('/').to_owned();
         if !base.starts_with("http://") {
             return Err(format!(
@@ -47,13 +63,15 @@ impl Upstream {
             ));
         }
         let client = reqwest::Client::builder()
-            .timeout(TIMEOUT)
-            .connect_timeout(Duration::from_secs(10))
+            .connect_timeout(options.connect_timeout)
+            .read_timeout(options.read_timeout)
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         Ok(Upstream {
             base,
             client,
+            options,
             metrics_missing: Mutex::new(None),
         })
     }
@@ -63,41 +81,39 @@ impl Upstream {
         format!("{}/v1/profile/ProfileTracing", self.base)
     }
 
-    /// Forward the body (and `Content-Type`, `X-Org-Id`) and relay status, content type and body.
+    /// Forward the body (with `Content-Type` and the configured `X-Org-Id`) and relay
+    /// status, content type and body.
     pub async fn forward(&self, headers: &HeaderMap, body: Bytes) -> Response {
-        let body = match canonical_body(body) {
-            Ok(body) => body,
-            Err(e) => return Error::invalid(e.0).into_response(),
-        };
+        match self.try_forward(headers, body).await {
+            Ok(response) => response,
+            Err(e) => e.into_response(),
+        }
+    }
+
+    async fn try_forward(&self, headers: &HeaderMap, body: Bytes) -> Result<Response, Error> {
+        let body = canonical_body(body).map_err(|e| Error::invalid(e.0))?;
+        let org = self.options.org(headers)?;
         let url = self.url();
-        let mut request = self.client.post(&url).body(body);
         let content_type = headers
             .get(header::CONTENT_TYPE)
             .cloned()
             .unwrap_or_else(|| HeaderValue::from_static("application/json"));
-        request = request.header(header::CONTENT_TYPE, content_type);
-        if let Some(org) = headers.get(HeaderName::from_static(ORG_HEADER)) {
+        let mut request = self
+            .client
+            .post(&url)
+            .header(header::CONTENT_TYPE, content_type)
+            .body(body);
+        if let Some(org) = org.header() {
             request = request.header(ORG_HEADER, org.clone());
         }
-        let answer = match request.send().await {
-            Ok(answer) => answer,
-            Err(e) => return Error::upstream(&url, e).into_response(),
-        };
-        let status =
-            StatusCode::from_u16(answer.status().as_u16()).unwrap_or(StatusCode::BAD_GATEWAY);
-        let content_type = answer.headers().get(header::CONTENT_TYPE).cloned();
-        match answer.bytes().await {
-            Ok(bytes) => {
-                let mut response = (status, bytes).into_response();
-                if let Some(ct) = content_type {
-                    response.headers_mut().insert(header::CONTENT_TYPE, ct);
-                }
-                response
-            }
-            Err(e) => {
-                Error::upstream(&url, format!("reading the answer failed: {e}")).into_response()
-            }
+        let answer = request
+            .send()
+            .await
+            .map_err(|e| Error::upstream(&url, self.describe(&e)))?;
+        if let Some(description) = self.redirected(&url, &answer) {
+            return Err(gateway(description));
         }
+        self.relay(&url, answer).await
     }
 }
 

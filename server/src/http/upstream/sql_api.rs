@@ -7,14 +7,14 @@
 
 use std::time::{Duration, Instant};
 
-use axum::http::{HeaderMap, HeaderName};
 use embers_model::contract::envelope::Table;
 use serde::Deserialize;
 use serde_json::Value;
 use thiserror::Error;
 
+use super::relay::ReadError;
 use super::statements::{Source, Statement};
-use super::{Upstream, ORG_HEADER};
+use super::{Org, Upstream, ORG_HEADER};
 
 /// How long a querier without `in_process_metrics` is asked only for `in_process`.
 pub const RETRY_METRICS_AFTER: Duration = Duration::from_secs(600);
@@ -46,6 +46,9 @@ pub enum SqlApiError {
     /// The answer is not the expected table.
     #[error("upstream querier's answer cannot be read: {0}")]
     Format(String),
+    /// The answer is a redirect or too big; the text says which and what to do.
+    #[error("{0}")]
+    Unusable(String),
 }
 
 #[derive(Deserialize)]
@@ -82,14 +85,11 @@ impl Upstream {
     /// unknown) on `in_process`.
     pub(crate) async fn select(
         &self,
-        headers: &HeaderMap,
+        org: &Org,
         statement: &Statement,
     ) -> Result<Rows, SqlApiError> {
         if statement.metrics && !self.metrics_tried_recently() {
-            match self
-                .post_sql(headers, &statement.sql(Source::Metrics))
-                .await
-            {
+            match self.post_sql(org, &statement.sql(Source::Metrics)).await {
                 Err(SqlApiError::Failed { description, .. })
                     if unknown_metrics_table(&description) =>
                 {
@@ -102,32 +102,40 @@ impl Upstream {
                 other => return other,
             }
         }
-        self.post_sql(headers, &statement.sql(Source::Samples))
-            .await
+        self.post_sql(org, &statement.sql(Source::Samples)).await
     }
 
-    async fn post_sql(&self, headers: &HeaderMap, sql: &str) -> Result<Rows, SqlApiError> {
+    async fn post_sql(&self, org: &Org, sql: &str) -> Result<Rows, SqlApiError> {
         let url = self.sql_url();
         let mut request = self
             .client
             .post(&url)
             .form(&[("db", "profile"), ("sql", sql)]);
-        if let Some(org) = headers.get(HeaderName::from_static(ORG_HEADER)) {
+        if let Some(org) = org.header() {
             request = request.header(ORG_HEADER, org.clone());
         }
         let unreachable = |detail: String| SqlApiError::Unreachable {
             url: url.clone(),
             detail,
         };
-        let answer = request
+        let mut answer = request
             .send()
             .await
-            .map_err(|e| unreachable(e.to_string()))?;
+            .map_err(|e| unreachable(self.describe(&e)))?;
+        if let Some(description) = self.redirected(&url, &answer) {
+            return Err(SqlApiError::Unusable(description));
+        }
         let status = answer.status().as_u16();
-        let body = answer
-            .bytes()
-            .await
-            .map_err(|e| unreachable(format!("reading the answer failed: {e}")))?;
+        let body = match self.read_bounded(&mut answer).await {
+            Ok(body) => body,
+            Err(ReadError::TooBig) => return Err(SqlApiError::Unusable(self.too_big())),
+            Err(ReadError::Failed(e)) => {
+                return Err(unreachable(format!(
+                    "reading the answer failed: {}",
+                    self.describe(&e)
+                )))
+            }
+        };
         let parsed: Result<Answer, _> = serde_json::from_slice(&body);
         match parsed {
             Ok(a) if status == 200 && a.opt_status == "SUCCESS" => Ok(a.result.unwrap_or(Table {

@@ -17,7 +17,7 @@ use embers_model::contract::explore::{
     TimelineAnswer, TimelineQuery, TimelineRow, ValueCount,
 };
 
-use super::{Store, StoreError};
+use super::{SqliteStore, StoreError};
 use read::{Points, Read};
 
 /// A stored sum as the answer's unsigned value (sums of stored values are never negative).
@@ -25,7 +25,7 @@ fn unsigned(n: i64) -> u64 {
     u64::try_from(n).unwrap_or(0)
 }
 
-impl Store {
+impl SqliteStore {
     /// `POST /v1/profile/services`: every (app_service, language, event type) with samples in
     /// the range, by summed value.
     pub fn services(&self, q: &ServicesQuery) -> Result<Table<ServiceRow>, StoreError> {

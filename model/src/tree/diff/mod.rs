@@ -8,10 +8,9 @@
 //! change of its share of its own profile's total (normalised) or of its value relative to the
 //! larger total (absolute). Transforms apply to each side before diffing.
 
-use rustc_hash::FxHashMap;
+mod union;
 
 use crate::tree::profile::{NodeId, Profile};
-use crate::tree::table::{NodeTable, NO_PARENT};
 
 /// How the two sides are put on one scale.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -59,31 +58,23 @@ pub struct DiffValues {
     pub mode: DiffMode,
 }
 
-/// Width units per unit of the comparison: averaging two sides halves values, and the integer
-/// tree needs enough resolution for frames that are tiny on one side.
-const RESOLUTION: f64 = 2.0;
-
 impl Diff {
     /// The diff of `baseline` and `comparison`.
     pub fn new(baseline: &Profile, comparison: &Profile, mode: DiffMode) -> Diff {
         let scale = baseline_scale(baseline, comparison, mode);
-        let mut builder = UnionBuilder::default();
         let root_name = if comparison.is_empty() {
             baseline_root_name(baseline)
         } else {
             comparison.name(0)
         };
-        builder.start(root_name);
-        builder.add_side(baseline, scale);
-        builder.add_side(comparison, 1.0);
-        let profile = Profile::from_table(builder.table);
-        let index = UnionIndex::new(&profile);
-        let side = |p: &Profile| index.side_values(&profile, p);
+        let union = union::union([baseline, comparison], [scale, 1.0], root_name);
+        let side = |p: &Profile, nodes: &[NodeId]| side_values(&union.profile, p, nodes);
         let values = DiffValues {
-            baseline: side(baseline),
-            comparison: side(comparison),
+            baseline: side(baseline, &union.nodes[0]),
+            comparison: side(comparison, &union.nodes[1]),
             mode,
         };
+        let profile = union.profile;
         Diff { profile, values }
     }
 }
@@ -158,99 +149,27 @@ fn baseline_scale(baseline: &Profile, comparison: &Profile, mode: DiffMode) -> f
     }
 }
 
-/// Builds the union table: nodes keyed by (parent row, function), self values on the common
-/// scale, averaged (each side contributes half).
-#[derive(Default)]
-struct UnionBuilder {
-    table: NodeTable,
-    children: FxHashMap<(u32, u32), u32>,
-}
-
-impl UnionBuilder {
-    fn start(&mut self, root_name: &str) {
-        self.table.derive_totals = true;
-        let root = self.table.functions.intern(root_name);
-        self.table.push(root, NO_PARENT, 0, 0);
-    }
-
-    fn add_side(&mut self, p: &Profile, scale: f64) {
-        let mut rows = vec![0u32; p.node_count()];
-        let mut func_map = vec![u32::MAX; p.function_count()];
-        for n in p.nodes() {
-            let row = match p.parent(n) {
-                None => 0,
-                Some(parent) => {
-                    let f = p.func(n) as usize;
-                    if func_map[f] == u32::MAX {
-                        let id = self.table.functions.intern(p.function_name(f as u32));
-                        self.table.functions.set_kind(id, p.function_kind(f as u32));
-                        func_map[f] = id;
-                    }
-                    self.child(rows[parent as usize], func_map[f])
-                }
-            };
-            rows[n as usize] = row;
-            let value = (p.self_value(n) as f64 * scale * RESOLUTION / 2.0).round() as i64;
-            let slot = &mut self.table.self_value[row as usize];
-            *slot = slot.saturating_add(value);
+/// One side's values on the union tree, from the union node of each of its nodes.
+fn side_values(union: &Profile, p: &Profile, nodes: &[NodeId]) -> SideValues {
+    let n_union = union.node_count();
+    let mut out = SideValues {
+        self_value: vec![0; n_union],
+        total: vec![0; n_union],
+    };
+    for n in p.nodes() {
+        let u = nodes[n as usize];
+        if u == NodeId::MAX {
+            continue;
         }
+        out.self_value[u as usize] += p.self_value(n);
+        out.total[u as usize] += p.total(n);
     }
-
-    fn child(&mut self, parent: u32, func: u32) -> u32 {
-        let next = self.table.len() as u32;
-        let id = *self.children.entry((parent, func)).or_insert(next);
-        if id == next {
-            self.table.push(func, parent, 0, 0);
-        }
-        id
-    }
-}
-
-/// Finds union nodes by (parent node, function name), to map each side onto the built tree
-/// (whose node ids are in preorder, not in table order).
-struct UnionIndex<'u> {
-    children: FxHashMap<(NodeId, &'u str), NodeId>,
-}
-
-impl<'u> UnionIndex<'u> {
-    fn new(union: &'u Profile) -> UnionIndex<'u> {
-        let mut children = FxHashMap::default();
-        for n in union.nodes().skip(1) {
-            if let Some(parent) = union.parent(n) {
-                children.insert((parent, union.name(n)), n);
-            }
-        }
-        UnionIndex { children }
-    }
-
-    fn side_values(&self, union: &Profile, p: &Profile) -> SideValues {
-        let n_union = union.node_count();
-        let mut out = SideValues {
-            self_value: vec![0; n_union],
-            total: vec![0; n_union],
-        };
-        let mut at = vec![0 as NodeId; p.node_count()];
-        for n in p.nodes() {
-            let u = match p.parent(n) {
-                None => Some(0),
-                Some(parent) => self
-                    .children
-                    .get(&(at[parent as usize], p.name(n)))
-                    .copied(),
-            };
-            // Every side node has a union node (the union was built from it); a frame whose
-            // self value rounded to 0 is still there, as its total keeps it.
-            let Some(u) = u else { continue };
-            at[n as usize] = u;
-            out.self_value[u as usize] += p.self_value(n);
-            out.total[u as usize] += p.total(n);
-        }
-        out
-    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
+    use super::union::RESOLUTION;
     use super::*;
     use crate::wire::folded::parse_folded;
 

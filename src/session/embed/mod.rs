@@ -1,12 +1,12 @@
 //! The embedding API: a host page (the iframe's parent) drives the viewer with `postMessage`
-//! and hears about what happens.
+//! and hears about what happens — when its origin is allowed ([`host`]).
 //!
-//! In (from `window.parent` only):
+//! In (from `window.parent`, of an allowed origin, only):
 //! - `{type: "embers:query", request: {...ProfileTracing body...}, base_url?: "..."}` runs a query;
 //! - `{type: "embers:compare", request: {...}, baseline: {...}, base_url?: "..."}` compares two;
 //! - `{type: "embers:load", body: "<response JSON or folded text>", name?: "file.json"}` shows a result.
 //!
-//! Out (to `window.parent`, when embedded):
+//! Out (to `window.parent`'s origin, when it is allowed):
 //! - `{type: "embers:ready"}` once listening;
 //! - `{type: "embers:loaded", app_service, nodes, root_total}` / `{type: "embers:error", message}`;
 //! - `{type: "embers:select", name, path, total, self, depth}` when a frame is clicked.
@@ -18,12 +18,15 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use serde::Deserialize;
 use serde_json::json;
-use wasm_bindgen::JsValue;
 
 use crate::session::compare::BaselineSpec;
 use crate::session::files::import_any;
 use crate::session::navigator::Navigator;
 use crate::state::loaded::LoadState;
+
+pub mod host;
+
+pub use host::post;
 
 /// A message from the host page.
 #[derive(Debug, Deserialize, PartialEq)]
@@ -60,22 +63,6 @@ pub enum Command {
     },
 }
 
-/// Sends a message to the host page, if there is one.
-pub fn post(message: &serde_json::Value) {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    let Ok(Some(parent)) = window.parent() else {
-        return;
-    };
-    if JsValue::from(&parent) == JsValue::from(&window) {
-        return;
-    }
-    if let Ok(value) = js_sys::JSON::parse(&message.to_string()) {
-        let _ = parent.post_message(&value, "*");
-    }
-}
-
 /// Tells the host which frame was picked.
 pub fn announce_selection(profile: &Profile, node: NodeId) {
     post(&json!({
@@ -88,11 +75,27 @@ pub fn announce_selection(profile: &Profile, node: NodeId) {
     }));
 }
 
-/// Starts listening for host commands and reporting loads.
+/// When the page is framed by an allowed host: starts listening for its commands and
+/// reporting loads to it, then says `embers:ready`.
 pub fn listen(nav: Navigator) {
+    if !host::framed() {
+        return;
+    }
+    // Reactive owner for the listener and effect created after the configuration arrives.
+    let owner = Owner::current();
+    spawn_local(async move {
+        if host::admit_parent().await.is_some() {
+            if let Some(owner) = owner {
+                owner.with(|| serve_host(nav));
+            }
+        }
+    });
+}
+
+fn serve_host(nav: Navigator) {
     let view = nav.runner.view;
     let handle = window_event_listener(ev::message, move |e: web_sys::MessageEvent| {
-        if !from_parent(&e) {
+        if !host::from_host(&e) {
             return;
         }
         let text = js_sys::JSON::stringify(&e.data())
@@ -139,14 +142,6 @@ pub fn listen(nav: Navigator) {
         _ => {}
     });
     post(&json!({"type": "embers:ready"}));
-}
-
-fn from_parent(e: &web_sys::MessageEvent) -> bool {
-    let parent = web_sys::window().and_then(|w| w.parent().ok().flatten());
-    match (e.source(), parent) {
-        (Some(source), Some(parent)) => JsValue::from(source) == JsValue::from(parent),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,39 @@
+#!/usr/bin/env node
+// Trunk post_build hook (see Trunk.toml): moves the inline module script Trunk writes into
+// index.html (the few lines that load the page's wasm) into a content-hashed file next to it,
+// so the page runs under a Content-Security-Policy without 'unsafe-inline'
+// (`script-src 'self' 'wasm-unsafe-eval'`, sent by embers-server). The file is named
+// `embers-boot-<16 hex>.js`, so the server caches it like Trunk's own hashed files.
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+function fail(message) {
+  console.error(`externalize-boot: ${message}`);
+  process.exit(1);
+}
+
+const staging = process.env.TRUNK_STAGING_DIR;
+if (!staging) fail('TRUNK_STAGING_DIR is not set: this runs as a Trunk post_build hook');
+const base = (process.env.TRUNK_PUBLIC_URL || '/').replace(/\/?$/, '/');
+const htmlPath = path.join(staging, 'index.html');
+let html;
+try {
+  html = readFileSync(htmlPath, 'utf8');
+} catch (e) {
+  fail(`cannot read ${htmlPath}: ${e.message}`);
+}
+
+let moved = 0;
+html = html.replace(/<script type="module"([^>]*)>([\s\S]*?)<\/script>/g, (whole, attrs, code) => {
+  if (/\bsrc\s*=/.test(attrs)) return whole;
+  const name = `embers-boot-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`;
+  writeFileSync(path.join(staging, name), code);
+  const integrity = `sha384-${createHash('sha384').update(code).digest('base64')}`;
+  moved += 1;
+  return `<script type="module"${attrs} src="${base}${name}" integrity="${integrity}" crossorigin="anonymous"></script>`;
+});
+// Trunk always writes one; none means its output changed and the page would not boot.
+if (moved === 0) fail(`no inline module script in ${htmlPath}: has Trunk's output changed?`);
+writeFileSync(htmlPath, html);
+console.log(`externalize-boot: moved ${moved} inline module script(s) out of index.html`);

@@ -1,0 +1,225 @@
+//! Writing samples to ClickHouse: every batch of a call encoded as `RowBinary` rows and sent as
+//! one `INSERT` of samples (one block up to `max_insert_block_size` rows, so one call's samples
+//! are written whole or not at all on one server; over a cluster the Distributed table writes
+//! each shard's part synchronously, `insert_distributed_sync = 1`, so an answered ingest is
+//! readable at once), after the stacks and tag sets this server has not written before.
+//!
+//! The row layouts follow [`schema`]; values are encoded, never pasted into SQL.
+
+use std::collections::HashSet;
+
+use embers_model::contract::explore::thread_of;
+use embers_model::contract::fields::{self, FieldKind};
+
+use super::{ch_err, schema, Caches, ClickHouseStore};
+use crate::store::ingest::{int_tag, now_micros, text_tag, validate};
+use crate::store::{Batch, BatchMeta, InsertStats, StoreError};
+
+/// `RowBinary` encoding of one value at a time.
+#[derive(Debug, Default)]
+pub(crate) struct RowBinary {
+    pub(crate) buf: Vec<u8>,
+}
+
+impl RowBinary {
+    fn leb128(&mut self, mut n: usize) {
+        loop {
+            let byte = (n & 0x7f) as u8;
+            n >>= 7;
+            if n == 0 {
+                self.buf.push(byte);
+                return;
+            }
+            self.buf.push(byte | 0x80);
+        }
+    }
+
+    pub(crate) fn string(&mut self, s: &str) {
+        self.leb128(s.len());
+        self.buf.extend_from_slice(s.as_bytes());
+    }
+
+    pub(crate) fn i64(&mut self, n: i64) {
+        self.buf.extend_from_slice(&n.to_le_bytes());
+    }
+
+    pub(crate) fn u64(&mut self, n: u64) {
+        self.buf.extend_from_slice(&n.to_le_bytes());
+    }
+
+    fn u32(&mut self, n: u32) {
+        self.buf.extend_from_slice(&n.to_le_bytes());
+    }
+
+    fn strings<'a>(&mut self, items: impl ExactSizeIterator<Item = &'a str>) {
+        self.leb128(items.len());
+        for s in items {
+            self.string(s);
+        }
+    }
+}
+
+/// A `DateTime` holds unsigned 32-bit seconds: say so rather than store a wrapped time.
+fn check_times(batches: &[Batch]) -> Result<(), StoreError> {
+    for batch in batches {
+        if let Some(s) = batch
+            .samples
+            .iter()
+            .find(|s| u32::try_from(s.time).is_err())
+        {
+            return Err(StoreError::Invalid(format!(
+                "sample time {} is outside what the ClickHouse store keeps (0 to {})",
+                s.time,
+                u32::MAX
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The 64-bit id of a stack or tag set: xxh3 of its text, the same in every server process.
+fn id_of(text: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(text)
+}
+
+/// A tag set's identity: every settable column's stored value and the open tags, unambiguously
+/// separated.
+fn tagset_fingerprint(m: &BatchMeta) -> Vec<u8> {
+    let mut out = Vec::new();
+    for def in fields::settable_columns() {
+        match def.kind {
+            FieldKind::Text => out.extend_from_slice(text_tag(m, def).as_bytes()),
+            FieldKind::Int => out.extend_from_slice(int_tag(m, def).to_string().as_bytes()),
+        }
+        out.push(0);
+    }
+    for (k, v) in m.tags.open() {
+        out.extend_from_slice(k.as_bytes());
+        out.push(1);
+        out.extend_from_slice(v.as_bytes());
+        out.push(0);
+    }
+    out
+}
+
+/// A `tagsets` row.
+fn encode_tagset(out: &mut RowBinary, id: u64, m: &BatchMeta) {
+    out.u64(id);
+    for def in fields::settable_columns() {
+        match def.kind {
+            FieldKind::Text => out.string(text_tag(m, def)),
+            FieldKind::Int => out.i64(int_tag(m, def)),
+        }
+    }
+    out.strings(m.tags.open().map(|(k, _)| k.as_str()));
+    out.strings(m.tags.open().map(|(_, v)| v.as_str()));
+}
+
+/// The rows of one call: samples for `in_process`, and the stacks and tag sets this server has
+/// not written before for the dictionaries.
+#[derive(Debug, Default)]
+struct Rows {
+    samples: RowBinary,
+    stacks: RowBinary,
+    tagsets: RowBinary,
+    new_stacks: Vec<u64>,
+    new_tagsets: Vec<u64>,
+}
+
+/// Encode `batches`; `_id`s continue from `first_id`.
+fn encode(batches: &[Batch], caches: &Caches, first_id: i64, in_ts: i64) -> Rows {
+    let mut rows = Rows::default();
+    let mut id = first_id;
+    let mut seen: HashSet<u64> = HashSet::new();
+    for batch in batches {
+        let m = &batch.meta;
+        let tagset = id_of(&tagset_fingerprint(m));
+        if !caches.tagsets_written.contains(&tagset) && seen.insert(tagset) {
+            encode_tagset(&mut rows.tagsets, tagset, m);
+            rows.new_tagsets.push(tagset);
+        }
+        for s in &batch.samples {
+            let stack = id_of(s.stack.as_bytes());
+            if !caches.stacks_written.contains(&stack) && seen.insert(stack) {
+                rows.stacks.u64(stack);
+                rows.stacks.string(&s.stack);
+                rows.new_stacks.push(stack);
+            }
+            let out = &mut rows.samples;
+            // check_times() and validate() checked both conversions.
+            out.u32(u32::try_from(s.time).unwrap_or(0));
+            out.i64(id);
+            id = id.wrapping_add(1);
+            out.string(&m.app_service);
+            out.string(&m.event_type);
+            out.string(&m.language);
+            out.u64(stack);
+            out.string(thread_of(&s.stack));
+            out.i64(i64::try_from(s.value).unwrap_or(i64::MAX));
+            out.u64(tagset);
+            out.i64(s.time.saturating_mul(1_000_000));
+            out.i64(in_ts);
+        }
+    }
+    rows
+}
+
+/// A random positive start for this call's `_id`s (unique across stateless servers without
+/// coordination, as DeepFlow's ingester does).
+fn first_id() -> Result<i64, StoreError> {
+    let mut bytes = [0u8; 8];
+    getrandom::fill(&mut bytes)
+        .map_err(|e| StoreError::ClickHouse(format!("no random id: {e}")))?;
+    Ok(i64::from_le_bytes(bytes) & (i64::MAX >> 1))
+}
+
+/// Send `rows` with one `INSERT` statement `sql`.
+pub(crate) async fn send(
+    client: &clickhouse::Client,
+    sql: &str,
+    rows: &[u8],
+) -> Result<(), StoreError> {
+    let mut insert = client
+        .insert_formatted_with(sql.to_owned())
+        .with_setting("insert_distributed_sync", "1");
+    insert.send(rows.to_vec().into()).await.map_err(ch_err)?;
+    insert.end().await.map_err(ch_err)
+}
+
+impl ClickHouseStore {
+    /// Write `batches`: the new dictionary rows on every node first, then the samples in one
+    /// `INSERT` (a sample never names a stack or tag set that is not stored). `new_stacks` counts
+    /// the stacks this server had not written before.
+    pub fn insert(&self, batches: &[Batch]) -> Result<InsertStats, StoreError> {
+        validate(batches)?;
+        check_times(batches)?;
+        let samples: u64 = batches.iter().map(|b| b.samples.len() as u64).sum();
+        if samples == 0 {
+            return Ok(InsertStats::default());
+        }
+        let rows = encode(batches, &self.caches(), first_id()?, now_micros());
+        let db = self.database();
+        let stacks_sql = schema::insert(db, "stacks", &[("id", ""), ("location_str", "")]);
+        let tagsets_sql = schema::insert(db, "tagsets", &schema::tagset_columns());
+        let samples_sql = schema::insert(db, "in_process", &schema::SAMPLE_COLUMNS);
+        self.block_on(async {
+            for node in self.nodes() {
+                if !rows.new_tagsets.is_empty() {
+                    send(node, &tagsets_sql, &rows.tagsets.buf).await?;
+                }
+                if !rows.new_stacks.is_empty() {
+                    send(node, &stacks_sql, &rows.stacks.buf).await?;
+                }
+            }
+            send(self.client(), &samples_sql, &rows.samples.buf).await
+        })?;
+        let mut caches = self.caches();
+        caches.tagsets_written.extend(&rows.new_tagsets);
+        caches.stacks_written.extend(&rows.new_stacks);
+        caches.bound();
+        Ok(InsertStats {
+            samples,
+            new_stacks: rows.new_stacks.len() as u64,
+        })
+    }
+}

@@ -1,0 +1,74 @@
+//! Reaching the local ClickHouse the tests run against (`scripts/clickhouse.sh single` and
+//! `cluster`), with a fresh database per test so runs never see each other's rows.
+
+use std::sync::Arc;
+
+use embers_server::store::{ClickHouseConfig, Store};
+
+/// The single node of `scripts/clickhouse.sh single`.
+pub const SINGLE: &str = "http://127.0.0.1:18123";
+/// The two shards of `scripts/clickhouse.sh cluster`, cluster `embers`.
+pub const SHARDS: [&str; 2] = ["http://127.0.0.1:18124", "http://127.0.0.1:18125"];
+
+/// Which local ClickHouse a test uses.
+#[derive(Debug, Clone, Copy)]
+pub enum Layout {
+    Single,
+    TwoShards,
+}
+
+/// A ClickHouse store over a database of its own; `None` (after a loud note) when ClickHouse is
+/// not running and `EMBERS_SKIP_CLICKHOUSE` is set outside CI. Without that variable, or in CI,
+/// an absent ClickHouse fails the test: these tests must not pass by doing nothing.
+pub fn store(layout: Layout, test: &str) -> Option<Arc<Store>> {
+    let (urls, cluster) = match layout {
+        Layout::Single => (vec![SINGLE.to_owned()], None),
+        Layout::TwoShards => (
+            SHARDS.map(str::to_owned).to_vec(),
+            Some("embers".to_owned()),
+        ),
+    };
+    let up = urls.iter().all(|u| answers(u));
+    if !up {
+        let skip = std::env::var_os("EMBERS_SKIP_CLICKHOUSE").is_some();
+        let ci = std::env::var_os("CI").is_some_and(|v| !v.is_empty());
+        assert!(
+            skip && !ci,
+            "ClickHouse is not running at {urls:?}: start it with `scripts/clickhouse.sh single` \
+             and `scripts/clickhouse.sh cluster` (or, outside CI, set EMBERS_SKIP_CLICKHOUSE=1 to \
+             skip the ClickHouse tests)"
+        );
+        eprintln!(
+            "\n!!!!! SKIPPED ClickHouse test {test}: EMBERS_SKIP_CLICKHOUSE is set and no \
+             ClickHouse answers at {urls:?} !!!!!\n"
+        );
+        return None;
+    }
+    let mut id = [0u8; 6];
+    getrandom::fill(&mut id).expect("random");
+    let suffix: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    let config = ClickHouseConfig {
+        urls,
+        database: format!("embers_test_{test}_{suffix}"),
+        cluster,
+        user: None,
+        password: None,
+    };
+    Some(Arc::new(
+        Store::open_clickhouse(&config).expect("open ClickHouse store"),
+    ))
+}
+
+/// Drop the test's database on every node.
+pub fn drop_database(store: &Store) {
+    if let Store::ClickHouse(ch) = store {
+        ch.drop_database().expect("drop test database");
+    }
+}
+
+fn answers(url: &str) -> bool {
+    let Some(addr) = url.strip_prefix("http://") else {
+        return false;
+    };
+    std::net::TcpStream::connect(addr).is_ok()
+}

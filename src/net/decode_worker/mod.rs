@@ -1,0 +1,263 @@
+//! The page's side of the decode worker (`worker/`): starts it, hands it response bodies,
+//! turns its answers back into profiles; a second worker decodes a second big body side by
+//! side with the first (a comparison's two answers). Decoding a million-node response takes a few hundred
+//! milliseconds; in the worker the page keeps scrolling, typing and cancelling meanwhile.
+//!
+//! Where no worker can run (a browser or portal policy that forbids it, the script missing,
+//! or it failing to start in time) the same decoder module is loaded into the page and run
+//! there: slower to show, same result. The page's own bundle carries no decoder at all.
+
+mod client;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+use client::{Client, Status};
+use embers_decode_worker::{DecodeReply, DecodeRequest};
+use embers_model::contract::shape::ResultShape;
+use embers_model::Profile;
+use js_sys::{Function, Promise, Reflect};
+use leptos::prelude::set_timeout;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::HtmlScriptElement;
+
+use crate::net::http::{js_error, Body};
+
+/// The loader Trunk writes for the `decode_worker` binary (`data-loader-shim` in index.html),
+/// next to the page.
+const WORKER_SCRIPT: &str = "./decode_worker_loader.js";
+/// The decoder module itself (wasm-bindgen `no-modules`: it defines a global `wasm_bindgen`).
+const DECODER_SCRIPT: &str = "./decode_worker.js";
+const DECODER_WASM: &str = "./decode_worker_bg.wasm";
+
+/// A worker that has not said it is ready by then is given up on (decoding falls back to the
+/// page).
+const START_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// Bodies at least this big leave the worker's memory at their peak: replace it afterwards.
+const RECYCLE_AFTER_BYTES: usize = 32 << 20;
+
+/// Why no profile came back.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeFailure {
+    /// The decoder read the body and says what is wrong (an error envelope, bad JSON, ...).
+    #[error("{0}")]
+    Rejected(String),
+    /// No decoder could run, or it stopped: the body was not read.
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+/// A decoded profile.
+pub struct DecodedProfile {
+    /// The call tree.
+    pub profile: Profile,
+    /// The shape the server used (`None` for an empty result).
+    pub shape: Option<ResultShape>,
+    /// The server's remark on a successful answer (e.g. that it cut the tree).
+    pub notice: Option<String>,
+}
+
+/// A body at least this big is worth starting a second worker for when the first is busy (a
+/// comparison's two answers then decode side by side); a smaller one decodes in less time
+/// than a worker takes to start (~100–250 ms).
+const SECOND_WORKER_MIN_BYTES: usize = 1 << 20;
+
+thread_local! {
+    /// The first worker starts with the page; the second only when it is worth it (above).
+    static WORKERS: RefCell<[Option<Rc<Client>>; 2]> = const { RefCell::new([None, None]) };
+}
+
+/// Starts the worker in the background (call once at startup). Does nothing where workers
+/// cannot be created.
+pub fn start() {
+    start_slot(0);
+}
+
+fn start_slot(slot: usize) -> Option<Rc<Client>> {
+    let client = Client::spawn(WORKER_SCRIPT, replace_crashed)?;
+    WORKERS.with(|w| w.borrow_mut()[slot] = Some(client.clone()));
+    let weak = Rc::downgrade(&client);
+    set_timeout(
+        move || {
+            if let Some(c) = weak
+                .upgrade()
+                .filter(|c| c.status.get() == Status::Starting)
+            {
+                c.fail("it did not start in time");
+            }
+        },
+        START_TIMEOUT,
+    );
+    Some(client)
+}
+
+fn worker(slot: usize) -> Option<Rc<Client>> {
+    WORKERS.with(|w| w.borrow()[slot].clone())
+}
+
+/// A fresh id for [`decode`], to [`cancel`] that decode by.
+pub fn next_id() -> u32 {
+    NEXT_ID.with(|n| {
+        let id = n.get();
+        n.set(id.wrapping_add(1));
+        id
+    })
+}
+
+/// Stops the worker decoding request `id` (its answer is no longer wanted), so the next body
+/// does not queue behind it. Another side's decode in the other worker goes on.
+pub fn cancel(id: u32) {
+    if let Some(slot) = (0..2).find(|&s| worker(s).is_some_and(|c| c.is_decoding(id))) {
+        restart(slot);
+    }
+}
+
+/// Stops the worker in `slot`; the first is started afresh, the second when next needed.
+fn restart(slot: usize) {
+    if let Some(old) = WORKERS.with(|w| w.borrow_mut()[slot].take()) {
+        old.worker.terminate();
+        old.fail("it was stopped");
+    }
+    if slot == 0 {
+        start_slot(0);
+    }
+}
+
+/// Replaces workers that died after they were ready (out of memory on a huge answer, say).
+fn replace_crashed() {
+    for slot in 0..2 {
+        if worker(slot).is_some_and(|c| c.status.get() == Status::Broken) {
+            restart(slot);
+        }
+    }
+}
+
+/// The worker for a body of `len` bytes: the first, unless it is busy and the body is big
+/// enough for a second one.
+fn pick(len: usize) -> Option<Rc<Client>> {
+    let first = worker(0);
+    if len < SECOND_WORKER_MIN_BYTES || !first.as_ref().is_some_and(|c| c.has_work()) {
+        return first;
+    }
+    match worker(1) {
+        Some(second) if second.status.get() != Status::Broken => Some(second),
+        _ => start_slot(1).or(first),
+    }
+}
+
+/// Decodes `body` as request `id` (from [`next_id`]) in a worker, or on the page when no
+/// worker can run. The body's buffers move to the worker (they are empty here afterwards).
+pub async fn decode(status: u16, body: &Body, id: u32) -> Result<DecodedProfile, DecodeFailure> {
+    let request = DecodeRequest {
+        id,
+        status,
+        chunks: body.chunks.clone(),
+    };
+    let reply = match pick(body.len) {
+        Some(client) if client.ready().await => {
+            let reply = client.send(&request).await;
+            if body.len >= RECYCLE_AFTER_BYTES {
+                retire(&client);
+            }
+            reply.map_err(unavailable)?
+        }
+        _ => decode_on_page(&request).await?,
+    };
+    read_reply(&reply)
+}
+
+/// Replaces `client` (its memory stays at the peak of the big body it decoded).
+fn retire(client: &Rc<Client>) {
+    let slot = (0..2).find(|&s| worker(s).is_some_and(|w| Rc::ptr_eq(&w, client)));
+    if let Some(slot) = slot {
+        restart(slot);
+    }
+}
+
+thread_local! {
+    static NEXT_ID: Cell<u32> = const { Cell::new(1) };
+    /// The decoder module's `decode_message`, once loaded into the page.
+    static PAGE_DECODER: RefCell<Option<Function>> = const { RefCell::new(None) };
+}
+
+/// Runs the decoder module on the page's thread (loading it the first time).
+async fn decode_on_page(request: &DecodeRequest) -> Result<JsValue, DecodeFailure> {
+    let decode = match PAGE_DECODER.with(|d| d.borrow().clone()) {
+        Some(f) => f,
+        None => {
+            let f = load_page_decoder().await.map_err(|e| {
+                unavailable(format!("Could not load the decoder ({}).", js_error(&e)))
+            })?;
+            PAGE_DECODER.with(|d| *d.borrow_mut() = Some(f.clone()));
+            f
+        }
+    };
+    let (msg, _) = request.to_js();
+    decode
+        .call1(&JsValue::NULL, &msg)
+        .map_err(|e| unavailable(format!("Decoding failed: {}", js_error(&e))))
+}
+
+async fn load_page_decoder() -> Result<Function, JsValue> {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or("no document")?;
+    let script: HtmlScriptElement = document.create_element("script")?.unchecked_into();
+    let loaded = Promise::new(&mut |resolve, reject| {
+        script.set_onload(Some(&resolve));
+        script.set_onerror(Some(&reject));
+    });
+    script.set_src(DECODER_SCRIPT);
+    document
+        .head()
+        .ok_or("no document head")?
+        .append_child(&script)?;
+    JsFuture::from(loaded)
+        .await
+        .map_err(|_| JsValue::from_str("its script did not load"))?;
+    let init: Function = decoder_global().dyn_into()?;
+    let options = js_sys::Object::new();
+    Reflect::set(&options, &"module_or_path".into(), &DECODER_WASM.into())?;
+    let ready: Promise = init.call1(&JsValue::NULL, &options)?.dyn_into()?;
+    JsFuture::from(ready).await?;
+    Reflect::get(&init, &"decode_message".into())?.dyn_into()
+}
+
+// The decoder script declares `let wasm_bindgen` at its top level: a global binding that is
+// not a property of `window`, so it is looked up by name.
+#[wasm_bindgen(
+    inline_js = "export function decoder_global() { return typeof wasm_bindgen === 'undefined' ? undefined : wasm_bindgen; }"
+)]
+extern "C" {
+    /// The decoder script's `wasm_bindgen` (after the script loaded), else `undefined`.
+    fn decoder_global() -> JsValue;
+}
+
+fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
+    if let Some(error) = msg.as_string() {
+        return Err(unavailable(format!("Decoding failed: {error}")));
+    }
+    match DecodeReply::from_js(msg).map_err(unavailable)? {
+        DecodeReply::Decoded {
+            parts,
+            shape,
+            notice,
+            ..
+        } => Ok(DecodedProfile {
+            profile: Profile::from_parts(*parts).map_err(|e| {
+                unavailable(format!("The decode worker sent a broken profile: {e}"))
+            })?,
+            shape,
+            notice,
+        }),
+        DecodeReply::Failed { message, .. } => Err(DecodeFailure::Rejected(message)),
+    }
+}
+
+fn unavailable(message: String) -> DecodeFailure {
+    DecodeFailure::Unavailable(message)
+}
