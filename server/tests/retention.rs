@@ -1,7 +1,7 @@
 //! Retention and deletion over real HTTP and the real store: expired samples and their rollup
 //! buckets go (by a direct pass and by the background task, while ingest and queries go on),
 //! the space comes back, recent data stays; `DELETE /v1/profile/processes/{app_service}` and
-//! `embers-server delete` remove exactly one process.
+//! `embers-server delete` remove exactly one process; snapshots stay.
 
 mod common;
 
@@ -97,6 +97,11 @@ async fn a_pass_removes_expired_samples_and_gives_the_space_back() {
     fill(&server, "old", T0, 20_000).await;
     fill(&server, "mix", T0 + 60, 5_000).await;
     fill(&server, "mix", recent, 300).await;
+    // A snapshot of the old data: retention never touches snapshots.
+    let body =
+        common::snapshots::save_body(&query_for("old"), &common::snapshots::big_answer(3), None);
+    let (status, saved) = server.save_snapshot(body).await;
+    assert_eq!(status, 200, "{saved}");
     checkpoint(&db.path());
     let (_, before) = pages(&db.path());
 
@@ -134,6 +139,9 @@ async fn a_pass_removes_expired_samples_and_gives_the_space_back() {
         json!({"time_start": recent, "time_end": recent}),
     );
     assert_eq!(server.folded(&q).await.lines().count(), 50);
+    let list = server.snapshot_list().await;
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0]["id"], saved["result"]["id"]);
     // Nothing left to do.
     let again = retention::pass(&store, Duration::from_secs(72 * 3600))
         .await
