@@ -2,17 +2,25 @@
 //! even, a JSON body (one batch or `{"batches": [...]}`); odd, folded text (the form sent with
 //! metadata in the query string). Never a panic; what is accepted is in range: positive
 //! times, sample values at most `i64::MAX` (SQLite's integer), non-empty stacks without empty
-//! frames, non-blank metadata, integer tag columns that parse as `i64`.
+//! frames within the stack limits (small here, so the fuzzer reaches them), non-blank metadata,
+//! integer tag columns that parse as `i64`.
 #![no_main]
 
 use embers_fuzz::alloc;
 use embers_model::contract::fields::{settable_columns, FieldKind};
 use embers_server::input::{parse_json_body, parse_samples};
+use embers_server::limits::StackLimits;
 use embers_server::store::{Batch, Sample};
 use libfuzzer_sys::fuzz_target;
 
 /// "Now" for inputs without a time.
 const NOW: i64 = 1_700_000_000;
+
+/// Limits small enough for short inputs to cross them.
+const LIMITS: StackLimits = StackLimits {
+    max_frames: 16,
+    max_frame_bytes: 32,
+};
 
 fn sample_in_range(s: &Sample) {
     assert!(s.time > 0, "time {} accepted", s.time);
@@ -21,6 +29,18 @@ fn sample_in_range(s: &Sample) {
     assert!(
         s.stack.split(';').all(|f| !f.is_empty()),
         "empty frame in {:?}",
+        s.stack
+    );
+    assert!(
+        s.stack.split(';').count() <= LIMITS.max_frames,
+        "too deep: {:?}",
+        s.stack
+    );
+    assert!(
+        s.stack
+            .split(';')
+            .all(|f| f.len() <= LIMITS.max_frame_bytes),
+        "frame too long in {:?}",
         s.stack
     );
 }
@@ -50,13 +70,13 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     if mode % 2 == 0 {
-        if let Ok(batches) = alloc::bounded(body.len(), || parse_json_body(body, NOW)) {
+        if let Ok(batches) = alloc::bounded(body.len(), || parse_json_body(body, NOW, &LIMITS)) {
             assert!(!batches.is_empty(), "no batches accepted");
             batches.iter().for_each(batch_in_range);
         }
     } else {
         let text = String::from_utf8_lossy(body);
-        if let Ok(samples) = alloc::bounded(text.len(), || parse_samples(&text, NOW)) {
+        if let Ok(samples) = alloc::bounded(text.len(), || parse_samples(&text, NOW, &LIMITS)) {
             samples.iter().for_each(sample_in_range);
         }
     }

@@ -14,6 +14,7 @@ use embers_model::contract::shape::ResultShape;
 use embers_model::contract::tag_filter;
 use embers_model::export::encode::encode_result;
 use embers_server::demo::Rng;
+use embers_server::store::budget::Budget;
 use embers_server::store::{Batch, BatchMeta, Sample, Store, Tags};
 use embers_server::tree;
 use inferno::collapse::Collapse;
@@ -137,11 +138,18 @@ fn time_query(store: &Store, label: &str, q: &Selection) {
         };
         let sql = start.elapsed();
         let t = Instant::now();
-        let profile = tree::build_profile(
+        let profile = match tree::build_profile(
             &out.root,
             out.stacks.iter().map(|(s, v)| (s.as_str(), *v)),
             -1,
-        );
+            &Budget::new(None),
+        ) {
+            Ok(profile) => profile,
+            Err(e) => {
+                println!("{label}: tree failed: {e}");
+                return;
+            }
+        };
         let build = t.elapsed();
         let t = Instant::now();
         let body =

@@ -10,9 +10,13 @@
 //!               [--token-file FILE] [--query-token-file FILE]
 //!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
 //!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
+//!               [limits] [--retention 72h] [--synchronous normal|full]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
+//! The limits (`--max-stack-frames`, `--query-timeout`, ...) are in [`crate::limits::options`];
+//! `--retention`, `--synchronous` and `embers-server delete --app-service NAME [--db PATH]` in
+//! [`crate::retention`].
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -26,7 +30,10 @@ use crate::demo::live::Feeder;
 use crate::http::guard::args::GuardArgs;
 use crate::http::upstream::{Upstream, UpstreamArgs};
 use crate::input::{self, BatchInput};
-use crate::store::Store;
+use crate::limits::options::{LimitArgs, StackArgs};
+use crate::limits::Limiter;
+use crate::retention::{DeleteArgs, StorageArgs};
+use crate::store::{Store, Synchronous};
 pub use crate::store_args::default_db_path;
 use crate::store_args::{open_store, ClickHouseArgs};
 use crate::{app, demo, AppState, Limits};
@@ -58,6 +65,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Import folded-stack files into the database (one transaction per file).
     Import(ImportArgs),
+    /// Delete every sample of one process (app_service) from the database.
+    Delete(DeleteArgs),
 }
 
 /// Options of `serve`.
@@ -93,6 +102,12 @@ pub struct ServeArgs {
     /// Body size limit of query requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_QUERY_LIMIT)]
     pub max_query_bytes: usize,
+    /// Cost limits.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// Retention and durability.
+    #[command(flatten)]
+    pub storage: StorageArgs,
     /// Size limit of the answer a snapshot saves, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_SNAPSHOT_LIMIT)]
     pub max_snapshot_bytes: usize,
@@ -134,6 +149,9 @@ pub struct ImportArgs {
     /// Folded-stack files (`frame;frame value` per line); `-` reads standard input.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Limits on the stacks.
+    #[command(flatten)]
+    pub stacks: StackArgs,
     /// The ClickHouse store, instead of --db.
     #[command(flatten)]
     pub clickhouse: ClickHouseArgs,
@@ -141,7 +159,18 @@ pub struct ImportArgs {
 
 /// Run `serve` until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref(), &args.clickhouse)?;
+    let store = open_store(
+        args.db.as_deref(),
+        &args.clickhouse,
+        args.storage.synchronous,
+    )?;
+    if let (Some(retention), Store::Sqlite(_)) = (args.storage.retention(), store.as_ref()) {
+        tokio::spawn(crate::retention::run(
+            store.clone(),
+            retention,
+            crate::retention::EVERY,
+        ));
+    }
     if args.demo {
         let s = store.clone();
         let filled = tokio::task::spawn_blocking(move || fill_demo(&s))
@@ -177,6 +206,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
             query: args.max_query_bytes,
             snapshot: args.max_snapshot_bytes,
         },
+        limiter: Arc::new(Limiter::new(args.limits.caps())),
         guard: Arc::new(args.guard.guard(&args.listen)?),
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
@@ -250,7 +280,7 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
 /// Run `import`: each file is parsed completely, then written in one transaction. Stops at the
 /// first bad file (earlier files stay imported) with `file: line N: message`.
 pub fn import(args: &ImportArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref(), &args.clickhouse)?;
+    let store = open_store(args.db.as_deref(), &args.clickhouse, Synchronous::Normal)?;
     let mut tags = Vec::new();
     for tag in &args.tags {
         let (name, value) = tag
@@ -274,7 +304,8 @@ pub fn import(args: &ImportArgs) -> Result<(), String> {
             tags: tags.iter().cloned().collect(),
             folded: text,
         };
-        let batch = input::to_batch(&batch_input, now).map_err(|e| format!("{label}: {e}"))?;
+        let batch = input::to_batch(&batch_input, now, &args.stacks.limits())
+            .map_err(|e| format!("{label}: {e}"))?;
         let stats = store
             .insert(&[batch])
             .map_err(|e| format!("{label}: {e}"))?;

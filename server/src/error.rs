@@ -9,6 +9,7 @@
 //! | refused: foreign Host, cross-site write, simple content type | 403 | `FAIL` | null |
 //! | unknown API path, unknown snapshot | 404 | `FAIL` | null |
 //! | upstream unreachable | 502 | `FAIL` | empty tree (explore endpoints: null) |
+//! | too many queries at once, query time limit | 503 | `FAIL` | null |
 //! | server failure | 500 | `FAIL` | empty tree in the requested shape |
 //!
 //! Server failures never expose internals in `DESCRIPTION`; the detail goes to the log and, only
@@ -34,6 +35,8 @@ pub struct Error {
     empty_shape: Option<ResultShape>,
     /// The request's `debug` flag, and diagnostics to show when it is set.
     debug: Option<Value>,
+    /// Seconds for a `Retry-After` header (overload answers).
+    retry_after: Option<u32>,
 }
 
 impl Error {
@@ -45,6 +48,7 @@ impl Error {
             detail: None,
             empty_shape: None,
             debug: None,
+            retry_after: None,
         }
     }
 
@@ -60,6 +64,19 @@ impl Error {
             FAIL,
             format!("request body too large: the limit for this endpoint is {limit} bytes"),
         )
+    }
+
+    /// 503 `FAIL` with `Retry-After: 1`: the service is at a limit right now (`description`
+    /// names it); the same request may succeed shortly.
+    pub fn busy(description: impl Into<String>) -> Error {
+        let mut e = Error::new(StatusCode::SERVICE_UNAVAILABLE, FAIL, description);
+        e.retry_after = Some(1);
+        e
+    }
+
+    /// 503 `FAIL`: the request ran out of its time limit (`description` names it).
+    pub fn timed_out(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::SERVICE_UNAVAILABLE, FAIL, description)
     }
 
     /// 401 `FAIL`: the request needs an access token it did not bring; `description` says
@@ -180,13 +197,19 @@ impl IntoResponse for Error {
             (Some(diagnostics), None) => diagnostics,
             (None, _) => Value::Null,
         };
-        envelope(
+        let mut response = envelope(
             self.status,
             self.opt_status,
             &self.description,
             result,
             debug,
-        )
+        );
+        if let Some(seconds) = self.retry_after {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+        }
+        response
     }
 }
 

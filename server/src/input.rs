@@ -10,14 +10,21 @@
 //!  "folded": "[t] main;main;work 10101\n[t] main;main;idle 20202\n"}
 //! ```
 //! Defaults: language `eBPF`, event type `on-cpu`, unit `microseconds`, time = now.
+//!
+//! Stacks are held to [`StackLimits`] (frames per stack, bytes per frame). A JSON body is
+//! deserialised straight into [`BatchInput`]s (no intermediate `serde_json::Value`), and each
+//! batch's text is freed once its samples are parsed, so a request's peak memory stays a small
+//! multiple of its body.
 
 use std::collections::BTreeMap;
 
 use embers_model::contract::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, DEFAULT_UNIT};
 use embers_model::wire::folded::parse_folded_line;
+use serde::de::IgnoredAny;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::limits::StackLimits;
 use crate::store::{Batch, BatchMeta, Sample, Tags};
 
 fn default_language() -> String {
@@ -82,8 +89,13 @@ impl InputError {
     }
 }
 
-/// Parse folded text into samples at `time`; the first bad line fails the whole text.
-pub fn parse_samples(text: &str, time: i64) -> Result<Vec<Sample>, InputError> {
+/// Parse folded text into samples at `time`; the first bad line (or a stack over `limits`)
+/// fails the whole text.
+pub fn parse_samples(
+    text: &str,
+    time: i64,
+    limits: &StackLimits,
+) -> Result<Vec<Sample>, InputError> {
     let mut samples = Vec::new();
     for (i, line) in text.split('\n').enumerate() {
         let bad = |message: String| InputError {
@@ -99,6 +111,7 @@ pub fn parse_samples(text: &str, time: i64) -> Result<Vec<Sample>, InputError> {
                         i64::MAX
                     )));
                 }
+                check_stack(&frames, limits).map_err(bad)?;
                 samples.push(Sample {
                     time,
                     stack: frames.join(";"),
@@ -110,6 +123,30 @@ pub fn parse_samples(text: &str, time: i64) -> Result<Vec<Sample>, InputError> {
         }
     }
     Ok(samples)
+}
+
+/// Whether a stack is within `limits`; the message names the limit, its option and the value.
+fn check_stack(frames: &[&str], limits: &StackLimits) -> Result<(), String> {
+    if frames.len() > limits.max_frames {
+        return Err(format!(
+            "the stack has {} frames, over the limit of {} frames per stack (--max-stack-frames)",
+            frames.len(),
+            limits.max_frames
+        ));
+    }
+    if let Some((at, frame)) = frames
+        .iter()
+        .enumerate()
+        .find(|(_, f)| f.len() > limits.max_frame_bytes)
+    {
+        return Err(format!(
+            "frame {} is {} bytes long, over the limit of {} bytes per frame (--max-frame-bytes)",
+            at + 1,
+            frame.len(),
+            limits.max_frame_bytes
+        ));
+    }
+    Ok(())
 }
 
 /// Build tags from `(name, value)` pairs.
@@ -124,7 +161,18 @@ pub fn build_tags<'a>(
 }
 
 /// Check the batch fields and parse its folded text.
-pub fn to_batch(input: &BatchInput, now: i64) -> Result<Batch, InputError> {
+pub fn to_batch(input: &BatchInput, now: i64, limits: &StackLimits) -> Result<Batch, InputError> {
+    to_batch_of(input, &input.folded, now, limits)
+}
+
+/// [`to_batch`] with `folded` as the text instead of `input.folded` (which is not read): for
+/// text that arrived on its own, so it is not copied into the input first.
+pub fn to_batch_of(
+    input: &BatchInput,
+    folded: &str,
+    now: i64,
+    limits: &StackLimits,
+) -> Result<Batch, InputError> {
     let time = input.time.unwrap_or(now);
     if time <= 0 {
         return Err(InputError::msg("time must be positive Unix seconds"));
@@ -153,7 +201,7 @@ pub fn to_batch(input: &BatchInput, now: i64) -> Result<Batch, InputError> {
         texts.push((name.as_str(), text));
     }
     let tags = build_tags(texts.iter().map(|(n, v)| (*n, v.as_str())))?;
-    let samples = parse_samples(&input.folded, time)?;
+    let samples = parse_samples(folded, time, limits)?;
     Ok(Batch {
         meta: BatchMeta {
             app_service: input.app_service.clone(),
@@ -166,24 +214,62 @@ pub fn to_batch(input: &BatchInput, now: i64) -> Result<Batch, InputError> {
     })
 }
 
+/// Whether a JSON body has a `batches` member (any other member is skipped unread).
+#[derive(Deserialize)]
+struct Form {
+    #[serde(default)]
+    batches: Option<IgnoredAny>,
+}
+
+/// The `{"batches": [...]}` form (other members are ignored, as they always were).
+#[derive(Deserialize)]
+struct Many {
+    batches: Vec<BatchInput>,
+}
+
+/// A serde error as the message of a rejected body.
+fn json_error(prefix: &str, e: &serde_json::Error) -> InputError {
+    if e.is_syntax() || e.is_eof() {
+        InputError::msg(format!("body is not valid JSON: {e}"))
+    } else {
+        InputError::msg(format!("{prefix}{e}"))
+    }
+}
+
 /// Parse a JSON ingest body: one batch object, or `{"batches": [...]}`.
-pub fn parse_json_body(body: &[u8], now: i64) -> Result<Vec<Batch>, InputError> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| InputError::msg(format!("body is not valid JSON: {e}")))?;
-    let inputs: Vec<BatchInput> = match value.get("batches") {
-        Some(batches) => serde_json::from_value(batches.clone())
-            .map_err(|e| InputError::msg(format!("batches: {e}")))?,
-        None => vec![serde_json::from_value(value).map_err(|e| InputError::msg(e.to_string()))?],
+pub fn parse_json_body(
+    body: &[u8],
+    now: i64,
+    limits: &StackLimits,
+) -> Result<Vec<Batch>, InputError> {
+    // serde would also read a struct from an array; only an object is a batch.
+    if body.trim_ascii_start().first() != Some(&b'{') {
+        return Err(match serde_json::from_slice::<IgnoredAny>(body) {
+            Err(e) => json_error("", &e),
+            Ok(_) => InputError::msg(
+                "the body must be a JSON object: one batch, or {\"batches\": [...]}",
+            ),
+        });
+    }
+    // A first pass that only looks for `batches` costs a scan of the body but no copy of it.
+    let form: Form = serde_json::from_slice(body).map_err(|e| json_error("", &e))?;
+    let inputs: Vec<BatchInput> = if form.batches.is_some() {
+        serde_json::from_slice::<Many>(body)
+            .map_err(|e| json_error("batches: ", &e))?
+            .batches
+    } else {
+        vec![serde_json::from_slice(body).map_err(|e| json_error("", &e))?]
     };
     if inputs.is_empty() {
         return Err(InputError::msg("batches must not be empty"));
     }
     let several = inputs.len() > 1;
+    // `into_iter` frees each batch's text as soon as its samples are parsed.
     inputs
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, input)| {
-            to_batch(input, now).map_err(|mut e| {
+            to_batch(&input, now, limits).map_err(|mut e| {
                 if several {
                     e.batch = Some(i + 1);
                 }
@@ -197,9 +283,14 @@ pub fn parse_json_body(body: &[u8], now: i64) -> Result<Vec<Batch>, InputError> 
 mod tests {
     use super::*;
 
+    const L: StackLimits = StackLimits {
+        max_frames: 4,
+        max_frame_bytes: 8,
+    };
+
     #[test]
     fn parses_lines_and_skips_blanks() {
-        let s = parse_samples("a;b 3\n\n# note\nc 4\n", 10).expect("ok");
+        let s = parse_samples("a;b 3\n\n# note\nc 4\n", 10, &L).expect("ok");
         assert_eq!(s.len(), 2);
         assert_eq!(
             s[0],
@@ -213,10 +304,10 @@ mod tests {
 
     #[test]
     fn bad_line_is_reported_with_its_number() {
-        let e = parse_samples("a;b 3\nc;d\ne 1\n", 10).expect_err("bad");
+        let e = parse_samples("a;b 3\nc;d\ne 1\n", 10, &L).expect_err("bad");
         assert_eq!(e.line, Some(2));
         assert!(e.to_string().starts_with("line 2: "), "{e}");
-        let e = parse_samples("a 18446744073709551615", 1).expect_err("too big");
+        let e = parse_samples("a 18446744073709551615", 1, &L).expect_err("too big");
         assert!(e.message.contains("too large"));
     }
 
@@ -224,13 +315,13 @@ mod tests {
     fn json_body_single_and_many() {
         let one =
             br#"{"app_service":"web","time":5,"tags":{"host":"h","is_ipv4":1},"folded":"a 1\n"}"#;
-        let b = parse_json_body(one, 99).expect("ok");
+        let b = parse_json_body(one, 99, &L).expect("ok");
         assert_eq!(b.len(), 1);
         assert_eq!(b[0].meta.event_type, "on-cpu");
         assert_eq!(b[0].samples[0].time, 5);
         let many =
             br#"{"batches":[{"app_service":"a","folded":"x 1"},{"app_service":"b","folded":"y"}]}"#;
-        let e = parse_json_body(many, 99).expect_err("bad line");
+        let e = parse_json_body(many, 99, &L).expect_err("bad line");
         assert_eq!(
             e.to_string(),
             "batch 2: line 1: expected `frame;frame;... value` but found no value after the stack"
@@ -239,26 +330,64 @@ mod tests {
 
     #[test]
     fn json_body_errors() {
-        assert!(parse_json_body(b"nope", 1)
+        assert!(parse_json_body(b"nope", 1, &L)
             .expect_err("json")
             .message
             .contains("not valid JSON"));
-        assert!(parse_json_body(br#"{"folded":"a 1"}"#, 1)
+        assert!(parse_json_body(br#"{"folded":"a 1"}"#, 1, &L)
             .expect_err("missing")
             .message
             .contains("app_service"));
         assert!(parse_json_body(
             br#"{"app_service":"a","folded":"a 1","tags":{"colour":"x"}}"#,
-            1
+            1,
+            &L
         )
         .expect_err("tag")
         .message
         .contains("unknown tag 'colour'"));
         assert!(
-            parse_json_body(br#"{"app_service":"a","folded":"a 1","tmie":3}"#, 1)
+            parse_json_body(br#"{"app_service":"a","folded":"a 1","tmie":3}"#, 1, &L)
                 .expect_err("typo")
                 .message
                 .contains("tmie")
         );
+    }
+
+    #[test]
+    fn stacks_over_the_limits_are_refused_naming_the_limit_and_the_value() {
+        let e = parse_samples("a;b 1\na;b;c;d;e 2\n", 1, &L).expect_err("deep");
+        assert_eq!(e.line, Some(2));
+        assert_eq!(
+            e.message,
+            "the stack has 5 frames, over the limit of 4 frames per stack (--max-stack-frames)"
+        );
+        assert!(parse_samples("a;b;c;d 1", 1, &L).is_ok());
+        let e = parse_samples("a;123456789 1", 1, &L).expect_err("long frame");
+        assert_eq!(
+            e.message,
+            "frame 2 is 9 bytes long, over the limit of 8 bytes per frame (--max-frame-bytes)"
+        );
+        assert!(parse_samples("a;12345678 1", 1, &L).is_ok());
+    }
+
+    #[test]
+    fn json_body_shapes_other_than_an_object_are_named() {
+        let e = parse_json_body(b"[1, 2]", 1, &L).expect_err("array");
+        assert!(
+            e.message.starts_with("the body must be a JSON object"),
+            "{e}"
+        );
+        let e = parse_json_body(br#"{"batches": 3}"#, 1, &L).expect_err("number");
+        assert!(e.message.starts_with("batches: invalid type"), "{e}");
+        let e = parse_json_body(br#"{"batches": []}"#, 1, &L).expect_err("empty");
+        assert_eq!(e.message, "batches must not be empty");
+        let ok = parse_json_body(
+            br#"{"batches": [{"app_service": "a", "folded": "x 1"}], "note": {"y": [1]}}"#,
+            1,
+            &L,
+        )
+        .expect("other members are ignored");
+        assert_eq!(ok.len(), 1);
     }
 }

@@ -9,6 +9,8 @@ pub mod demo;
 pub mod error;
 pub mod http;
 pub mod input;
+pub mod limits;
+pub mod retention;
 pub mod store;
 pub mod store_args;
 pub mod tree;
@@ -18,15 +20,18 @@ use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
 use axum::handler::Handler;
-use axum::routing::{get, post, MethodRouter};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post, MethodRouter};
 use axum::Router;
 use embers_model::contract::shape::ResultShape;
 use tower::util::option_layer;
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
 
 pub use error::Error;
 use http::guard::Guard;
 use http::upstream::Upstream;
+use limits::Limiter;
 use store::Store;
 
 /// Default body limit of `POST /v1/profile/ingest` (64 MiB).
@@ -71,13 +76,16 @@ pub struct AppState {
     pub static_dir: PathBuf,
     /// Body size limits.
     pub limits: Limits,
+    /// Cost limits and the query gate.
+    pub limiter: Arc<Limiter>,
     /// Who may use the service and the headers every answer gets.
     pub guard: Arc<Guard>,
 }
 
 impl AppState {
     /// A state serving `store` locally with shape B, the `dist` viewer directory, default
-    /// limits and the default guard (loopback, same origin, no tokens).
+    /// limits (body sizes and [`limits::Caps`]) and the default guard (loopback, same origin,
+    /// no tokens).
     pub fn new(store: Arc<Store>) -> AppState {
         AppState {
             store,
@@ -85,6 +93,7 @@ impl AppState {
             upstream: None,
             static_dir: PathBuf::from("dist"),
             limits: Limits::default(),
+            limiter: Arc::new(Limiter::new(limits::Caps::default())),
             guard: Arc::new(Guard::default()),
         }
     }
@@ -103,7 +112,13 @@ where
 
 /// The service's router: the API under `/v1/profile/`, `/healthz`, and the viewer at `/`.
 pub fn app(state: AppState) -> Router {
-    let Limits { ingest, query, .. } = state.limits;
+    let router = guarded(routes(state.limits), &state);
+    router.with_state(state)
+}
+
+/// The routes, before the layers every request passes.
+fn routes(limits: Limits) -> Router<AppState> {
+    let Limits { ingest, query, .. } = limits;
     Router::new()
         .route(
             "/v1/profile/ProfileTracing",
@@ -117,15 +132,94 @@ pub fn app(state: AppState) -> Router {
             api(http::explore::tag_values, query),
         )
         .route("/v1/profile/ingest", api(http::ingest::handle, ingest))
-        .merge(http::snapshots::routes(state.limits.snapshot))
+        .route(
+            "/v1/profile/processes/{app_service}",
+            delete(http::processes::delete).fallback(http::processes::other_method),
+        )
+        .merge(http::snapshots::routes(limits.snapshot))
         .route("/healthz", get(http::health::handle))
         .route("/embers-config.json", get(http::guard::page::embed_config))
         .fallback(http::static_files::handle)
+}
+
+/// `routes` behind request tracing and the panic guard: a panicking handler fails its own
+/// request with a 500 envelope (and a log line) while the server goes on serving the others.
+/// The server unwinds on panic (the workspace's release profile does not abort; the wasm
+/// target aborts by its own default).
+fn guarded(routes: Router<AppState>, state: &AppState) -> Router<AppState> {
+    routes
+        .layer(CatchPanicLayer::custom(panic_response))
         .layer(option_layer(state.guard.cors()))
         .layer(axum::middleware::from_fn_with_state(
             state.guard.clone(),
             http::guard::check,
         ))
         .layer(TraceLayer::new_for_http())
-        .with_state(state)
+}
+
+/// The 500 envelope for a panicked handler; the panic message goes to the log only.
+fn panic_response(payload: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let message = payload
+        .downcast_ref::<String>()
+        .map(String::as_str)
+        .or_else(|| payload.downcast_ref::<&str>().copied())
+        .unwrap_or("(no message)");
+    Error::internal(format!("a handler panicked: {message}")).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::body::{to_bytes, Body};
+    use axum::http::{Request, StatusCode};
+    use tower::ServiceExt;
+
+    async fn call(router: &Router, path: &str) -> (StatusCode, String) {
+        let request = Request::get(path)
+            .header("host", "127.0.0.1:8080")
+            .body(Body::empty())
+            .expect("request");
+        let response = router.clone().oneshot(request).await.expect("infallible");
+        let status = response.status();
+        let body = to_bytes(response.into_body(), usize::MAX)
+            .await
+            .expect("body");
+        (status, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// A handler that panics (a route that exists only in this test build) is answered with
+    /// the 500 envelope, and the same router goes on answering.
+    #[tokio::test]
+    async fn a_panicking_handler_fails_only_its_request() {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = Arc::new(Store::open(&dir.path().join("p.db")).expect("open"));
+        let state = AppState::new(store);
+        let boom = get(|| async {
+            let v: Vec<u8> = Vec::new();
+            // A real out-of-bounds panic, not a `panic!` the layer might special-case.
+            std::hint::black_box(&v)[3].to_string()
+        });
+        let router = guarded(routes(state.limits).route("/boom", boom), &state).with_state(state);
+        let (status, body) = call(&router, "/boom").await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        let envelope: serde_json::Value = serde_json::from_str(&body).expect("envelope");
+        assert_eq!(envelope["OPT_STATUS"], "FAIL");
+        assert!(
+            envelope["DESCRIPTION"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("internal error")),
+            "{envelope}"
+        );
+        assert!(
+            !body.contains("index out of bounds"),
+            "no internals: {body}"
+        );
+        for _ in 0..2 {
+            assert_eq!(
+                call(&router, "/boom").await.0,
+                StatusCode::INTERNAL_SERVER_ERROR
+            );
+            assert_eq!(call(&router, "/healthz").await.0, StatusCode::OK);
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! `embers-server`: parse arguments, set up logging (`RUST_LOG`), run `serve` or `import`.
+//! `embers-server`: parse arguments, set up logging (`RUST_LOG`), run `serve`, `import` or `delete`.
 
 use std::process::ExitCode;
 
@@ -17,6 +17,10 @@ fn main() -> ExitCode {
         .init();
     let outcome = match args.command {
         Some(Command::Import(import)) => cli::import(&import),
+        Some(Command::Delete(delete)) => {
+            let db = delete.db.clone().unwrap_or_else(cli::default_db_path);
+            embers_server::retention::delete(&delete, &db)
+        }
         Some(Command::Serve(serve)) => run_serve(serve),
         None => run_serve(args.serve),
     };

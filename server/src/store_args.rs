@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use crate::store::{ClickHouseConfig, Store};
+use crate::store::{ClickHouseConfig, Store, Synchronous};
 
 /// Environment variable with the ClickHouse user name.
 pub const USER_ENV: &str = "EMBERS_CLICKHOUSE_USER";
@@ -68,8 +68,12 @@ impl ClickHouseArgs {
 }
 
 /// Open the store the options choose: ClickHouse when a URL is given, else the SQLite file
-/// `db` (default [`default_db_path`]).
-pub fn open_store(db: Option<&Path>, ch: &ClickHouseArgs) -> Result<Arc<Store>, String> {
+/// `db` (default [`default_db_path`]) with the writer's `synchronous` setting.
+pub fn open_store(
+    db: Option<&Path>,
+    ch: &ClickHouseArgs,
+    synchronous: Synchronous,
+) -> Result<Arc<Store>, String> {
     let store = match ch.config()? {
         Some(config) => {
             if db.is_some() {
@@ -79,7 +83,8 @@ pub fn open_store(db: Option<&Path>, ch: &ClickHouseArgs) -> Result<Arc<Store>, 
         }
         None => {
             let path = db.map_or_else(default_db_path, Path::to_path_buf);
-            Store::open(&path).map_err(|e| format!("cannot open {}: {e}", path.display()))?
+            Store::open_with(&path, synchronous)
+                .map_err(|e| format!("cannot open {}: {e}", path.display()))?
         }
     };
     tracing::info!(store = %store.describe(), "opened profile store");

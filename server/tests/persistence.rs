@@ -5,13 +5,12 @@
 mod common;
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
+use common::process::spawn_serve;
 use common::{query_for, with, TempDb, TestServer, T0};
 use embers_server::store::Store;
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const BIN: &str = env!("CARGO_BIN_EXE_embers-server");
 
@@ -110,43 +109,6 @@ fn run_import(db: &Path, extra: &[&str], files: &[&Path]) -> std::process::Outpu
         .expect("run import")
 }
 
-/// Start `serve` on port 0; returns the child and the printed base URL.
-async fn spawn_serve(db: &Path, extra: &[&str]) -> (tokio::process::Child, String) {
-    let mut child = tokio::process::Command::new(BIN)
-        .arg("serve")
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--static-dir",
-            "/nonexistent-embers-dist",
-            "--db",
-        ])
-        .arg(db)
-        .args(extra)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("spawn serve");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
-        .await
-        .expect("URL printed in time")
-        .expect("read")
-        .expect("a line");
-    let url = line
-        .strip_prefix("Embers is running at ")
-        .unwrap_or_else(|| panic!("{line}"));
-    assert!(
-        url.starts_with("http://127.0.0.1:") && url.ends_with('/'),
-        "{url}"
-    );
-    assert!(!url.ends_with(":0/"), "the real port is printed: {url}");
-    (child, url.trim_end_matches('/').to_owned())
-}
-
 async fn terminate(child: &mut tokio::process::Child) {
     let pid = child.id().expect("pid");
     let status = std::process::Command::new("kill")
@@ -200,7 +162,8 @@ async fn import_command_and_serve_binary() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown tag 'colour'"));
 
-    let (mut child, base) = spawn_serve(&db.path(), &[]).await;
+    // The imported samples are from 2023: older than the default retention would keep.
+    let (mut child, base) = spawn_serve(&db.path(), &["--retention", "0"]).await;
     let client = reqwest::Client::new();
     let q = with(
         query_for("cli-app"),

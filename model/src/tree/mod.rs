@@ -10,3 +10,4 @@ pub mod search;
 pub mod stats;
 pub mod table;
 pub mod transform;
+pub mod truncate;

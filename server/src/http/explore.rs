@@ -119,11 +119,14 @@ async fn answer(
     let body = super::read_body(body, state.limits.query)?;
     let query = parse(&body).map_err(|e| Error::invalid(e.0))?;
     if let Some(upstream) = &state.upstream {
-        return upstream.explore(headers, &query).await;
+        return state
+            .limiter
+            .run_async(upstream.explore(headers, &query))
+            .await;
     }
     let store = state.store.clone();
-    tokio::task::spawn_blocking(move || query.run_local(&store))
+    state
+        .limiter
+        .run_blocking(move |_| query.run_local(&store).map_err(Error::internal))
         .await
-        .map_err(|e| Error::internal(format!("explore task failed: {e}")))?
-        .map_err(Error::internal)
 }

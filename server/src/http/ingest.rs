@@ -19,6 +19,7 @@ use embers_model::contract::envelope::SUCCESS;
 
 use crate::error::envelope;
 use crate::input::{self, BatchInput};
+use crate::limits::StackLimits;
 use crate::store::{Batch, StoreError};
 use crate::{AppState, Error};
 
@@ -52,7 +53,12 @@ fn is_json(headers: &HeaderMap) -> bool {
 }
 
 /// Build one batch from query-string metadata and a folded-text body.
-fn text_batch(params: &[(String, String)], body: &[u8], now: i64) -> Result<Batch, Error> {
+fn text_batch(
+    params: &[(String, String)],
+    body: &[u8],
+    now: i64,
+    limits: &StackLimits,
+) -> Result<Batch, Error> {
     let text = std::str::from_utf8(body)
         .map_err(|e| Error::invalid(format!("the folded body is not UTF-8: {e}")))?;
     let get = |key: &str| {
@@ -89,9 +95,9 @@ fn text_batch(params: &[(String, String)], body: &[u8], now: i64) -> Result<Batc
             .unwrap_or_else(|| embers_model::contract::event::DEFAULT_UNIT.to_owned()),
         time,
         tags,
-        folded: text.to_owned(),
+        folded: String::new(),
     };
-    input::to_batch(&batch_input, now).map_err(|e| Error::invalid(e.to_string()))
+    input::to_batch_of(&batch_input, text, now, limits).map_err(|e| Error::invalid(e.to_string()))
 }
 
 async fn ingest(
@@ -101,23 +107,33 @@ async fn ingest(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Error> {
     let body = super::read_body(body, state.limits.ingest)?;
-    let now = crate::store::ingest::now_micros() / 1_000_000;
-    let batches = if is_json(headers) {
-        input::parse_json_body(&body, now).map_err(|e| Error::invalid(e.to_string()))?
+    let params = if is_json(headers) {
+        None
     } else {
         let Query(params) =
             query.map_err(|e| Error::invalid(format!("bad query string: {}", e.body_text())))?;
-        vec![text_batch(&params, &body, now)?]
+        Some(params)
     };
+    let limits = state.limiter.caps().stacks;
     let store = state.store.clone();
-    let batch_count = batches.len();
-    let stats = tokio::task::spawn_blocking(move || store.insert(&batches))
-        .await
-        .map_err(|e| Error::internal(format!("ingest task failed: {e}")))?
-        .map_err(|e| match e {
+    // Parsing a big body is CPU work too: off the async threads with the write.
+    let (batch_count, stats) = tokio::task::spawn_blocking(move || {
+        let now = crate::store::ingest::now_micros() / 1_000_000;
+        let batches = match params {
+            None => input::parse_json_body(&body, now, &limits)
+                .map_err(|e| Error::invalid(e.to_string()))?,
+            Some(params) => vec![text_batch(&params, &body, now, &limits)?],
+        };
+        // The samples own their text now; the body need not wait for the write.
+        drop(body);
+        let stats = store.insert(&batches).map_err(|e| match e {
             StoreError::Invalid(msg) => Error::invalid(msg),
             other => Error::internal(other),
         })?;
+        Ok::<_, Error>((batches.len(), stats))
+    })
+    .await
+    .map_err(|e| Error::internal(format!("ingest task failed: {e}")))??;
     tracing::info!(
         samples = stats.samples,
         new_stacks = stats.new_stacks,

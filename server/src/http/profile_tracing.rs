@@ -2,7 +2,9 @@
 //! upstream), build the tree and answer shape A or B.
 //!
 //! Shape B is the default; shape A is answered when the server runs with `--result-shape a` or
-//! the request says `"result_shape": "A"` (or `"a"`).
+//! the request says `"result_shape": "A"` (or `"a"`). Queries pass the gate of
+//! [`crate::limits`]; a tree built here over `--max-answer-nodes` is cut to its heaviest part and answered
+//! with `DESCRIPTION` `truncated: N of M nodes`.
 
 use std::time::Instant;
 
@@ -17,7 +19,7 @@ use embers_model::export::encode::encode_result;
 use serde_json::{json, Value};
 
 use crate::error::{envelope_json, json_response};
-use crate::store::{QueryError, StoreError};
+use crate::store::QueryError;
 use crate::{tree, AppState, Error};
 
 /// The handler.
@@ -31,7 +33,13 @@ pub async fn handle(
         Err(e) => return e.into_response(),
     };
     if let Some(upstream) = &state.upstream {
-        return upstream.forward(&headers, body).await;
+        // Relayed answers stream as they come (bounded by --upstream-max-bytes); the node
+        // limit is for answers built here.
+        let forwarded = state
+            .limiter
+            .run_async(async { Ok(upstream.forward(&headers, body).await) })
+            .await;
+        return forwarded.unwrap_or_else(IntoResponse::into_response);
     }
     match answer(&state, &body).await {
         Ok(response) => response,
@@ -59,24 +67,8 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
     let shape = req.shape.unwrap_or(state.default_shape);
     let store = state.store.clone();
     let debug = req.debug;
-    // Querying, building and serialising are all blocking work (a big answer takes seconds).
-    let task = tokio::task::spawn_blocking(move || {
-        let out = store.query(&req.selection())?;
-        let started = Instant::now();
-        let profile = tree::build_profile(
-            &out.root,
-            out.stacks.iter().map(|(s, v)| (s.as_str(), *v)),
-            req.request.kernel_depth(),
-        );
-        let result = encode_result(profile.as_ref(), shape, &req.request.profile_event_type);
-        let format_time = format!("{:?}", started.elapsed());
-        let debug_value = debug
-            .then(|| diagnostics(&out.statements, &format!("{:?}", out.elapsed), &format_time));
-        Ok::<_, QueryError>(envelope_json(SUCCESS, "", result, debug_value))
-    })
-    .await;
-
-    let fail = |detail: String| {
+    let max_nodes = state.limiter.caps().max_answer_nodes;
+    let fail = move |detail: String| {
         let e = Error::internal(detail).with_shape(shape);
         if debug {
             e.with_debug(diagnostics(&[], "", ""))
@@ -84,13 +76,39 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
             e
         }
     };
-    match task {
-        Err(join) => Err(fail(format!("query task failed: {join}"))),
-        Ok(Err(e @ (QueryError::NoAppService | QueryError::TooManyAppServices(_)))) => {
-            Err(Error::invalid(e.to_string()))
-        }
-        Ok(Err(QueryError::Store(StoreError::Invalid(msg)))) => Err(fail(msg)),
-        Ok(Err(QueryError::Store(e))) => Err(fail(e.to_string())),
-        Ok(Ok(body)) => Ok(json_response(StatusCode::OK, body)),
-    }
+    // Querying, building and serialising are all blocking work (a big answer takes seconds).
+    let text = state
+        .limiter
+        .run_blocking(move |budget| {
+            let out = store.query(&req.selection()).map_err(|e| match e {
+                QueryError::NoAppService | QueryError::TooManyAppServices(_) => {
+                    Error::invalid(e.to_string())
+                }
+                QueryError::Store(e) => fail(e.to_string()),
+            })?;
+            let started = Instant::now();
+            let profile = tree::build_profile(
+                &out.root,
+                out.stacks.iter().map(|(s, v)| (s.as_str(), *v)),
+                req.request.kernel_depth(),
+                budget,
+            )
+            .map_err(|e| fail(e.to_string()))?;
+            drop(out.stacks);
+            let (profile, cut) = match profile {
+                Some(p) => {
+                    let (p, cut) = tree::limit_nodes(p, max_nodes);
+                    (Some(p), cut)
+                }
+                None => (None, None),
+            };
+            let notice = cut.map(|c| c.notice()).unwrap_or_default();
+            let result = encode_result(profile.as_ref(), shape, &req.request.profile_event_type);
+            let format_time = format!("{:?}", started.elapsed());
+            let debug_value = debug
+                .then(|| diagnostics(&out.statements, &format!("{:?}", out.elapsed), &format_time));
+            Ok(envelope_json(SUCCESS, &notice, result, debug_value))
+        })
+        .await?;
+    Ok(json_response(StatusCode::OK, text))
 }

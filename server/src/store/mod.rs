@@ -5,13 +5,16 @@
 //! [`Store`] is an enum over the two rather than a trait object: the set of backends is closed,
 //! and each method is one `match` that hands the contract's checked query to the backend and
 //! returns the contract's answer type, so both backends answer the same way. All calls block:
-//! async callers use `tokio::task::spawn_blocking`.
+//! async callers use `tokio::task::spawn_blocking`, and bound SQLite reads with a [`budget`].
 
+pub mod budget;
 pub mod clickhouse;
 mod explore;
 pub mod ingest;
 pub mod query;
+pub mod retention;
 mod rollup;
+mod saturate;
 pub mod schema;
 pub mod snapshots;
 pub(crate) mod sql;
@@ -40,7 +43,10 @@ pub use sqlite::SqliteStore;
 pub enum StoreError {
     /// SQLite reported an error.
     #[error("sqlite: {0}")]
-    Sqlite(#[from] rusqlite::Error),
+    Sqlite(rusqlite::Error),
+    /// The read ran out of its [`budget::Budget`] (time limit or cancellation).
+    #[error("stopped: the query's time ran out or its caller went away")]
+    Interrupted,
     /// ClickHouse reported an error (or could not be reached).
     #[error("clickhouse: {0}")]
     ClickHouse(String),
@@ -53,6 +59,27 @@ pub enum StoreError {
     /// The database path is not usable.
     #[error("database path: {0}")]
     Path(String),
+}
+
+impl From<rusqlite::Error> for StoreError {
+    fn from(e: rusqlite::Error) -> Self {
+        if budget::is_interrupt(&e) {
+            StoreError::Interrupted
+        } else {
+            StoreError::Sqlite(e)
+        }
+    }
+}
+
+/// How far a commit is on disk when ingest acknowledges it (SQLite's `synchronous`, in WAL mode).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Synchronous {
+    /// Survives the process being killed (the WAL is written before the answer); the last
+    /// commits may be lost if the machine loses power.
+    #[default]
+    Normal,
+    /// Also survives power loss: the WAL is synced on every commit (slower ingest).
+    Full,
 }
 
 /// The profile store. Cheap to share behind an `Arc`.
@@ -80,6 +107,23 @@ impl Store {
     /// Open (creating if needed) the SQLite database file at `path` and migrate its schema.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
         SqliteStore::open(path).map(Store::Sqlite)
+    }
+
+    /// [`Store::open`] with the writer's `synchronous` setting chosen.
+    pub fn open_with(path: &Path, synchronous: Synchronous) -> Result<Store, StoreError> {
+        SqliteStore::open_with(path, synchronous).map(Store::Sqlite)
+    }
+
+    /// The SQLite store, for what only it does (retention, deleting a process).
+    pub fn sqlite(&self) -> Result<&SqliteStore, StoreError> {
+        match self {
+            Store::Sqlite(s) => Ok(s),
+            Store::ClickHouse(_) => Err(StoreError::Invalid(
+                "retention and deleting a process are for the SQLite store; with ClickHouse, \
+                 use its TTL and ALTER TABLE ... DELETE"
+                    .to_owned(),
+            )),
+        }
     }
 
     /// Connect to ClickHouse and create the schema where it is missing.

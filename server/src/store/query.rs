@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use rusqlite::Connection;
 use thiserror::Error;
 
+use super::saturate;
 use super::sql::{common_where, Sql};
 use super::StoreError;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
@@ -60,9 +61,15 @@ fn first_names(names: &[String]) -> String {
         .join(", ")
 }
 
+impl saturate::Overflow for QueryError {
+    fn is_overflow(&self) -> bool {
+        matches!(self, QueryError::Store(e) if e.is_overflow())
+    }
+}
+
 impl From<rusqlite::Error> for QueryError {
     fn from(e: rusqlite::Error) -> Self {
-        QueryError::Store(StoreError::Sqlite(e))
+        QueryError::Store(StoreError::from(e))
     }
 }
 
@@ -75,7 +82,23 @@ pub fn run(conn: &Connection, q: &Selection) -> Result<QueryOutput, QueryError> 
         None => discover(conn, q, &mut statements)?,
     };
 
-    let sql = main_statement(q, &services);
+    // SQLite's SUM first; a process whose values add up past i64::MAX again with sat_sum.
+    let (sql, stacks) = saturate::summing(|sum| {
+        let sql = main_statement(q, &services, sum);
+        let stacks = stacks_of(conn, &sql)?;
+        Ok::<_, QueryError>((sql, stacks))
+    })?;
+    statements.push(sql.text);
+    Ok(QueryOutput {
+        root: services.join(", "),
+        stacks,
+        statements,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// The rows of the main statement: `(stack, summed value)`.
+fn stacks_of(conn: &Connection, sql: &Sql) -> Result<Vec<(String, u64)>, QueryError> {
     let mut stmt = conn.prepare_cached(&sql.text)?;
     let mut rows = stmt.query(rusqlite::params_from_iter(sql.params.iter()))?;
     let mut stacks = Vec::new();
@@ -87,22 +110,16 @@ pub fn run(conn: &Connection, q: &Selection) -> Result<QueryOutput, QueryError> 
         })?;
         stacks.push((stack, total));
     }
-    statements.push(sql.text);
-    Ok(QueryOutput {
-        root: services.join(", "),
-        stacks,
-        statements,
-        elapsed: started.elapsed(),
-    })
+    Ok(stacks)
 }
 
 /// The main statement: per distinct stack of the matching samples, its text and summed value.
 /// SQLite sums over the covering index, then looks each distinct stack up once.
-fn main_statement(q: &Selection, services: &[String]) -> Sql {
-    let mut sql = Sql::new(
-        "SELECT st.location_str, agg.total FROM (\
-         SELECT stack_id, SUM(profile_value) AS total FROM profile.in_process WHERE ",
-    );
+/// `sum` is the aggregate (`SUM` or the saturating one).
+fn main_statement(q: &Selection, services: &[String], sum: &str) -> Sql {
+    let mut sql = Sql::new("SELECT st.location_str, agg.total FROM (SELECT stack_id, ");
+    sql.push(sum)
+        .push("(profile_value) AS total FROM profile.in_process WHERE ");
     common_where(&mut sql, q);
     sql.push(" AND app_service IN (");
     for (i, name) in services.iter().enumerate() {
@@ -166,8 +183,8 @@ mod tests {
         drop(crate::store::Store::open(&path).expect("open"));
         let conn = crate::store::connect(&path).expect("conn");
         let mut sql = Sql::new("EXPLAIN QUERY PLAN ");
-        sql.push(&main_statement(&query(""), &["app".to_owned()]).text);
-        let q = main_statement(&query(""), &["app".to_owned()]);
+        sql.push(&main_statement(&query(""), &["app".to_owned()], "SUM").text);
+        let q = main_statement(&query(""), &["app".to_owned()], "SUM");
         let mut stmt = conn.prepare(&sql.text).expect("prepare");
         let plan: Vec<String> = stmt
             .query_map(rusqlite::params_from_iter(q.params.iter()), |r| {

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
-use super::StoreError;
+use super::{saturate, StoreError};
 use embers_model::contract::explore::bucket_start;
 
 /// One granularity of the rollup.
@@ -140,10 +140,10 @@ impl Pending {
             // `level.table` is one of the fixed identifiers of LEVELS.
             let mut upsert = tx.prepare_cached(&format!(
                 "INSERT INTO {} (time, series_id, profile_value, samples) VALUES (?1, ?2, ?3, ?4) \
-                 ON CONFLICT (time, series_id) DO UPDATE SET \
-                 profile_value = profile_value + excluded.profile_value, \
-                 samples = samples + excluded.samples",
-                level.table
+                 ON CONFLICT (time, series_id) DO UPDATE SET {}, {}",
+                level.table,
+                saturate::add_excluded("profile_value"),
+                saturate::add_excluded("samples"),
             ))?;
             for ((time, series), (value, samples)) in buckets {
                 upsert.execute(params![time, series, value, samples])?;
@@ -226,7 +226,7 @@ pub(crate) fn backfill(tx: &Transaction<'_>) -> Result<(), StoreError> {
            s.tagset_id, t.thread
          FROM profile.samples AS s JOIN temp.stack_thread AS t ON t.id = s.stack_id;
          INSERT INTO profile.rollup_1s (time, series_id, profile_value, samples)
-         SELECT s.time, se.id, SUM(s.profile_value), COUNT(*)
+         SELECT s.time, se.id, sat_sum(s.profile_value), COUNT(*)
          FROM profile.samples AS s
          JOIN temp.stack_thread AS t ON t.id = s.stack_id
          JOIN profile.series AS se ON se.app_service = s.app_service
@@ -243,7 +243,7 @@ pub(crate) fn backfill(tx: &Transaction<'_>) -> Result<(), StoreError> {
         let n = level.seconds;
         tx.execute_batch(&format!(
             "INSERT INTO {} (time, series_id, profile_value, samples)
-             SELECT time - ((time % {n}) + {n}) % {n}, series_id, SUM(profile_value), SUM(samples)
+             SELECT time - ((time % {n}) + {n}) % {n}, series_id, sat_sum(profile_value), sat_sum(samples)
              FROM {} GROUP BY 1, 2",
             level.table, finer.table
         ))?;

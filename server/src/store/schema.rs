@@ -28,7 +28,7 @@
 
 use rusqlite::Connection;
 
-use super::{rollup, snapshots, StoreError};
+use super::{rollup, saturate, snapshots, StoreError};
 use embers_model::contract::fields::{self, FieldKind};
 
 /// The schema version this build writes.
@@ -42,6 +42,8 @@ pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
 /// Bring the schema up to `target` (at most [`CURRENT_VERSION`]); tests use it to build files
 /// of an older version.
 pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> {
+    // The rollup's backfill sums with it.
+    saturate::register(conn)?;
     let version: i64 = conn.query_row("PRAGMA profile.user_version", [], |row| row.get(0))?;
     if version > CURRENT_VERSION {
         return Err(StoreError::Schema(format!(

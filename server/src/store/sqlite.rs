@@ -3,7 +3,8 @@
 //!
 //! One writer connection (SQLite allows one writer at a time) and a small pool of reader
 //! connections; the file is in WAL mode so queries run while a batch is being written. All calls
-//! block: async callers use `tokio::task::spawn_blocking`.
+//! block: async callers use `tokio::task::spawn_blocking`, and bound reads with a
+//! [`budget`](super::budget).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard};
@@ -12,7 +13,8 @@ use embers_model::contract::selection::Selection;
 use rusqlite::Connection;
 
 use super::{
-    ingest, query, rollup, schema, Batch, InsertStats, QueryError, QueryOutput, StoreError,
+    budget, ingest, query, rollup, saturate, schema, Batch, InsertStats, QueryError, QueryOutput,
+    StoreError, Synchronous,
 };
 
 /// Most idle reader connections kept for reuse.
@@ -35,13 +37,22 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
-    /// Open (creating if needed) the database file at `path` and migrate its schema.
+    /// Open (creating if needed) the database file at `path` and migrate its schema, with
+    /// `synchronous = NORMAL`.
     pub fn open(path: &Path) -> Result<SqliteStore, StoreError> {
+        SqliteStore::open_with(path, Synchronous::Normal)
+    }
+
+    /// [`SqliteStore::open`] with the writer's `synchronous` setting chosen.
+    pub fn open_with(path: &Path, synchronous: Synchronous) -> Result<SqliteStore, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .map_err(|e| StoreError::Path(format!("cannot create {}: {e}", dir.display())))?;
         }
         let mut writer = connect(path)?;
+        if synchronous == Synchronous::Full {
+            writer.execute_batch("PRAGMA profile.synchronous = FULL")?;
+        }
         schema::migrate(&mut writer)?;
         Ok(SqliteStore {
             path: path.to_owned(),
@@ -66,7 +77,7 @@ impl SqliteStore {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Run `f` on a reader connection from the pool.
+    /// Run `f` on a reader connection from the pool, within the thread's budget (if any).
     pub(super) fn with_reader<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, E>,
@@ -76,7 +87,9 @@ impl SqliteStore {
             Some(conn) => conn,
             None => connect(&self.path)?,
         };
+        budget::install(&conn);
         let out = f(&conn);
+        budget::uninstall(&conn);
         let mut idle = self.readers.lock().unwrap_or_else(|p| p.into_inner());
         if idle.len() < MAX_IDLE_READERS {
             idle.push(conn);
@@ -140,6 +153,10 @@ pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open_in_memory()?;
     conn.execute("ATTACH DATABASE ?1 AS profile", [path_str])?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    saturate::register(&conn)?;
+    // Takes effect only on a new, empty file (before WAL writes its header), where it lets
+    // retention give space back; on an existing file it changes nothing.
+    conn.execute_batch("PRAGMA profile.auto_vacuum = INCREMENTAL")?;
     // journal_mode returns a row, so read it rather than execute it.
     let mode: String = conn.query_row("PRAGMA profile.journal_mode = WAL", [], |row| row.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
@@ -216,5 +233,55 @@ mod tests {
         assert_eq!(store.stack_count().expect("count"), 4);
         assert_eq!(store.sample_count().expect("count"), 7);
         assert!(!store.is_empty().expect("empty"));
+    }
+
+    /// A statement that would never end stops when its budget is cancelled from another
+    /// thread, and the connection is usable (without a handler) afterwards.
+    #[test]
+    fn a_cancelled_budget_interrupts_a_running_statement() {
+        let dir = tempfile::tempdir().expect("dir");
+        let store = SqliteStore::open(&dir.path().join("s.db")).expect("open");
+        let b = budget::Budget::new(None);
+        let canceller = b.clone();
+        let cancel = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            canceller.cancel();
+        });
+        let started = std::time::Instant::now();
+        let endless = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) \
+                       SELECT COUNT(*) FROM c";
+        let out: Result<i64, StoreError> = budget::within(&b, || {
+            store.with_reader(|conn| Ok(conn.query_row(endless, [], |r| r.get(0))?))
+        });
+        cancel.join().expect("join");
+        assert!(matches!(out, Err(StoreError::Interrupted)), "{out:?}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
+        // Back in the pool without the handler: an unbudgeted read runs normally.
+        assert_eq!(store.sample_count().expect("count"), 0);
+        let spent = budget::Budget::until(Some(std::time::Instant::now()));
+        let long = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 100000) \
+                    SELECT COUNT(*) FROM c";
+        let out: Result<i64, StoreError> = budget::within(&spent, || {
+            store.with_reader(|conn| Ok(conn.query_row(long, [], |r| r.get(0))?))
+        });
+        assert!(matches!(out, Err(StoreError::Interrupted)), "{out:?}");
+        let out: Result<i64, StoreError> =
+            store.with_reader(|conn| Ok(conn.query_row(long, [], |r| r.get(0))?));
+        assert_eq!(out.expect("unbudgeted"), 100_000);
+    }
+
+    #[test]
+    fn synchronous_full_is_set_on_the_writer_and_new_files_vacuum_incrementally() {
+        let dir = tempfile::tempdir().expect("dir");
+        for (mode, expected) in [(Synchronous::Normal, 1), (Synchronous::Full, 2)] {
+            let store = SqliteStore::open_with(&dir.path().join("s.db"), mode).expect("open");
+            let level: i64 = store
+                .writer()
+                .conn
+                .query_row("PRAGMA profile.synchronous", [], |r| r.get(0))
+                .expect("pragma");
+            assert_eq!(level, expected, "{mode:?}");
+            assert!(store.reclaims_space().expect("auto_vacuum"));
+        }
     }
 }

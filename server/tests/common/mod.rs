@@ -4,6 +4,7 @@
 
 pub mod clickhouse;
 pub mod http;
+pub mod process;
 pub mod snapshots;
 
 use std::path::{Path, PathBuf};

@@ -196,7 +196,9 @@ impl TimelineAnswer {
         columns.push("value".to_owned());
         let mut totals: HashMap<&Option<String>, u64> = HashMap::new();
         for p in &points {
-            *totals.entry(&p.group).or_default() += p.value;
+            // Saturating: stored sums may already be at i64::MAX, and several such add up.
+            let total = totals.entry(&p.group).or_default();
+            *total = total.saturating_add(p.value);
         }
         let mut ranked: Vec<(&Option<String>, u64)> = totals.into_iter().collect();
         ranked.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
@@ -212,9 +214,10 @@ impl TimelineAnswer {
             } else {
                 Some(OTHER_GROUP.to_owned())
             };
-            *sums
+            let sum = sums
                 .entry((bucket_start(p.time, q.interval), group))
-                .or_default() += p.value;
+                .or_default();
+            *sum = sum.saturating_add(p.value);
         }
         let mut values: Vec<TimelineRow> = sums
             .into_iter()

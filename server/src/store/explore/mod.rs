@@ -38,9 +38,10 @@ impl SqliteStore {
         let mut sums: HashMap<(&str, &str, &str), i64> = HashMap::new();
         for p in &points.points {
             let s = &points.series[p.series];
-            *sums
+            let sum = sums
                 .entry((&s.app_service, &s.language, &s.event_type))
-                .or_default() += p.value;
+                .or_default();
+            *sum = sum.saturating_add(p.value);
         }
         let rows = sums
             .into_iter()
@@ -91,7 +92,8 @@ impl SqliteStore {
         let mut counts: HashMap<String, u64> = HashMap::new();
         for (tagset, samples) in samples_per_tagset(&points) {
             for name in names.get(&tagset).into_iter().flatten() {
-                *counts.entry(name.clone()).or_default() += samples;
+                let count = counts.entry(name.clone()).or_default();
+                *count = count.saturating_add(samples);
             }
         }
         Ok(rank_counts(counts, None, usize::MAX))
@@ -111,7 +113,8 @@ impl SqliteStore {
         })?;
         let mut counts: HashMap<String, u64> = HashMap::new();
         for p in &points.points {
-            *counts.entry(names[p.series].clone()).or_default() += unsigned(p.samples);
+            let count = counts.entry(names[p.series].clone()).or_default();
+            *count = count.saturating_add(unsigned(p.samples));
         }
         Ok(rank_counts(counts, q.prefix.as_deref(), q.limit))
     }
@@ -121,7 +124,8 @@ impl SqliteStore {
 fn samples_per_tagset(points: &Points) -> HashMap<i64, u64> {
     let mut out: HashMap<i64, u64> = HashMap::new();
     for p in &points.points {
-        *out.entry(points.series[p.series].tagset_id).or_default() += unsigned(p.samples);
+        let count = out.entry(points.series[p.series].tagset_id).or_default();
+        *count = count.saturating_add(unsigned(p.samples));
     }
     out
 }

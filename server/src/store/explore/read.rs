@@ -8,7 +8,7 @@ use rusqlite::Connection;
 
 use super::super::rollup::{Level, LEVELS};
 use super::super::sql::{common_where, conditions_where, needs_samples, Sql};
-use super::super::StoreError;
+use super::super::{saturate, StoreError};
 use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::explore::{bucket_start, thread_of};
 use embers_model::contract::selection::Selection;
@@ -200,12 +200,17 @@ pub(super) fn plan(start: i64, end: i64, interval: Option<i64>) -> Vec<(Level, i
 /// Read the samples themselves (for filters on per-sample fields): the same points, with each
 /// distinct stack's thread looked up once.
 fn read_samples(conn: &Connection, r: &Read<'_>) -> Result<Points, StoreError> {
+    // SQLite's SUM first; values adding up past i64::MAX again with the saturating sum.
+    saturate::summing(|sum| read_samples_with(conn, r, sum))
+}
+
+/// [`read_samples`] with `sum` as the aggregate.
+fn read_samples_with(conn: &Connection, r: &Read<'_>, sum: &str) -> Result<Points, StoreError> {
     let mut sql = Sql::new("SELECT ");
     r.bucket(&mut sql, 1);
-    sql.push(
-        ", app_service, profile_language_type, profile_event_type, tagset_id, stack_id, \
-         SUM(profile_value), COUNT(*) FROM profile.in_process WHERE ",
-    );
+    sql.push(", app_service, profile_language_type, profile_event_type, tagset_id, stack_id, ");
+    sql.push(sum)
+        .push("(profile_value), COUNT(*) FROM profile.in_process WHERE ");
     common_where(&mut sql, r.selection);
     r.app_condition(&mut sql);
     sql.push(" GROUP BY 1, 2, 3, 4, 5, 6");

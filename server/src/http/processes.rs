@@ -1,0 +1,64 @@
+//! `DELETE /v1/profile/processes/{app_service}`: remove every sample of one process (all its
+//! languages and event types) and its rollup rows from the local store, in small transactions
+//! ([`crate::store::retention`]). Answers the envelope with
+//! `{"app_service", "samples_deleted", "rollup_rows_deleted"}`; deleting a process that has no
+//! samples deletes nothing and succeeds (the request is idempotent).
+
+use axum::extract::{Path, State};
+use axum::http::{Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use embers_model::contract::envelope::FAIL;
+use serde_json::json;
+
+use crate::error::{envelope, json_response};
+use crate::{AppState, Error};
+
+/// The handler.
+pub async fn delete(
+    State(state): State<AppState>,
+    Path(app_service): Path<String>,
+) -> Result<Response, Error> {
+    if app_service.trim().is_empty() {
+        return Err(Error::invalid("app_service must not be blank"));
+    }
+    let store = state.store.clone();
+    let name = app_service.clone();
+    let removed = tokio::task::spawn_blocking(move || {
+        let sqlite = store.sqlite()?;
+        let removed = sqlite.delete_app(&name, crate::retention::BATCH)?;
+        sqlite.reclaim(u32::MAX)?;
+        Ok::<_, crate::store::StoreError>(removed)
+    })
+    .await
+    .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
+    .map_err(|e| match e {
+        crate::store::StoreError::Invalid(msg) => Error::invalid(msg),
+        other => Error::internal(other),
+    })?;
+    tracing::info!(
+        app_service,
+        samples = removed.samples,
+        "deleted a process's samples"
+    );
+    let result = json!({
+        "app_service": app_service,
+        "samples_deleted": removed.samples,
+        "rollup_rows_deleted": removed.rollup_rows,
+    });
+    Ok(json_response(
+        StatusCode::OK,
+        crate::http::explore::success(&result),
+    ))
+}
+
+/// 405 with the envelope for any other method.
+pub async fn other_method(method: Method) -> Response {
+    envelope(
+        StatusCode::METHOD_NOT_ALLOWED,
+        FAIL,
+        &format!("{method} is not allowed on /v1/profile/processes/{{app_service}}; use DELETE"),
+        serde_json::Value::Null,
+        serde_json::Value::Null,
+    )
+    .into_response()
+}

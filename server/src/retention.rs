@@ -1,0 +1,171 @@
+//! Retention and deletion, as the service runs them: `--retention` (default 72 h, DeepFlow's
+//! default; 0 keeps everything) drives a background task that removes expired samples in small
+//! batches ([`crate::store::retention`]) and gives the space back; `--synchronous` chooses
+//! what an acknowledged ingest survives; `embers-server delete --app-service NAME` and
+//! `DELETE /v1/profile/processes/{app_service}` remove one process's data.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::store::retention::Removed;
+use crate::store::{Store, StoreError, Synchronous};
+
+/// Default of `--retention`.
+pub const DEFAULT_RETENTION: &str = "72h";
+/// Samples (and rollup rows per level) removed per transaction: a few milliseconds of writer
+/// time, so an ingest waits at most that long behind retention.
+pub const BATCH: usize = 2000;
+/// Free pages given back per step of incremental vacuum (4 MiB with 4 KiB pages).
+const RECLAIM_PAGES: u32 = 1024;
+/// Time between two retention passes.
+pub const EVERY: Duration = Duration::from_secs(60);
+
+/// Storage options of `serve`.
+#[derive(Debug, Clone, Args)]
+pub struct StorageArgs {
+    /// Keep samples this long (by their sample time), e.g. 72h, 7d, 30m; 0 keeps everything.
+    /// Expired samples are removed in the background every minute.
+    #[arg(long, default_value = DEFAULT_RETENTION, value_parser = humantime::parse_duration)]
+    pub retention: Duration,
+    /// `normal`: an acknowledged ingest survives the process being killed; `full`: also power
+    /// loss (every commit is synced to disk; slower ingest).
+    #[arg(long, value_enum, default_value_t = Synchronous::Normal)]
+    pub synchronous: Synchronous,
+}
+
+impl StorageArgs {
+    /// The retention, `None` when everything is kept.
+    pub fn retention(&self) -> Option<Duration> {
+        Some(self.retention).filter(|r| !r.is_zero())
+    }
+}
+
+/// Options of `delete`.
+#[derive(Debug, Clone, Args)]
+pub struct DeleteArgs {
+    /// SQLite database file [default: as for serve].
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// The process whose samples (every language and event type) are deleted.
+    #[arg(long)]
+    pub app_service: String,
+}
+
+/// The first sample time that is kept: `retention` before now, in Unix seconds.
+pub fn cutoff(retention: Duration) -> i64 {
+    let now = crate::store::ingest::now_micros() / 1_000_000;
+    now.saturating_sub(i64::try_from(retention.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// One full pass: remove everything older than `retention`, batch by batch (each on a
+/// blocking thread, so the runtime is never held), then give the freed space back.
+pub async fn pass(store: &Arc<Store>, retention: Duration) -> Result<Removed, StoreError> {
+    let before = cutoff(retention);
+    let mut total = Removed::default();
+    loop {
+        let s = store.clone();
+        let removed = blocking(move || s.sqlite()?.expire_step(before, BATCH)).await?;
+        total.samples += removed.samples;
+        total.rollup_rows += removed.rollup_rows;
+        if removed == Removed::default() {
+            break;
+        }
+    }
+    if total != Removed::default() {
+        reclaim(store).await?;
+    }
+    Ok(total)
+}
+
+/// Give free pages back, a step at a time.
+pub async fn reclaim(store: &Arc<Store>) -> Result<(), StoreError> {
+    if !store.sqlite()?.reclaims_space()? {
+        return Ok(());
+    }
+    loop {
+        let s = store.clone();
+        if blocking(move || s.sqlite()?.reclaim(RECLAIM_PAGES)).await? == 0 {
+            return Ok(());
+        }
+    }
+}
+
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
+) -> Result<T, StoreError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| StoreError::Invalid(format!("retention task failed: {e}")))?
+}
+
+/// Run a pass now and then every `every`, for as long as the runtime runs.
+pub async fn run(store: Arc<Store>, retention: Duration, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        match pass(&store, retention).await {
+            Ok(r) if r != Removed::default() => tracing::info!(
+                samples = r.samples,
+                rollup_rows = r.rollup_rows,
+                "retention removed expired data"
+            ),
+            Ok(_) => {}
+            Err(e) => tracing::warn!("retention pass failed: {e}"),
+        }
+    }
+}
+
+/// `embers-server delete`, on the database at `path` (the caller resolves the default).
+pub fn delete(args: &DeleteArgs, path: &std::path::Path) -> Result<(), String> {
+    let store = crate::store::SqliteStore::open(path)
+        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+    let removed = store
+        .delete_app(&args.app_service, BATCH)
+        .map_err(|e| format!("delete: {e}"))?;
+    store
+        .reclaim(u32::MAX)
+        .map_err(|e| format!("reclaim: {e}"))?;
+    println!(
+        "deleted {} samples and {} rollup rows of app_service '{}' from {}",
+        removed.samples,
+        removed.rollup_rows,
+        args.app_service,
+        path.display()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        storage: StorageArgs,
+    }
+
+    #[test]
+    fn retention_defaults_to_72_hours_and_zero_keeps_everything() {
+        let cli = Cli::parse_from(["x"]);
+        assert_eq!(
+            cli.storage.retention(),
+            Some(Duration::from_secs(72 * 3600))
+        );
+        assert_eq!(cli.storage.synchronous, Synchronous::Normal);
+        let cli = Cli::parse_from(["x", "--retention", "0", "--synchronous", "full"]);
+        assert_eq!(cli.storage.retention(), None);
+        assert_eq!(cli.storage.synchronous, Synchronous::Full);
+        let cli = Cli::parse_from(["x", "--retention", "7d"]);
+        assert_eq!(
+            cli.storage.retention(),
+            Some(Duration::from_secs(7 * 86400))
+        );
+        assert!(Cli::try_parse_from(["x", "--retention", "forever"]).is_err());
+    }
+}

@@ -1,0 +1,47 @@
+//! The real `embers-server` binary as a child process.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+/// The binary cargo built for these tests.
+pub const BIN: &str = env!("CARGO_BIN_EXE_embers-server");
+
+/// Start `serve` on port 0; returns the child and the printed base URL.
+pub async fn spawn_serve(db: &Path, extra: &[&str]) -> (tokio::process::Child, String) {
+    let mut child = tokio::process::Command::new(BIN)
+        .arg("serve")
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--static-dir",
+            "/nonexistent-embers-dist",
+            "--db",
+        ])
+        .arg(db)
+        .args(extra)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn serve");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("URL printed in time")
+        .expect("read")
+        .expect("a line");
+    let url = line
+        .strip_prefix("Embers is running at ")
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with('/'),
+        "{url}"
+    );
+    assert!(!url.ends_with(":0/"), "the real port is printed: {url}");
+    (child, url.trim_end_matches('/').to_owned())
+}
