@@ -50,7 +50,8 @@ if ! nice -n 19 cargo fuzz build --sanitizer none --debug-assertions >logs/build
   tail -n 30 logs/build.log
   exit 1
 fi
-bin=target/x86_64-unknown-linux-gnu/release
+# cargo fuzz builds into $CARGO_TARGET_DIR when it is set (a target directory shared by worktrees).
+bin=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release
 
 # Per target: dictionary and largest input.
 options() {
@@ -99,5 +100,5 @@ for t in "${TARGETS[@]}"; do
 done
 
 echo "fuzz: ${#TARGETS[@]} targets, ${#crashed[@]} crashed${crashed[*]:+ (${crashed[*]})}"
-echo "reproduce a crash: fuzz/$bin/TARGET fuzz/artifacts/TARGET/crash-... (EMBERS_FUZZ_SHOW=1 prints structured inputs)"
+echo "reproduce a crash: $([[ $bin = /* ]] || echo fuzz/)$bin/TARGET fuzz/artifacts/TARGET/crash-... (EMBERS_FUZZ_SHOW=1 prints structured inputs)"
 [ ${#crashed[@]} -eq 0 ]
