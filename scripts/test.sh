@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, native unit/golden/integration tests (model, service,
 # viewer helpers), a short coverage-guided fuzzing run of every parser (scripts/fuzz.sh --short),
-# wasm-bindgen tests in headless Chromium, the release build of the viewer, the end-to-end suite
-# (Playwright against the real service and page), the ClickHouse backend's differential tests
-# against a local ClickHouse (scripts/clickhouse.sh) and a benchmark smoke run.
+# wasm-bindgen tests in headless Chromium, the release build of the viewer and its size against a
+# ceiling (bench/bundle-size.mjs), the end-to-end suite (Playwright against the real service and
+# page), the ClickHouse backend's differential tests against a local ClickHouse
+# (scripts/clickhouse.sh) and a benchmark smoke run.
 # Installs what it needs first (scripts/setup.sh --test). Ends with "embers: N passed, N failed",
 # where a failing step that reported no test failures of its own (a lint, a build, the setup)
 # counts as one failure, and steps that need a failed build are not run against stale outputs
@@ -89,6 +90,7 @@ step native      ""           cargo test --workspace --no-fail-fast
 step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast
 step build       ""           trunk build --release --offline
+step bundle-size build       node bench/bundle-size.mjs
 step server      ""           cargo build --release -p embers-server
 step e2e         build,server bash -c 'cd e2e && npm test'
 step bench-smoke build,server bash bench/run.sh --smoke

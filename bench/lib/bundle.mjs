@@ -1,0 +1,42 @@
+// The size of Embers' release bundle as a browser downloads it: brotli (quality 11) of every file
+// in dist/ that a page load fetches — the page (index.html, its boot script, the wasm-bindgen JS,
+// snippets, the page wasm), the decode worker (loader, JS, wasm) and the styles. Shared by the
+// benchmark (bench/harness.mjs) and the budget check (bench/bundle-size.mjs).
+
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { brotliCompressSync, constants as zlibConstants } from 'node:zlib';
+
+// The issue's target for the whole bundle (page, worker, styles), brotli.
+export const BUDGET_KB = 300;
+
+// Which part of the bundle a dist/ file belongs to (the worker's files are named by its binary).
+export function partOf(file) {
+  if (/\.css$/.test(file)) return 'styles';
+  if (/(^|\/)decode_worker/.test(file)) return 'worker';
+  return 'page';
+}
+
+export function bundleSize(distDir) {
+  // Recursive: wasm-bindgen's inline JS lands in snippets/.
+  const files = readdirSync(distDir, { recursive: true })
+    // Not Trunk's staging directory (.stage/, left behind when a build fails).
+    .filter((f) => /\.(wasm|js|css|html)$/.test(f) && !f.startsWith('.'))
+    .sort();
+  let raw = 0;
+  let br = 0;
+  const perFile = {};
+  const parts = { page: 0, worker: 0, styles: 0 };
+  for (const f of files) {
+    const body = readFileSync(path.join(distDir, f));
+    const c = brotliCompressSync(body, {
+      params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 11, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    });
+    perFile[f] = { bytes: body.length, brotli: c.length };
+    parts[partOf(f)] += c.length;
+    raw += body.length;
+    br += c.length;
+  }
+  const partsKB = Object.fromEntries(Object.entries(parts).map(([k, v]) => [k, v / 1024]));
+  return { files: perFile, bytes: raw, brotliBytes: br, brotliKB: br / 1024, partsKB };
+}
