@@ -18,6 +18,7 @@ use crate::session::compare::BaselineSpec;
 use crate::session::files::{import_file, Imported};
 use crate::session::navigator::Navigator;
 use crate::session::time::{format_span, parse_local};
+use crate::state::fetched::fetched;
 use crate::state::view_state::ViewState;
 
 /// The Compare menu (only with a profile from a query: a baseline replaces parts of it).
@@ -91,7 +92,7 @@ pub fn CompareMenu(nav: Navigator) -> impl IntoView {
 /// The saved snapshots, newest first, to compare with.
 #[component]
 fn SnapshotChoice(nav: Navigator) -> impl IntoView {
-    let list = LocalResource::new(move || {
+    let list = fetched(move || {
         let base = nav.form.base_url.get();
         async move { api::snapshots(&base).await.unwrap_or_default() }
     });

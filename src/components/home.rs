@@ -16,6 +16,7 @@ use crate::components::timeline::HomeTimeline;
 use crate::net::api::{self, ApiFailure};
 use crate::session::navigator::{HomeQuery, Navigator};
 use crate::session::time::format_span;
+use crate::state::fetched::fetched;
 
 /// Most services asked a sparkline for (the timeline keeps at most 50 groups by name).
 const SPARKLINE_SERVICES: i64 = 50;
@@ -69,7 +70,7 @@ async fn load_sparks(q: HomeQuery) -> Sparks {
 #[component]
 pub fn HomeView(nav: Navigator) -> impl IntoView {
     let filter = RwSignal::new(String::new());
-    let services = LocalResource::new(move || {
+    let services = fetched(move || {
         let q = nav.home.get();
         async move {
             match q {
@@ -78,7 +79,7 @@ pub fn HomeView(nav: Navigator) -> impl IntoView {
             }
         }
     });
-    let sparks = LocalResource::new(move || {
+    let sparks = fetched(move || {
         let q = nav.home.get();
         async move {
             match q {
@@ -112,13 +113,12 @@ pub fn HomeView(nav: Navigator) -> impl IntoView {
                 <ImportButton view=nav.runner.view />
             </div>
             <div class="home-chart"><HomeTimeline nav=nav /></div>
-            <Transition fallback=|| view! { <p class="home-note">"Loading services…"</p> }>
-                {move || services.get().map(|answer| match answer {
-                    None => view! { <p class="home-note">"Choose a time range and press Enter."</p> }.into_any(),
-                    Some(Err(e)) => view! { <HomeError failure=e /> }.into_any(),
-                    Some(Ok(table)) => view! { <ServiceList nav=nav table=table filter=filter sparks=sparks /> }.into_any(),
-                })}
-            </Transition>
+            {move || match services.get() {
+                None => view! { <p class="home-note">"Loading services…"</p> }.into_any(),
+                Some(None) => view! { <p class="home-note">"Choose a time range and press Enter."</p> }.into_any(),
+                Some(Some(Err(e))) => view! { <HomeError failure=e /> }.into_any(),
+                Some(Some(Ok(table))) => view! { <ServiceList nav=nav table=table filter=filter sparks=sparks /> }.into_any(),
+            }}
         </section>
     }
 }
@@ -138,7 +138,7 @@ fn ServiceList(
     nav: Navigator,
     table: Table<ServiceRow>,
     filter: RwSignal<String>,
-    sparks: LocalResource<Sparks>,
+    sparks: ReadSignal<Option<Sparks>, LocalStorage>,
 ) -> impl IntoView {
     if table.values.is_empty() {
         return view! { <EmptyStore /> }.into_any();
@@ -179,7 +179,7 @@ fn ServiceRowView(
     whole: bool,
     sum: u64,
     top: u64,
-    sparks: LocalResource<Sparks>,
+    sparks: ReadSignal<Option<Sparks>, LocalStorage>,
 ) -> impl IntoView {
     let unit = ValueUnit::for_event_type(&row.profile_event_type);
     let name = row.app_service.clone();

@@ -17,6 +17,7 @@ use crate::components::timeline_chart::TimelineChart;
 use crate::net::api::{self, ApiFailure};
 use crate::session::compare::BaselineSpec;
 use crate::session::navigator::Navigator;
+use crate::state::fetched::fetched;
 use crate::state::loaded::LoadState;
 use crate::state::view_spec::Transform;
 
@@ -95,7 +96,7 @@ fn TimelinePanel(
     group: &'static str,
 ) -> impl IntoView {
     let group_by = RwSignal::new(group.to_owned());
-    let data = LocalResource::new(move || {
+    let data = fetched(move || {
         let (shown, group) = (shown.get(), group_by.get());
         async move {
             let (base, request) = shown?;
@@ -157,7 +158,7 @@ fn TimelineTools(
     group_by: RwSignal<String>,
     charted: Signal<Charted>,
 ) -> impl IntoView {
-    let tags = LocalResource::new(move || {
+    let tags = fetched(move || {
         let shown = shown.get();
         async move {
             let (base, r) = shown?;

@@ -3,6 +3,7 @@
 //! It imports only the model and Leptos: sessions write into it, components read it.
 
 pub mod derived;
+pub mod fetched;
 pub mod loaded;
 pub mod matcher;
 pub mod view_spec;

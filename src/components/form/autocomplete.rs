@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use crate::net::api;
 use crate::session::navigator::Navigator;
+use crate::state::fetched::fetched;
 
 /// Suggestions asked for at a time.
 const SUGGESTIONS: i64 = 50;
@@ -57,7 +58,7 @@ fn options(values: Vec<String>) -> impl IntoView {
 /// `#process-options`: processes seen in the range, matching what is typed.
 #[component]
 pub fn ProcessOptions(nav: Navigator) -> impl IntoView {
-    let found = LocalResource::new(move || {
+    let found = fetched(move || {
         let typed = nav.form.app_service.get();
         track_range(nav);
         values(nav, "app_service".into(), typed)
@@ -68,7 +69,7 @@ pub fn ProcessOptions(nav: Navigator) -> impl IntoView {
 /// `#tag-names`: tags present in the range first, then every name the service accepts.
 #[component]
 pub fn TagNameOptions(nav: Navigator) -> impl IntoView {
-    let present = LocalResource::new(move || {
+    let present = fetched(move || {
         track_range(nav);
         async move {
             let Some((time_start, time_end)) = valid_range(nav) else {
@@ -108,7 +109,7 @@ pub fn TagValueOptions(
     #[prop(into)] tag: Signal<String>,
     #[prop(into)] prefix: Signal<String>,
 ) -> impl IntoView {
-    let found = LocalResource::new(move || {
+    let found = fetched(move || {
         track_range(nav);
         values(nav, tag.get(), prefix.get())
     });

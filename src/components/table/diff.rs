@@ -2,6 +2,7 @@
 //! (total and self), sorted by the change — what grew most first; frames only one side has are
 //! listed too.
 
+use std::cmp::Ordering;
 use std::sync::Arc;
 
 use embers_model::tree::diff::DiffValues;
@@ -88,18 +89,25 @@ impl DiffData {
             .copied()
             .collect();
         let by_depth = |a: &Row, b: &Row| a.depth.cmp(&b.depth);
-        match sort {
-            SortBy::Name => rows.sort_by(|a, b| {
-                p.function_name(a.stats.func)
-                    .cmp(p.function_name(b.stats.func))
-            }),
-            SortBy::SelfChange => {
-                rows.sort_by(|a, b| b.self_change.total_cmp(&a.self_change).then(by_depth(a, b)))
-            }
-            SortBy::Baseline => rows.sort_by_key(|r| std::cmp::Reverse(r.stats.baseline.total)),
-            SortBy::Comparison => rows.sort_by_key(|r| std::cmp::Reverse(r.stats.comparison.total)),
-            _ => rows.sort_by(|a, b| b.change.total_cmp(&a.change).then(by_depth(a, b))),
-        }
+        let by_name = |a: &Row, b: &Row| {
+            p.function_name(a.stats.func)
+                .cmp(p.function_name(b.stats.func))
+        };
+        let by_self_change =
+            |a: &Row, b: &Row| b.self_change.total_cmp(&a.self_change).then(by_depth(a, b));
+        let by_baseline = |a: &Row, b: &Row| b.stats.baseline.total.cmp(&a.stats.baseline.total);
+        let by_comparison =
+            |a: &Row, b: &Row| b.stats.comparison.total.cmp(&a.stats.comparison.total);
+        let by_change = |a: &Row, b: &Row| b.change.total_cmp(&a.change).then(by_depth(a, b));
+        // One sort behind a `dyn` order (see the single profile's table).
+        let order: &dyn Fn(&Row, &Row) -> Ordering = match sort {
+            SortBy::Name => &by_name,
+            SortBy::SelfChange => &by_self_change,
+            SortBy::Baseline => &by_baseline,
+            SortBy::Comparison => &by_comparison,
+            _ => &by_change,
+        };
+        rows.sort_by(order);
         let matched = rows.len();
         rows.truncate(MAX_ROWS);
         (rows, matched)
