@@ -9,6 +9,7 @@
 mod explore;
 mod ingest;
 mod query;
+mod retention;
 pub(crate) mod schema;
 mod snapshots;
 pub(crate) mod sql;
@@ -224,6 +225,20 @@ impl ClickHouseStore {
     /// `db.in_process`: the table (or, on a cluster, the Distributed table) every read uses.
     pub(crate) fn table(&self) -> String {
         format!("{}.in_process", self.config.database)
+    }
+
+    /// `db.in_process_local` on a cluster, `db.in_process` on one server: the table of samples
+    /// each node stores itself, which mutations and partition drops act on.
+    pub(crate) fn local_table(&self) -> String {
+        self.table_named(self.local_name())
+    }
+
+    /// The name of [`Self::local_table`] without its database.
+    pub(crate) fn local_name(&self) -> &'static str {
+        match self.config.cluster {
+            Some(_) => "in_process_local",
+            None => "in_process",
+        }
     }
 
     /// The database holding the tables.
