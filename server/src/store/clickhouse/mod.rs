@@ -14,11 +14,12 @@ pub(crate) mod schema;
 mod snapshots;
 pub(crate) mod sql;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use clickhouse::{Client, Compression};
+use rustc_hash::FxHashSet;
 use serde::Deserialize;
 
 use super::StoreError;
@@ -43,11 +44,12 @@ pub struct ClickHouseConfig {
 const MAX_CACHED: usize = 200_000;
 
 /// What the store remembers between calls: dictionary ids known to be written (so a repeated
-/// stack or tag set is not written again) and stack texts already read.
+/// stack or tag set is not written again) and stack texts already read. The ids are xxh3
+/// hashes, evenly spread already: the cheap Fx hash suits them (looked up once per sample).
 #[derive(Debug, Default)]
 pub(crate) struct Caches {
-    pub(crate) stacks_written: HashSet<u64>,
-    pub(crate) tagsets_written: HashSet<u64>,
+    pub(crate) stacks_written: FxHashSet<u64>,
+    pub(crate) tagsets_written: FxHashSet<u64>,
     pub(crate) stack_text: HashMap<u64, String>,
 }
 
@@ -74,7 +76,7 @@ pub struct ClickHouseStore {
     /// One client per node, for what every node keeps whole (the dictionaries).
     nodes: Vec<Client>,
     config: ClickHouseConfig,
-    caches: Mutex<Caches>,
+    caches: RwLock<Caches>,
 }
 
 impl std::fmt::Debug for ClickHouseStore {
@@ -147,7 +149,7 @@ impl ClickHouseStore {
             client: client_for(first, config),
             nodes: config.urls.iter().map(|u| client_for(u, config)).collect(),
             config: config.clone(),
-            caches: Mutex::new(Caches::default()),
+            caches: RwLock::new(Caches::default()),
         };
         store.block_on(store.create_schema())?;
         Ok(store)
@@ -212,9 +214,15 @@ impl ClickHouseStore {
         &self.nodes
     }
 
-    /// The caches (a poisoned lock is still usable: they only ever hold valid entries).
-    pub(crate) fn caches(&self) -> MutexGuard<'_, Caches> {
-        self.caches.lock().unwrap_or_else(|p| p.into_inner())
+    /// The caches, to change them (a poisoned lock is still usable: they only ever hold valid
+    /// entries).
+    pub(crate) fn caches(&self) -> RwLockWriteGuard<'_, Caches> {
+        self.caches.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The caches, to read them: concurrent ingest calls encode side by side.
+    pub(crate) fn caches_read(&self) -> RwLockReadGuard<'_, Caches> {
+        self.caches.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// `db.name` of one of the store's tables.

@@ -82,7 +82,7 @@ impl ClickHouseStore {
         let mut out = HashMap::new();
         let mut missing = Vec::new();
         {
-            let caches = self.caches();
+            let caches = self.caches_read();
             for id in ids {
                 match caches.stack_text.get(&id) {
                     Some(text) => {
