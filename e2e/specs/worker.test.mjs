@@ -49,10 +49,14 @@ test('W1. a big answer decodes in the worker: Cancel works while it decodes', as
   await v.fillForm({ app: 'big-service' });
   await v.submit();
   await v.waitForStatus(/^Decoding 2\d\.\d MB… /u);
+  const stopped = new Promise((resolve) => worker.once('close', resolve));
   // The page's thread is free: the click lands while the worker decodes.
   await v.el('cancel').click();
   assert.equal(await v.waitForStatus(/^Cancelled\.$/), 'Cancelled.');
-  await v.page.waitForTimeout(500);
+  // The busy worker is terminated, so its answer can never arrive; two frames later the page
+  // has handled everything the termination caused.
+  await stopped;
+  await v.page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   assert.equal(await v.status(), 'Cancelled.', 'the abandoned answer never shows');
 
   // The worker that was busy is replaced; the same answer decodes fully next time.

@@ -18,6 +18,7 @@ use crate::session::compare::BaselineSpec;
 use crate::session::files::{import_file, Imported};
 use crate::session::navigator::Navigator;
 use crate::session::time::{format_span, parse_local};
+use crate::state::loaded::LoadState;
 use crate::state::view_state::ViewState;
 
 /// The Compare menu (only with a profile from a query: a baseline replaces parts of it).
@@ -141,9 +142,15 @@ pub fn DiffBar(nav: Navigator, view: ViewState) -> impl IntoView {
             .with(|s| s.as_ref().and_then(|l| l.diff.as_deref().map(color_scale)))
     };
     let described = move || {
+        let name = view.baseline.with(|b| match b {
+            Some(LoadState::Loaded(l)) => l.snapshot_name.clone(),
+            _ => None,
+        });
         nav.baseline.with(|b| {
-            b.as_ref()
-                .map_or_else(|| "a file".to_owned(), |b| b.describe(format_span))
+            b.as_ref().map_or_else(
+                || "a file".to_owned(),
+                |b| b.describe(name.as_deref(), format_span),
+            )
         })
     };
     let absolute = move || view.diff_mode.get() == DiffMode::Absolute;

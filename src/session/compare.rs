@@ -118,11 +118,18 @@ impl BaselineSpec {
         named.then_some(spec)
     }
 
-    /// A short description for the page: "Nov 22 10:00–11:00", "snapshot …", "pod='b'", ...
-    pub fn describe(&self, format_span: impl Fn(i64, i64) -> String) -> String {
+    /// A short description for the page: "Nov 22 10:00–11:00", "snapshot “before deploy”",
+    /// "pod='b'", ... A snapshot is called by its name once its answer has told it.
+    pub fn describe(
+        &self,
+        snapshot_name: Option<&str>,
+        format_span: impl Fn(i64, i64) -> String,
+    ) -> String {
         let mut parts = Vec::new();
-        if let Some(s) = &self.snapshot {
-            parts.push(format!("snapshot {s}"));
+        match (&self.snapshot, snapshot_name) {
+            (Some(_), Some(name)) => parts.push(format!("snapshot “{name}”")),
+            (Some(id), None) => parts.push(format!("snapshot {id}")),
+            _ => {}
         }
         if let Some((start, end)) = self.time_range {
             parts.push(format_span(start, end));
@@ -213,6 +220,9 @@ mod tests {
         assert_eq!(BaselineSpec::from_params([("search", "x")]), None);
         let filter_only = BaselineSpec::from_params([("baseline_tag_filter", "")]).unwrap();
         assert_eq!(filter_only.tag_filter.as_deref(), Some(""));
-        assert_eq!(filter_only.describe(|_, _| String::new()), "no tag filter");
+        assert_eq!(
+            filter_only.describe(None, |_, _| String::new()),
+            "no tag filter"
+        );
     }
 }

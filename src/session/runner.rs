@@ -201,14 +201,17 @@ impl QueryRunner {
                 (request, None)
             }
             Fetch::Snapshot(id) => {
-                let meta = snapshot_meta(&raw.body);
-                (meta.map(|m| m.request).unwrap_or_default(), Some(id))
+                let (request, name) = snapshot_meta(&raw.body)
+                    .map(|m| (m.request, Some(m.name)))
+                    .unwrap_or_default();
+                (request, Some((id, name)))
             }
         };
         let mut state = self.decode(raw.status, raw.body, request).await;
-        if let (LoadState::Loaded(l), Some(id)) = (&mut state, snapshot) {
+        if let (LoadState::Loaded(l), Some((id, name))) = (&mut state, snapshot) {
             if let Some(l) = Arc::get_mut(l) {
                 l.snapshot = Some(id);
+                l.snapshot_name = name;
             }
         }
         state

@@ -30,6 +30,8 @@ pub struct Loaded {
     pub diff: Option<Arc<DiffValues>>,
     /// The saved snapshot this came from, if it did.
     pub snapshot: Option<String>,
+    /// That snapshot's name (what the page calls it; ids are for links).
+    pub snapshot_name: Option<String>,
     /// What the server said about its answer (a success `DESCRIPTION`, such as
     /// `truncated: N of M nodes`): shown in the status line, kept by derived views.
     pub server_notice: Option<String>,
@@ -62,6 +64,7 @@ impl Loaded {
             note: None,
             diff: None,
             snapshot: None,
+            snapshot_name: None,
             server_notice: None,
         }
     }
@@ -81,6 +84,7 @@ impl Loaded {
         l.unit = self.unit;
         l.note = note;
         l.snapshot = self.snapshot.clone();
+        l.snapshot_name = self.snapshot_name.clone();
         l.server_notice = self.server_notice.clone();
         l
     }

@@ -43,10 +43,7 @@ pub fn parse_folded_line(line: &str) -> Result<Option<FoldedStack<'_>>, FoldedEr
     let (stack, value) = line
         .rsplit_once([' ', '\t'])
         .ok_or(FoldedError::MissingValue)?;
-    let value = value
-        .trim()
-        .parse::<u64>()
-        .map_err(|_| FoldedError::BadValue(value.to_string()))?;
+    let value = parse_count(value.trim())?;
     let stack = stack.trim_end();
     if stack.is_empty() {
         return Err(FoldedError::MissingValue);
@@ -56,6 +53,16 @@ pub fn parse_folded_line(line: &str) -> Result<Option<FoldedStack<'_>>, FoldedEr
         return Err(FoldedError::EmptyFrame);
     }
     Ok(Some((frames, value)))
+}
+
+/// A sample count: ASCII digits only (`u64::from_str` would also take a leading `+`, which no
+/// folding tool writes).
+fn parse_count(text: &str) -> Result<u64, FoldedError> {
+    let bad = || FoldedError::BadValue(text.to_string());
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(bad());
+    }
+    text.parse::<u64>().map_err(|_| bad())
 }
 
 /// Parses a whole folded file into a profile under a root named `root_name`.
@@ -86,9 +93,7 @@ pub fn parse_diff_line(line: &str) -> Result<Option<DiffStack<'_>>, FoldedError>
         .trim_end()
         .rsplit_once([' ', '\t'])
         .ok_or(FoldedError::MissingValue)?;
-    let comparison = second
-        .parse::<u64>()
-        .map_err(|_| FoldedError::BadValue(second.to_string()))?;
+    let comparison = parse_count(second)?;
     match parse_folded_line(rest)? {
         Some((frames, baseline)) => Ok(Some((frames, baseline, comparison))),
         None => Err(FoldedError::MissingValue),
@@ -156,6 +161,18 @@ mod tests {
         assert_eq!(
             parse_folded_line("a;b -3").unwrap_err(),
             FoldedError::BadValue("-3".into())
+        );
+        assert_eq!(
+            parse_folded_line("a;b +3").unwrap_err(),
+            FoldedError::BadValue("+3".into())
+        );
+        assert_eq!(
+            parse_diff_line("a;b 1 +3").unwrap_err(),
+            FoldedError::BadValue("+3".into())
+        );
+        assert_eq!(
+            parse_folded_line("a 18446744073709551616").unwrap_err(),
+            FoldedError::BadValue("18446744073709551616".into())
         );
     }
 
