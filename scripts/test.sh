@@ -84,7 +84,7 @@ step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --t
 # The ClickHouse tests (differential against SQLite) need the local single node and two-shard
 # cluster; they are stopped again when this script ends, whatever happens.
 trap 'bash scripts/clickhouse.sh stop >/dev/null 2>&1 || true' EXIT
-step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash scripts/clickhouse.sh cluster && cargo test -p embers-server --test clickhouse --no-fail-fast'
+step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash scripts/clickhouse.sh cluster && cargo test -p embers-server --test clickhouse --test clickhouse_retention --no-fail-fast'
 step native      ""           cargo test --workspace --no-fail-fast
 step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast

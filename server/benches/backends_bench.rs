@@ -1,7 +1,8 @@
 //! Backends benchmark: the same synthetic fleet day (default 10,000,000 samples over 100,000
 //! distinct stacks, 24 hours, 20 processes on 8 hosts) ingested into SQLite, ClickHouse on one
 //! node and ClickHouse on two shards; then ProfileTracing over 1 hour and 24 hours, services and
-//! timeline over 24 hours, and the size on disk.
+//! timeline over 24 hours, the size on disk, and on ClickHouse a retention pass and deleting a
+//! process.
 //!
 //! Run: `scripts/clickhouse.sh single && scripts/clickhouse.sh cluster`, then
 //! `cargo bench -p embers-server --bench backends_bench` (a backend that is not running is
@@ -309,6 +310,35 @@ fn clickhouse(urls: &[&str], cluster: Option<&str>) -> Result<Store, String> {
     Store::open_clickhouse(&config).map_err(|e| e.to_string())
 }
 
+/// ClickHouse only (SQLite's batched deletes of millions of rows take minutes): a retention pass
+/// whose cutoff is in the middle of the day's 13th hour (twelve hour partitions dropped, one cut by
+/// a mutation), then deleting process `app-5` (a mutation over every remaining part).
+fn removal(store: &Store) -> Result<(), String> {
+    let before = T0 + 12 * 3600 + 1800;
+    let t = Instant::now();
+    let mut removed = 0;
+    loop {
+        let r = store.expire_step(before, 2000).map_err(|e| e.to_string())?;
+        removed += r.samples;
+        if r.samples == 0 {
+            break;
+        }
+    }
+    println!(
+        "  retention pass (cutoff mid-hour): {removed} samples in {}",
+        ms(t.elapsed())
+    );
+    let t = Instant::now();
+    let r = store.delete_app("app-5", 2000).map_err(|e| e.to_string())?;
+    println!(
+        "  delete app-5: {} samples in {} ({} left)",
+        r.samples,
+        ms(t.elapsed()),
+        store.sample_count().map_err(|e| e.to_string())?
+    );
+    Ok(())
+}
+
 fn run(name: &str, stacks: &[String], n: usize) -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let writers = env_usize("EMBERS_BENCH_WRITERS", 2).max(1);
@@ -347,6 +377,7 @@ fn run(name: &str, stacks: &[String], n: usize) -> Result<(), String> {
     println!("  size on disk: {:.0} MB", bytes as f64 / 1e6);
     steady_ingest(&store, stacks, per_call, writers)?;
     if let Store::ClickHouse(c) = &store {
+        removal(&store)?;
         c.drop_database().map_err(|e| e.to_string())?;
     }
     Ok(())

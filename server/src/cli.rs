@@ -15,7 +15,8 @@
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
 //! The limits (`--max-stack-frames`, `--query-timeout`, ...) are in [`crate::limits::options`];
-//! `--retention`, `--synchronous` and `embers-server delete --app-service NAME [--db PATH]` in
+//! `--retention`, `--synchronous` and
+//! `embers-server delete --app-service NAME [--db PATH | --clickhouse-url URL...]` in
 //! [`crate::retention`].
 
 use std::io::Read;
@@ -164,7 +165,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         &args.clickhouse,
         args.storage.synchronous,
     )?;
-    if let (Some(retention), Store::Sqlite(_)) = (args.storage.retention(), store.as_ref()) {
+    if let Some(retention) = args.storage.retention() {
         tokio::spawn(crate::retention::run(
             store.clone(),
             retention,

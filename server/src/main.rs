@@ -17,10 +17,7 @@ fn main() -> ExitCode {
         .init();
     let outcome = match args.command {
         Some(Command::Import(import)) => cli::import(&import),
-        Some(Command::Delete(delete)) => {
-            let db = delete.db.clone().unwrap_or_else(cli::default_db_path);
-            embers_server::retention::delete(&delete, &db)
-        }
+        Some(Command::Delete(delete)) => embers_server::retention::delete(&delete),
         Some(Command::Serve(serve)) => run_serve(serve),
         None => run_serve(args.serve),
     };

@@ -1,6 +1,7 @@
-//! Retention and deletion, as the service runs them: `--retention` (default 72 h, DeepFlow's
-//! default; 0 keeps everything) drives a background task that removes expired samples in small
-//! batches ([`crate::store::retention`]) and gives the space back; `--synchronous` chooses
+//! Retention and deletion, as the service runs them, on either store: `--retention` (default
+//! 72 h, DeepFlow's default; 0 keeps everything) drives a background task that removes expired
+//! samples (on SQLite in small batches, [`crate::store::retention`], then gives the space back;
+//! on ClickHouse by dropping expired hour partitions and a mutation for the straddling hour); `--synchronous` chooses
 //! what an acknowledged ingest survives; `embers-server delete --app-service NAME` and
 //! `DELETE /v1/profile/processes/{app_service}` remove one process's data.
 
@@ -12,6 +13,7 @@ use clap::Args;
 
 use crate::store::retention::Removed;
 use crate::store::{Store, StoreError, Synchronous};
+use crate::store_args::{open_store, ClickHouseArgs};
 
 /// Default of `--retention`.
 pub const DEFAULT_RETENTION: &str = "72h";
@@ -52,6 +54,9 @@ pub struct DeleteArgs {
     /// The process whose samples (every language and event type) are deleted.
     #[arg(long)]
     pub app_service: String,
+    /// The ClickHouse store, instead of --db.
+    #[command(flatten)]
+    pub clickhouse: ClickHouseArgs,
 }
 
 /// The first sample time that is kept: `retention` before now, in Unix seconds.
@@ -63,11 +68,15 @@ pub fn cutoff(retention: Duration) -> i64 {
 /// One full pass: remove everything older than `retention`, batch by batch (each on a
 /// blocking thread, so the runtime is never held), then give the freed space back.
 pub async fn pass(store: &Arc<Store>, retention: Duration) -> Result<Removed, StoreError> {
-    let before = cutoff(retention);
+    pass_before(store, cutoff(retention)).await
+}
+
+/// [`pass`] with the cutoff given: remove every sample with `time < before`.
+pub async fn pass_before(store: &Arc<Store>, before: i64) -> Result<Removed, StoreError> {
     let mut total = Removed::default();
     loop {
         let s = store.clone();
-        let removed = blocking(move || s.sqlite()?.expire_step(before, BATCH)).await?;
+        let removed = blocking(move || s.expire_step(before, BATCH)).await?;
         total.samples += removed.samples;
         total.rollup_rows += removed.rollup_rows;
         if removed == Removed::default() {
@@ -80,9 +89,13 @@ pub async fn pass(store: &Arc<Store>, retention: Duration) -> Result<Removed, St
     Ok(total)
 }
 
-/// Give free pages back, a step at a time.
+/// Give free pages back, a step at a time (SQLite; ClickHouse frees dropped and rewritten parts
+/// itself).
 pub async fn reclaim(store: &Arc<Store>) -> Result<(), StoreError> {
-    if !store.sqlite()?.reclaims_space()? {
+    let Store::Sqlite(sqlite) = &**store else {
+        return Ok(());
+    };
+    if !sqlite.reclaims_space()? {
         return Ok(());
     }
     loop {
@@ -119,22 +132,19 @@ pub async fn run(store: Arc<Store>, retention: Duration, every: Duration) {
     }
 }
 
-/// `embers-server delete`, on the database at `path` (the caller resolves the default).
-pub fn delete(args: &DeleteArgs, path: &std::path::Path) -> Result<(), String> {
-    let store = crate::store::SqliteStore::open(path)
-        .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+/// `embers-server delete`, on the store the options choose (the SQLite file `--db`, default as
+/// for serve, or ClickHouse).
+pub fn delete(args: &DeleteArgs) -> Result<(), String> {
+    let store = open_store(args.db.as_deref(), &args.clickhouse, Synchronous::Normal)?;
     let removed = store
         .delete_app(&args.app_service, BATCH)
         .map_err(|e| format!("delete: {e}"))?;
-    store
-        .reclaim(u32::MAX)
-        .map_err(|e| format!("reclaim: {e}"))?;
     println!(
         "deleted {} samples and {} rollup rows of app_service '{}' from {}",
         removed.samples,
         removed.rollup_rows,
         args.app_service,
-        path.display()
+        store.describe()
     );
     Ok(())
 }

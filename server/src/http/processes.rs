@@ -1,6 +1,7 @@
 //! `DELETE /v1/profile/processes/{app_service}`: remove every sample of one process (all its
-//! languages and event types) and its rollup rows from the local store, in small transactions
-//! ([`crate::store::retention`]). Answers the envelope with
+//! languages and event types) and its rollup rows from the store: on SQLite in small
+//! transactions ([`crate::store::retention`]), on ClickHouse by a mutation on every shard, waited
+//! for. Answers the envelope with
 //! `{"app_service", "samples_deleted", "rollup_rows_deleted"}`; deleting a process that has no
 //! samples deletes nothing and succeeds (the request is idempotent).
 
@@ -23,18 +24,14 @@ pub async fn delete(
     }
     let store = state.store.clone();
     let name = app_service.clone();
-    let removed = tokio::task::spawn_blocking(move || {
-        let sqlite = store.sqlite()?;
-        let removed = sqlite.delete_app(&name, crate::retention::BATCH)?;
-        sqlite.reclaim(u32::MAX)?;
-        Ok::<_, crate::store::StoreError>(removed)
-    })
-    .await
-    .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
-    .map_err(|e| match e {
-        crate::store::StoreError::Invalid(msg) => Error::invalid(msg),
-        other => Error::internal(other),
-    })?;
+    let removed =
+        tokio::task::spawn_blocking(move || store.delete_app(&name, crate::retention::BATCH))
+            .await
+            .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
+            .map_err(|e| match e {
+                crate::store::StoreError::Invalid(msg) => Error::invalid(msg),
+                other => Error::internal(other),
+            })?;
     tracing::info!(
         app_service,
         samples = removed.samples,

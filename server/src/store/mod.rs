@@ -114,15 +114,40 @@ impl Store {
         SqliteStore::open_with(path, synchronous).map(Store::Sqlite)
     }
 
-    /// The SQLite store, for what only it does (retention, deleting a process).
+    /// The SQLite store, for what only it does (giving freed pages back).
     pub fn sqlite(&self) -> Result<&SqliteStore, StoreError> {
         match self {
             Store::Sqlite(s) => Ok(s),
             Store::ClickHouse(_) => Err(StoreError::Invalid(
-                "retention and deleting a process are for the SQLite store; with ClickHouse, \
-                 use its TTL and ALTER TABLE ... DELETE"
-                    .to_owned(),
+                "this is for the SQLite store only".to_owned(),
             )),
+        }
+    }
+
+    /// One step of retention: remove samples with `time < before` — on SQLite at most `limit`
+    /// per process and rollup level (call again while it removes anything), on ClickHouse all
+    /// of them (dropped hour partitions, then a mutation for the hour straddling `before`).
+    pub fn expire_step(&self, before: i64, limit: usize) -> Result<retention::Removed, StoreError> {
+        match self {
+            Store::Sqlite(s) => s.expire_step(before, limit),
+            Store::ClickHouse(c) => c.expire(before),
+        }
+    }
+
+    /// Delete every sample of `app_service` (all languages and event types) and its rollup
+    /// rows, and give the space back; `batch` samples per SQLite transaction.
+    pub fn delete_app(
+        &self,
+        app_service: &str,
+        batch: usize,
+    ) -> Result<retention::Removed, StoreError> {
+        match self {
+            Store::Sqlite(s) => {
+                let removed = s.delete_app(app_service, batch)?;
+                s.reclaim(u32::MAX)?;
+                Ok(removed)
+            }
+            Store::ClickHouse(c) => c.delete_app(app_service),
         }
     }
 

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod clickhouse;
+pub mod differential;
 pub mod http;
 pub mod process;
 pub mod snapshots;

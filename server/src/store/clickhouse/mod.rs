@@ -9,15 +9,17 @@
 mod explore;
 mod ingest;
 mod query;
+mod retention;
 pub(crate) mod schema;
 mod snapshots;
 pub(crate) mod sql;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use clickhouse::{Client, Compression};
+use rustc_hash::FxHashSet;
 use serde::Deserialize;
 
 use super::StoreError;
@@ -42,11 +44,12 @@ pub struct ClickHouseConfig {
 const MAX_CACHED: usize = 200_000;
 
 /// What the store remembers between calls: dictionary ids known to be written (so a repeated
-/// stack or tag set is not written again) and stack texts already read.
+/// stack or tag set is not written again) and stack texts already read. The ids are xxh3
+/// hashes, evenly spread already: the cheap Fx hash suits them (looked up once per sample).
 #[derive(Debug, Default)]
 pub(crate) struct Caches {
-    pub(crate) stacks_written: HashSet<u64>,
-    pub(crate) tagsets_written: HashSet<u64>,
+    pub(crate) stacks_written: FxHashSet<u64>,
+    pub(crate) tagsets_written: FxHashSet<u64>,
     pub(crate) stack_text: HashMap<u64, String>,
 }
 
@@ -73,7 +76,7 @@ pub struct ClickHouseStore {
     /// One client per node, for what every node keeps whole (the dictionaries).
     nodes: Vec<Client>,
     config: ClickHouseConfig,
-    caches: Mutex<Caches>,
+    caches: RwLock<Caches>,
 }
 
 impl std::fmt::Debug for ClickHouseStore {
@@ -146,7 +149,7 @@ impl ClickHouseStore {
             client: client_for(first, config),
             nodes: config.urls.iter().map(|u| client_for(u, config)).collect(),
             config: config.clone(),
-            caches: Mutex::new(Caches::default()),
+            caches: RwLock::new(Caches::default()),
         };
         store.block_on(store.create_schema())?;
         Ok(store)
@@ -211,9 +214,15 @@ impl ClickHouseStore {
         &self.nodes
     }
 
-    /// The caches (a poisoned lock is still usable: they only ever hold valid entries).
-    pub(crate) fn caches(&self) -> MutexGuard<'_, Caches> {
-        self.caches.lock().unwrap_or_else(|p| p.into_inner())
+    /// The caches, to change them (a poisoned lock is still usable: they only ever hold valid
+    /// entries).
+    pub(crate) fn caches(&self) -> RwLockWriteGuard<'_, Caches> {
+        self.caches.write().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The caches, to read them: concurrent ingest calls encode side by side.
+    pub(crate) fn caches_read(&self) -> RwLockReadGuard<'_, Caches> {
+        self.caches.read().unwrap_or_else(|p| p.into_inner())
     }
 
     /// `db.name` of one of the store's tables.
@@ -224,6 +233,20 @@ impl ClickHouseStore {
     /// `db.in_process`: the table (or, on a cluster, the Distributed table) every read uses.
     pub(crate) fn table(&self) -> String {
         format!("{}.in_process", self.config.database)
+    }
+
+    /// `db.in_process_local` on a cluster, `db.in_process` on one server: the table of samples
+    /// each node stores itself, which mutations and partition drops act on.
+    pub(crate) fn local_table(&self) -> String {
+        self.table_named(self.local_name())
+    }
+
+    /// The name of [`Self::local_table`] without its database.
+    pub(crate) fn local_name(&self) -> &'static str {
+        match self.config.cluster {
+            Some(_) => "in_process_local",
+            None => "in_process",
+        }
     }
 
     /// The database holding the tables.

@@ -82,7 +82,7 @@ impl ClickHouseStore {
         let mut out = HashMap::new();
         let mut missing = Vec::new();
         {
-            let caches = self.caches();
+            let caches = self.caches_read();
             for id in ids {
                 match caches.stack_text.get(&id) {
                     Some(text) => {
@@ -125,12 +125,14 @@ impl ClickHouseStore {
         q: &Selection,
         statements: &mut Vec<String>,
     ) -> Result<Vec<String>, QueryError> {
-        let mut sql = ChSql::new("SELECT DISTINCT app_service AS name FROM ");
+        // GROUP BY, not DISTINCT: 18.16 can answer `SELECT DISTINCT ... ORDER BY` with a name
+        // twice when its rows come from several parts (seen with one app in two batches).
+        let mut sql = ChSql::new("SELECT app_service AS name FROM ");
         sql.push(&self.table()).push(" WHERE ");
         common_where(&mut sql, q, &self.table_named("tagsets"));
         sql.push(" AND app_service != ")
             .bind(TOTAL_APP_SERVICE.to_owned());
-        sql.push(" ORDER BY app_service LIMIT ")
+        sql.push(" GROUP BY app_service ORDER BY app_service LIMIT ")
             .bind(i64::try_from(MAX_AUTO_APP_SERVICES + 1).unwrap_or(11));
         let names: Vec<Name> = self
             .block_on(sql.query(self.client()).fetch_all())

@@ -107,7 +107,7 @@ impl ClickHouseStore {
         );
         self.block_on(async {
             for node in self.nodes() {
-                send(node, &sql, &row.buf).await?;
+                send(node, &sql, row.buf.clone()).await?;
             }
             Ok::<_, StoreError>(())
         })?;
@@ -147,7 +147,7 @@ impl ClickHouseStore {
             .bind(id.to_owned());
         self.block_on(async {
             for node in self.nodes() {
-                send(node, &insert, &tombstone.buf).await?;
+                send(node, &insert, tombstone.buf.clone()).await?;
                 mutation.query(node).execute().await.map_err(ch_err)?;
             }
             Ok::<_, StoreError>(())

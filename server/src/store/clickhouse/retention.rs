@@ -1,0 +1,161 @@
+//! Removing data on ClickHouse: samples older than a cutoff (retention) and every sample of one
+//! process (delete), on each node's own table of samples (`in_process`, or `in_process_local`
+//! on every shard of a cluster: one `--clickhouse-url` per shard).
+//!
+//! 18.16 has no table TTL, so retention is done by hand, in two steps per node: every hour
+//! partition that has wholly expired is dropped (`DROP PARTITION ID`, immediate and cheap), then
+//! the rows of the hour straddling the cutoff that are older than it go by a mutation (`ALTER
+//! TABLE ... DELETE WHERE time < cutoff`). 18.16 rewrites only the parts a mutation touches and
+//! hard-links the others, so that mutation rewrites at most one hour of samples; it leaves the
+//! same samples as SQLite's retention does, so both backends answer alike after a pass.
+//!
+//! Mutations run in the background (18.16 has no `mutations_sync`): each call waits until
+//! `system.mutations` says the table has none left to do, so that an answered delete or pass is
+//! visible to every later read. Counts are taken just before deleting (what was there then).
+//! ClickHouse keeps no rollup tables, so no rollup rows are ever removed. Stacks, tag sets and
+//! snapshots are kept, as on SQLite.
+
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+
+use super::sql::ChSql;
+use super::{ch_err, ClickHouseStore};
+use crate::store::retention::Removed;
+use crate::store::StoreError;
+
+/// Longest wait for a mutation to finish before the caller is told it is still running.
+const MUTATION_WAIT: Duration = Duration::from_secs(600);
+/// Longest pause between two looks at `system.mutations`.
+const MAX_POLL: Duration = Duration::from_millis(200);
+
+#[derive(Debug, clickhouse::Row, Deserialize)]
+struct Count {
+    n: u64,
+}
+
+#[derive(Debug, clickhouse::Row, Deserialize)]
+struct PartitionId {
+    id: String,
+}
+
+/// Rows of `table` matching `condition` (fixed text) with its bound value.
+async fn count(
+    node: &clickhouse::Client,
+    table: &str,
+    condition: &str,
+    value: impl Into<super::sql::Bound>,
+) -> Result<u64, StoreError> {
+    let mut sql = ChSql::new("SELECT count() AS n FROM ");
+    sql.push(table).push(" WHERE ").push(condition).bind(value);
+    let row: Count = sql.query(node).fetch_one().await.map_err(ch_err)?;
+    Ok(row.n)
+}
+
+impl ClickHouseStore {
+    /// Remove every sample with `time < before` from every node; returns how many there were.
+    pub fn expire(&self, before: i64) -> Result<Removed, StoreError> {
+        // A DateTime is never below 0; past u32::MAX every stored time is older.
+        let before = before.clamp(0, i64::from(u32::MAX) + 1);
+        self.block_on(async {
+            let mut removed = Removed::default();
+            for node in self.nodes() {
+                removed.samples += self.expire_node(node, before).await?;
+            }
+            Ok(removed)
+        })
+    }
+
+    async fn expire_node(&self, node: &clickhouse::Client, before: i64) -> Result<u64, StoreError> {
+        let table = self.local_table();
+        let expired = count(node, &table, "time < ", before).await?;
+        if expired == 0 {
+            return Ok(0);
+        }
+        for id in self.expired_partitions(node, before).await? {
+            let mut drop = ChSql::new("ALTER TABLE ");
+            drop.push(&table).push(" DROP PARTITION ID ").bind(id);
+            drop.query(node).execute().await.map_err(ch_err)?;
+        }
+        if count(node, &table, "time < ", before).await? > 0 {
+            let mut mutation = ChSql::new("ALTER TABLE ");
+            mutation
+                .push(&table)
+                .push(" DELETE WHERE time < ")
+                .bind(before);
+            self.mutate(node, &mutation).await?;
+        }
+        Ok(expired)
+    }
+
+    /// The partitions of the node's samples whose whole hour is before `before`.
+    async fn expired_partitions(
+        &self,
+        node: &clickhouse::Client,
+        before: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut sql =
+            ChSql::new("SELECT partition_id AS id FROM system.parts WHERE active AND database = ");
+        sql.bind(self.database().to_owned())
+            .push(" AND table = ")
+            .bind(self.local_name().to_owned())
+            .push(" GROUP BY partition_id HAVING toInt64(toStartOfHour(min(min_time))) + 3600 <= ")
+            .bind(before);
+        let rows: Vec<PartitionId> = sql.query(node).fetch_all().await.map_err(ch_err)?;
+        Ok(rows.into_iter().map(|r| r.id).collect())
+    }
+
+    /// Delete every sample of `app_service` (all languages and event types) from every node;
+    /// returns how many there were.
+    pub fn delete_app(&self, app_service: &str) -> Result<Removed, StoreError> {
+        let table = self.local_table();
+        self.block_on(async {
+            let mut removed = Removed::default();
+            for node in self.nodes() {
+                let n = count(node, &table, "app_service = ", app_service.to_owned()).await?;
+                if n == 0 {
+                    continue;
+                }
+                let mut mutation = ChSql::new("ALTER TABLE ");
+                mutation
+                    .push(&table)
+                    .push(" DELETE WHERE app_service = ")
+                    .bind(app_service.to_owned());
+                self.mutate(node, &mutation).await?;
+                removed.samples += n;
+            }
+            Ok(removed)
+        })
+    }
+
+    /// Run the mutation `sql` on `node` and wait until the node has no mutation of the table
+    /// left to do.
+    async fn mutate(&self, node: &clickhouse::Client, sql: &ChSql) -> Result<(), StoreError> {
+        sql.query(node).execute().await.map_err(ch_err)?;
+        let mut pending = ChSql::new(
+            "SELECT count() AS n FROM system.mutations WHERE NOT is_done AND database = ",
+        );
+        pending
+            .bind(self.database().to_owned())
+            .push(" AND table = ")
+            .bind(self.local_name().to_owned());
+        let started = Instant::now();
+        let mut pause = Duration::from_millis(5);
+        loop {
+            let row: Count = pending.query(node).fetch_one().await.map_err(ch_err)?;
+            if row.n == 0 {
+                return Ok(());
+            }
+            if started.elapsed() > MUTATION_WAIT {
+                return Err(StoreError::ClickHouse(format!(
+                    "the delete did not finish within {} s; ClickHouse goes on with it in the \
+                     background (see system.mutations of {})",
+                    MUTATION_WAIT.as_secs(),
+                    self.local_table()
+                )));
+            }
+            tokio::time::sleep(pause).await;
+            pause = (pause * 2).min(MAX_POLL);
+        }
+    }
+}
