@@ -36,6 +36,7 @@ function parseArgs(argv) {
     dist: path.join(ROOT_DIR, 'dist'),
     out: null,
     profile: null,
+    firstView: null,
     deep: 5000,
     chromium: process.env.CHROMIUM ?? '/usr/bin/chromium',
   };
@@ -60,6 +61,7 @@ function parseArgs(argv) {
       case '--profile': a.profile = true; break;
       case '--deep': a.deep = Number(v()); break;
       case '--no-profile': a.profile = false; break;
+      case '--no-first-view': a.firstView = false; break;
       case '-h': case '--help':
         console.log(readFileSync(new URL(import.meta.url)).toString().split('\n').slice(1, 12).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
         process.exit(0);
@@ -74,6 +76,7 @@ function parseArgs(argv) {
   if (!a.viewers.includes('embers')) a.viewers.unshift('embers');
   a.interactions ??= 20;
   a.profile ??= !a.smoke;
+  a.firstView ??= !a.smoke;
   return a;
 }
 
@@ -126,14 +129,14 @@ async function withPage(app, browser, server, opts, fn) {
 }
 
 /** Render `reps` times (fresh context each); the first page also gives memory + interactions. */
-async function runViewer(app, browser, server, { reps, interactions, timeoutMs, dataUrl, baseline }) {
+async function runViewer(app, browser, server, { reps, interactions, timeoutMs, dataUrl, baseline, firstView = false }) {
   const renders = [];
   const out = { renders, errors: [] };
   for (let i = 0; i < reps; i++) {
     try {
       await withPage(app, browser, server, { timeoutMs, dataUrl }, async ({ page, errors, result }) => {
         renders.push(result);
-        log(`  ${app.name} render ${i + 1}/${reps}: ${fmtMs(result.renderMs)}${result.decodeMs != null ? ` (decoded in ${result.decodeMs} ms)` : ''}${result.settledMs != null ? ` (settled ${fmtMs(result.settledMs)})` : ''}`);
+        log(`  ${app.name} render ${i + 1}/${reps}: ${fmtMs(result.renderMs)}${result.decodeMs != null ? ` (decoded in ${result.decodeMs} ms)` : ''}${result.settledMs != null ? ` (settled ${fmtMs(result.settledMs)})` : ''}${result.marks ? ` [ms since navigation: bytes ${Math.round(result.bytesAtMs)}, ${Object.entries(result.marks).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}, painted ${Math.round(result.paintedAtMs)}]` : ''}`);
         if (i === 0) {
           out.memory = await measureMemory(page);
           log(`  ${app.name} memory: JS ${fmtMB(out.memory.jsHeapUsedMB)} + wasm ${fmtMB(out.memory.wasmMB)}`);
@@ -157,7 +160,33 @@ async function runViewer(app, browser, server, { reps, interactions, timeoutMs, 
   if (renders.some((r) => r.decodeMs != null)) out.decode = { median: median(renders.map((r) => r.decodeMs)), samples: renders.map((r) => r.decodeMs) };
   if (renders.some((r) => r.settledMs != null)) out.settled = { median: median(renders.map((r) => r.settledMs)), samples: renders.map((r) => round1(r.settledMs)) };
   out.ok = renders.length > 0;
+  if (firstView && out.ok) await measureFirstView(app, browser, server, out, { reps, timeoutMs, dataUrl });
   return out;
+}
+
+/** The first view, in ms since navigation: the graph painted after navigating to a URL that
+ *  names the profile (Embers' and speedscope's renders already start that way; Grafana's page is
+ *  opened again with `&load=`), and for Embers the query form in the page (navigating to `/`). */
+async function measureFirstView(app, browser, server, out, { reps, timeoutMs, dataUrl }) {
+  const fv = {};
+  try {
+    if (app.firstView) {
+      const samples = [];
+      for (let i = 0; i < reps; i++) samples.push((await app.firstView(browser, server, { dataUrl, timeoutMs })).paintedAtMs);
+      fv.graph = samples;
+    } else if (out.renders.every((r) => r.paintedAtMs != null)) {
+      fv.graph = out.renders.map((r) => r.paintedAtMs);
+    }
+    if (app.formView) {
+      const samples = [];
+      for (let i = 0; i < reps; i++) samples.push((await app.formView(browser, server, { timeoutMs })).formAtMs);
+      fv.form = samples;
+    }
+  } catch (e) {
+    fv.error = String(e.message ?? e);
+  }
+  out.firstView = Object.fromEntries(Object.entries(fv).map(([k, v]) => [k, Array.isArray(v) ? { median: median(v), samples: v.map(round1) } : v]));
+  log(`  ${app.name} first view (ms since navigation): ${Object.entries(out.firstView).map(([k, v]) => `${k} ${v.median != null ? fmtMs(v.median) : v}`).join(', ')}`);
 }
 
 /** In the page: fetch the same bytes, then time TextDecoder and JSON.parse on them. */
@@ -257,6 +286,7 @@ async function main() {
       await server.setProfile(path.join(dir, 'shape-b.json'));
       entry.viewers.embers = await runViewer(APPS.embers, await browserFor('cpu'), server, {
         reps: r, interactions: args.interactions, timeoutMs, baseline: jsonParseBaseline(`${rel}/shape-b.json`),
+        firstView: args.firstView,
       });
       if (!entry.viewers.embers.ok) {
         // Nothing else is worth waiting for (each would run into its own timeout).
@@ -306,6 +336,7 @@ async function main() {
         }
         entry.viewers[name] = await runViewer(app, await browserFor(app.browser), server, {
           reps: Math.min(r, 3), interactions: args.interactions, timeoutMs: timeoutMs * 4, dataUrl: `${rel}/${file}`,
+          firstView: args.firstView,
         });
         entry.viewers[name].input = { file, bytes: meta.files[file] };
         server.forget();
@@ -361,6 +392,11 @@ async function main() {
     const d = results.deep;
     console.log(`\nDeep stacks (Embers, ${fmtCount(d.nodes)} nodes, one chain ${d.depth} levels deep): ${d.ok ? 'OK' : 'FAILED'} — render ${fmtMs(d.render?.median)}, status shows depth ${d.depthShown ?? '?'}, scroll top→bottom in ${d.scroll?.n ?? 0} steps p50/p95 ${fmtPair(d.scroll)} from setting scrollTop, ${fmtPair(d.scrollFromEvent)} from the scroll event${d.error ? ` — ${d.error}` : ''}`);
   }
+  const fvRows = firstViewRows(results);
+  if (fvRows.length) {
+    console.log('\nFirst view (ms since navigation, medians; graph = a URL naming the profile → its graph painted, server and boot included; form = Embers\' `/` → the query form in the page):');
+    for (const row of fvRows) console.log(`  ${row}`);
+  }
   if (prof) {
     const [n, p] = prof;
     console.log(`\nWhere Embers' render time goes (${fmtCount(n)} nodes, shape B; one load under the CDP sampling profiler, render ${fmtMs(p.renderMs)}; ${p.status.replace(/^.*· decoded/, 'decoded')}):`);
@@ -399,6 +435,22 @@ function gitInfo() {
   } catch {
     return null;
   }
+}
+
+function firstViewRows(results) {
+  const rows = [];
+  for (const s of results.sizes) {
+    for (const [name, v] of Object.entries(s.viewers)) {
+      const fv = v.firstView;
+      if (!fv) continue;
+      const parts = [];
+      if (fv.form) parts.push(`form ${fmtMs(fv.form.median)}`);
+      if (fv.graph) parts.push(`graph ${fmtMs(fv.graph.median)}`);
+      if (fv.error) parts.push(`FAILED: ${fv.error.slice(0, 80)}`);
+      rows.push(`${fmtCount(s.nodes).padStart(9)}  ${(LABELS[name] ?? name).padEnd(34)} ${parts.join(', ')}`);
+    }
+  }
+  return rows;
 }
 
 const LABELS = { embers: 'Embers (shape B)', embersCompare: 'Embers comparing two (shape B)', embersShapeA: 'Embers (shape A)', speedscope: 'speedscope', grafana: 'Grafana flame graph (with table)', grafanaGraph: 'Grafana flame graph (graph only)' };

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Trunk post_build hook (see Trunk.toml): moves the inline module script Trunk writes into
-// index.html (the few lines that load the page's wasm) into a content-hashed file next to it,
+// index.html (the few lines that load the page's wasm), preceded by boot-worker.js (which
+// starts the decode worker before that wasm loads), into a content-hashed file next to it,
 // so the page runs under a Content-Security-Policy without 'unsafe-inline'
 // (`script-src 'self' 'wasm-unsafe-eval'`, sent by embers-server). The file is named
 // `embers-boot-<16 hex>.js`, so the server caches it like Trunk's own hashed files.
@@ -24,9 +25,13 @@ try {
   fail(`cannot read ${htmlPath}: ${e.message}`);
 }
 
+// Starts the decode worker first thing (see boot-worker.js).
+const bootWorker = readFileSync(new URL('./boot-worker.js', import.meta.url), 'utf8');
+
 let moved = 0;
-html = html.replace(/<script type="module"([^>]*)>([\s\S]*?)<\/script>/g, (whole, attrs, code) => {
+html = html.replace(/<script type="module"([^>]*)>([\s\S]*?)<\/script>/g, (whole, attrs, inline) => {
   if (/\bsrc\s*=/.test(attrs)) return whole;
+  const code = `${bootWorker}\n${inline}`;
   const name = `embers-boot-${createHash('sha256').update(code).digest('hex').slice(0, 16)}.js`;
   writeFileSync(path.join(staging, name), code);
   const integrity = `sha384-${createHash('sha384').update(code).digest('base64')}`;

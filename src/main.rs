@@ -9,6 +9,7 @@ fn main() {
     // Before anything reads or rewrites the address.
     embers::net::auth::capture_from_address();
     // Loads in the background while the page boots; queries decode there once it is ready.
+    embers::net::marks::mark(embers::net::marks::APP_STARTED);
     embers::net::decode_worker::start();
     leptos::mount::mount_to_body(embers::App);
 }

@@ -127,6 +127,11 @@ export const embers = {
     const { context, page, errors } = await newPage(browser, this.name, 'ProfileTracing', { bytesCount: this.answers });
     await page.goto(`${server.url}/?${this.query}`);
     const s = await waitPainted(page, errors, timeoutMs);
+    // Where the time went: the page's own performance marks (src/net/marks.rs), in ms since
+    // navigation, like tBytes and tPainted.
+    const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark')
+      .filter((m) => m.name.startsWith('embers:'))
+      .map((m) => [m.name.slice(7), Math.round(m.startTime * 10) / 10])));
     const status = s.info.status;
     const decoded = /decoded in (\d+) ms/.exec(status);
     const nodes = /([\d,]+) nodes/.exec(status);
@@ -138,11 +143,34 @@ export const embers = {
         renderMs: s.tPainted - s.tBytes,
         decodeMs: decoded ? Number(decoded[1]) : null,
         bytesAtMs: s.tBytes,
+        paintedAtMs: s.tPainted,
+        marks,
         responseBytes: s.bytes[0]?.size ?? null,
         nodesShown: nodes ? Number(nodes[1].replaceAll(',', '')) : null,
         status,
       },
     };
+  },
+
+  /** The first view without a query: navigation → the query form in the page (mounted by the
+   *  booted wasm, so its handlers are attached), in ms since navigation. */
+  async formView(browser, server, { timeoutMs }) {
+    const { context, page } = await newPage(browser, this.name, 'ProfileTracing');
+    try {
+      await context.addInitScript(() => {
+        new MutationObserver((_, o) => {
+          if (document.querySelector('[data-testid=query-form]')) {
+            window.__benchFormAt = performance.now();
+            o.disconnect();
+          }
+        }).observe(document, { childList: true, subtree: true });
+      });
+      await page.goto(`${server.url}/`);
+      await page.waitForFunction(() => window.__benchFormAt != null, null, { timeout: timeoutMs });
+      return { formAtMs: await page.evaluate(() => window.__benchFormAt) };
+    } finally {
+      await context.close().catch(() => {});
+    }
   },
 
   async interactions(page, n) {
@@ -255,6 +283,7 @@ export const speedscope = {
     const { context, page, errors } = await newPage(browser, 'speedscope', 'speedscope\\.json');
     await page.goto(`${server.url}/speedscope/#profileURL=${encodeURIComponent(dataUrl)}&title=synthetic-service`);
     const s = await waitPainted(page, errors, timeoutMs);
+    const paintedAtMs = s.tPainted;
     // Also note when speedscope stops drawing after the first frame (it fills its row atlas
     // lazily), to document how far "first frame" is from "settled".
     const settled = await page.evaluate(async () => {
@@ -280,6 +309,7 @@ export const speedscope = {
         renderMs: s.tPainted - s.tBytes,
         settledMs: Math.max(settled, s.tPainted) - s.tBytes,
         bytesAtMs: s.tBytes,
+        paintedAtMs,
         responseBytes: s.bytes[0]?.size ?? null,
       },
     };
@@ -352,6 +382,20 @@ export const grafana = {
       errors,
       result: { renderMs: s.tPainted - s.tBytes, bytesAtMs: s.tBytes, responseBytes: s.bytes[0]?.size ?? null },
     };
+  },
+
+  /** The first view: navigation to a page that loads the profile at boot (`&load=`, no dummy
+   *  profile first) → its graph painted, in ms since navigation. */
+  async firstView(browser, server, { dataUrl, timeoutMs }) {
+    const { context, page, errors } = await newPage(browser, 'grafana', 'grafana\\.json');
+    try {
+      const sep = this.query ? '&' : '?';
+      await page.goto(`${server.url}/grafana/${this.query}${sep}load=${encodeURIComponent(dataUrl)}`);
+      const s = await waitPainted(page, errors, timeoutMs);
+      return { paintedAtMs: s.tPainted };
+    } finally {
+      await context.close().catch(() => {});
+    }
   },
 
   async interactions(page, n) {

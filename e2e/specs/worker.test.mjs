@@ -100,3 +100,33 @@ test('W3. a comparison of two big answers decodes them in two workers side by si
   assert.equal(workers.length, 2, 'the second answer went to a second worker');
   v.assertNoErrors();
 });
+
+test('W4. the boot script starts the decode worker before the page\'s wasm runs; the page takes it over', async (t) => {
+  const v = await openViewer(t, env, { params: null });
+  await v.page.addInitScript(() => {
+    // Records when the first worker is created (the prototype is kept, so `instanceof Worker`
+    // still holds for the page's own check).
+    const Native = window.Worker;
+    const Counted = function (...args) {
+      window.__workersCreated = (window.__workersCreated ?? []).concat(performance.now());
+      return new Native(...args);
+    };
+    Counted.prototype = Native.prototype;
+    window.Worker = Counted;
+  });
+  await v.goto({ app_service: 'redis-server' });
+  const s = await v.waitForGraph();
+  assert.equal(s.root, 'redis-server');
+  const r = await v.page.evaluate(() => ({
+    created: window.__workersCreated ?? [],
+    marks: Object.fromEntries(performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])),
+  }));
+  assert.equal(r.created.length, 1, `one decode worker, the boot script's (created at ${r.created})`);
+  const m = r.marks;
+  for (const name of ['app-started', 'worker-ready', 'decode-start', 'decode-end', 'graph-painted']) {
+    assert.ok(m[`embers:${name}`] != null, `mark embers:${name} (marks: ${Object.keys(m)})`);
+  }
+  assert.ok(r.created[0] < m['embers:app-started'], `worker created at ${r.created[0]} ms, before the app started at ${m['embers:app-started']} ms`);
+  assert.ok(m['embers:decode-start'] <= m['embers:decode-end'] && m['embers:decode-end'] <= m['embers:graph-painted'], 'decode, then paint');
+  v.assertNoErrors();
+});

@@ -25,6 +25,7 @@ use crate::components::graph::canvas::{measure_char_width, prepare, replay, Colo
 use crate::components::graph::tooltip::Tooltip;
 use crate::components::size::observe_size;
 use crate::components::theme::{theme_state, ThemeState};
+use crate::net::marks;
 use crate::state::loaded::Loaded;
 
 /// Search, selection and focus marks drawn over the graph.
@@ -166,6 +167,7 @@ impl Graph {
         if self.char_width.get_value() == 0.0 {
             self.char_width.set_value(measure_char_width(&ctx));
         }
+        let first_paint = self.laid_out.get_value().is_none();
         if self.laid_out.get_value() != Some((vp, zoom, opts.orientation)) {
             self.bars
                 .update_value(|b| layout(&loaded.profile, zoom, &vp, &opts, b));
@@ -199,6 +201,9 @@ impl Graph {
                 });
             }
         });
+        if first_paint {
+            marks::mark(marks::GRAPH_PAINTED);
+        }
     }
 
     /// The bar at a pointer position (the same bars that were drawn).

@@ -15,6 +15,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, Worker};
 
 use crate::net::http::js_error;
+use crate::net::marks;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Status {
@@ -35,6 +36,9 @@ pub(super) struct Client {
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
 }
 
+/// The global the boot script leaves its worker in: `{worker, ready, error}`.
+const BOOT_WORKER: &str = "__embersDecodeWorker";
+
 fn stopped_message(e: &JsValue) -> String {
     let why = e.as_string().unwrap_or_else(|| "it stopped".into());
     format!("Decoding failed: the decode worker stopped ({why}).")
@@ -45,7 +49,39 @@ impl Client {
     /// ready dies.
     pub(super) fn spawn(script: &str, on_crash: fn()) -> Option<Rc<Client>> {
         let worker = Worker::new(script).ok()?;
-        let client = Rc::new_cyclic(|weak: &std::rc::Weak<Client>| {
+        Some(Client::attach(worker, Status::Starting, on_crash))
+    }
+
+    /// Takes over the worker the boot script started before the page's wasm loaded (see
+    /// `scripts/boot-worker.js`), if there is one that did not fail; `None` otherwise.
+    pub(super) fn adopt_boot_worker(on_crash: fn()) -> Option<Rc<Client>> {
+        let global = js_sys::global();
+        let started = Reflect::get(&global, &BOOT_WORKER.into())
+            .ok()
+            .filter(|v| v.is_object())?;
+        // Taken once: a restarted worker is a fresh one.
+        let _ = Reflect::delete_property(
+            global.unchecked_ref::<js_sys::Object>(),
+            &BOOT_WORKER.into(),
+        );
+        let field = |name: &str| Reflect::get(&started, &name.into()).ok();
+        let worker: Worker = field("worker")?.dyn_into().ok()?;
+        if field("error").is_some_and(|e| e.is_truthy()) {
+            worker.terminate();
+            return None;
+        }
+        let ready = field("ready").is_some_and(|r| r.is_truthy());
+        let status = if ready {
+            Status::Ready
+        } else {
+            Status::Starting
+        };
+        Some(Client::attach(worker, status, on_crash))
+    }
+
+    /// Listens to `worker` (replacing the boot script's handlers, if any).
+    fn attach(worker: Worker, status: Status, on_crash: fn()) -> Rc<Client> {
+        Rc::new_cyclic(|weak: &std::rc::Weak<Client>| {
             let on_message = {
                 let weak = weak.clone();
                 Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
@@ -79,14 +115,13 @@ impl Client {
             worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
             Client {
                 worker,
-                status: Cell::new(Status::Starting),
+                status: Cell::new(status),
                 waiting: RefCell::new(Vec::new()),
                 pending: RefCell::new(HashMap::new()),
                 _on_message: on_message,
                 _on_error: on_error,
             }
-        });
-        Some(client)
+        })
     }
 
     /// Whether request `id` is being decoded here.
@@ -142,6 +177,7 @@ impl Client {
     fn on_message(&self, data: JsValue) {
         if data.as_string().as_deref() == Some(READY) {
             self.status.set(Status::Ready);
+            marks::mark(marks::WORKER_READY);
             self.settle_waiting(true);
             return;
         }

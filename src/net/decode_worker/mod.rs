@@ -25,6 +25,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::HtmlScriptElement;
 
 use crate::net::http::{js_error, Body};
+use crate::net::marks;
 
 /// The loader Trunk writes for the `decode_worker` binary (`data-loader-shim` in index.html),
 /// next to the page.
@@ -71,14 +72,30 @@ thread_local! {
     static WORKERS: RefCell<[Option<Rc<Client>>; 2]> = const { RefCell::new([None, None]) };
 }
 
-/// Starts the worker in the background (call once at startup). Does nothing where workers
-/// cannot be created.
+/// Takes over the worker the boot script started, or starts one in the background (call once
+/// at startup). Does nothing where workers cannot be created.
 pub fn start() {
-    start_slot(0);
+    match Client::adopt_boot_worker(replace_crashed) {
+        Some(client) => {
+            if client.status.get() == Status::Ready {
+                marks::mark(marks::WORKER_READY);
+            }
+            install(0, client);
+        }
+        None => {
+            start_slot(0);
+        }
+    }
 }
 
 fn start_slot(slot: usize) -> Option<Rc<Client>> {
     let client = Client::spawn(WORKER_SCRIPT, replace_crashed)?;
+    install(slot, client.clone());
+    Some(client)
+}
+
+/// Puts `client` in `slot`, giving it [`START_TIMEOUT`] to say it is ready.
+fn install(slot: usize, client: Rc<Client>) {
     WORKERS.with(|w| w.borrow_mut()[slot] = Some(client.clone()));
     let weak = Rc::downgrade(&client);
     set_timeout(
@@ -92,7 +109,6 @@ fn start_slot(slot: usize) -> Option<Rc<Client>> {
         },
         START_TIMEOUT,
     );
-    Some(client)
 }
 
 fn worker(slot: usize) -> Option<Rc<Client>> {
@@ -157,6 +173,7 @@ pub async fn decode(status: u16, body: &Body, id: u32) -> Result<DecodedProfile,
         status,
         chunks: body.chunks.clone(),
     };
+    marks::mark(marks::DECODE_START);
     let reply = match pick(body.len) {
         Some(client) if client.ready().await => {
             let reply = client.send(&request).await;
@@ -167,6 +184,7 @@ pub async fn decode(status: u16, body: &Body, id: u32) -> Result<DecodedProfile,
         }
         _ => decode_on_page(&request).await?,
     };
+    marks::mark(marks::DECODE_END);
     read_reply(&reply)
 }
 
