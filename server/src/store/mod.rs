@@ -7,6 +7,7 @@
 //! returns the contract's answer type, so both backends answer the same way. All calls block:
 //! async callers use `tokio::task::spawn_blocking`, and bound SQLite reads with a [`budget`].
 
+mod bound_sql;
 pub mod budget;
 pub mod clickhouse;
 mod explore;

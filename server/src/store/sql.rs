@@ -1,80 +1,23 @@
-//! SQL text with bound parameters, and the `WHERE` conditions every query of the store shares.
-//!
-//! The text is assembled only from fixed fragments and field-table column names; every value
-//! from a request (app_service, language, event type, times, tag values, open-tag names) is a
-//! bound parameter.
+//! The SQLite store's SQL: [`BoundSql`] over rusqlite values, and the `WHERE` conditions every
+//! query of the store shares (batch tags answered from `profile.tagsets`).
 
 use rusqlite::types::Value as SqlValue;
 
 use embers_model::contract::fields::{FieldRef, Scope};
 use embers_model::contract::selection::Selection;
-use embers_model::contract::tag_filter::{Condition, Op, TagFilter, Value};
+use embers_model::contract::tag_filter::{Condition, TagFilter};
 
-/// SQL text with its bound parameters, built together so they cannot drift apart.
-#[derive(Debug, Default)]
-pub(crate) struct Sql {
-    pub(crate) text: String,
-    pub(crate) params: Vec<SqlValue>,
-}
+use super::bound_sql::{BoundSql, Param};
+
+/// SQLite SQL text with its bound parameters.
+pub(crate) type Sql = BoundSql<SqlValue>;
+
+impl Param for SqlValue {}
 
 impl Sql {
-    pub(crate) fn new(text: &str) -> Sql {
-        Sql {
-            text: text.to_owned(),
-            params: Vec::new(),
-        }
-    }
-
-    /// Append fixed SQL text (never request data).
-    pub(crate) fn push(&mut self, fixed: &str) -> &mut Sql {
-        self.text.push_str(fixed);
-        self
-    }
-
-    /// Append a `?` placeholder bound to `value`.
-    pub(crate) fn bind(&mut self, value: impl Into<SqlValue>) -> &mut Sql {
-        self.text.push('?');
-        self.params.push(value.into());
-        self
-    }
-
-    /// Append `op` and its bound operand(s).
-    pub(crate) fn op(&mut self, op: Op, values: &[Value]) -> &mut Sql {
-        let list = |sql: &mut Sql, prefix: &str| {
-            sql.push(prefix);
-            for (i, v) in values.iter().enumerate() {
-                if i > 0 {
-                    sql.push(", ");
-                }
-                sql.bind(sql_value(v));
-            }
-            sql.push(")");
-        };
-        match op {
-            Op::Eq => {
-                self.push(" = ");
-                values.first().map(|v| self.bind(sql_value(v)));
-            }
-            Op::Ne => {
-                self.push(" != ");
-                values.first().map(|v| self.bind(sql_value(v)));
-            }
-            Op::In => list(self, " IN ("),
-            Op::NotIn => list(self, " NOT IN ("),
-        }
-        self
-    }
-
     /// The parameters, for `query(params_from_iter(..))`.
     pub(crate) fn params(&self) -> rusqlite::ParamsFromIter<std::slice::Iter<'_, SqlValue>> {
         rusqlite::params_from_iter(self.params.iter())
-    }
-}
-
-fn sql_value(v: &Value) -> SqlValue {
-    match v {
-        Value::Text(s) => SqlValue::Text(s.clone()),
-        Value::Int(i) => SqlValue::Integer(*i),
     }
 }
 
@@ -98,33 +41,14 @@ pub(crate) fn needs_samples(filter: &TagFilter) -> bool {
 /// Append the conditions every statement over samples shares: time range, language, event type,
 /// tag filter.
 pub(crate) fn common_where(sql: &mut Sql, q: &Selection) {
-    sql.push("time >= ").bind(q.time_start);
-    sql.push(" AND time <= ").bind(q.time_end);
+    sql.time_range(q);
     conditions_where(sql, q);
 }
 
 /// Append ` AND ...` for language, event type and the tag filter: the conditions that hold for
 /// `profile.in_process` and, when the filter has only series conditions, `profile.series` alike.
 pub(crate) fn conditions_where(sql: &mut Sql, q: &Selection) {
-    if let Some(language) = &q.language {
-        sql.push(" AND profile_language_type = ")
-            .bind(language.clone());
-    }
-    if let Some(event_type) = &q.event_type {
-        sql.push(" AND profile_event_type = ")
-            .bind(event_type.clone());
-    }
-    let (per_sample, per_tagset): (Vec<&Condition>, Vec<&Condition>) = q
-        .filter
-        .conditions
-        .iter()
-        .partition(|c| matches!(&c.field, FieldRef::Column(d) if d.scope == Scope::Sample));
-    for c in per_sample {
-        if let FieldRef::Column(def) = &c.field {
-            // `def.name` is a fixed identifier from the field table, a column of the view.
-            sql.push(" AND ").push(def.name).op(c.op, &c.values);
-        }
-    }
+    let per_tagset = sql.series_conditions(q);
     if per_tagset.is_empty() {
         return;
     }

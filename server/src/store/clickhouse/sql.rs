@@ -1,16 +1,14 @@
-//! ClickHouse SQL text with bound values, and the `WHERE` conditions every statement shares —
-//! the ClickHouse twin of [`crate::store::sql`].
-//!
-//! The text is assembled only from fixed fragments and field-table column names; every value
-//! from a request is a `?` bound through the client crate's `bind`, which escapes it on the
-//! client side (ClickHouse 18.16 has no server-side query parameters).
+//! The ClickHouse store's SQL: [`BoundSql`] over values the client crate's `bind` escapes on the
+//! client side (ClickHouse 18.16 has no server-side query parameters), and the `WHERE`
+//! conditions every statement shares (batch tags answered from the `tagsets` table).
 
 use clickhouse::query::Query;
 use serde::Serialize;
 
-use embers_model::contract::fields::{FieldRef, Scope};
+use embers_model::contract::fields::FieldRef;
 use embers_model::contract::selection::Selection;
-use embers_model::contract::tag_filter::{Condition, Op, Value};
+
+use crate::store::bound_sql::{BoundSql, Param};
 
 /// A value bound to a `?`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -20,15 +18,6 @@ pub(crate) enum Bound {
     Text(String),
     /// An integer literal.
     Int(i64),
-}
-
-impl From<&Value> for Bound {
-    fn from(v: &Value) -> Bound {
-        match v {
-            Value::Text(s) => Bound::Text(s.clone()),
-            Value::Int(i) => Bound::Int(*i),
-        }
-    }
 }
 
 impl From<String> for Bound {
@@ -43,73 +32,12 @@ impl From<i64> for Bound {
     }
 }
 
-/// SQL text with its bound values, built together so they cannot drift apart.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct ChSql {
-    pub(crate) text: String,
-    pub(crate) params: Vec<Bound>,
-}
+impl Param for Bound {}
+
+/// ClickHouse SQL text with its bound values.
+pub(crate) type ChSql = BoundSql<Bound>;
 
 impl ChSql {
-    pub(crate) fn new(text: &str) -> ChSql {
-        ChSql {
-            text: text.to_owned(),
-            params: Vec::new(),
-        }
-    }
-
-    /// Append fixed SQL text (never request data).
-    pub(crate) fn push(&mut self, fixed: &str) -> &mut ChSql {
-        self.text.push_str(fixed);
-        self
-    }
-
-    /// Append a `?` placeholder bound to `value`.
-    pub(crate) fn bind(&mut self, value: impl Into<Bound>) -> &mut ChSql {
-        self.text.push('?');
-        self.params.push(value.into());
-        self
-    }
-
-    /// Append `op` and its bound operand(s).
-    pub(crate) fn op(&mut self, op: Op, values: &[Value]) -> &mut ChSql {
-        let list = |sql: &mut ChSql, prefix: &str| {
-            sql.push(prefix);
-            for (i, v) in values.iter().enumerate() {
-                if i > 0 {
-                    sql.push(", ");
-                }
-                sql.bind(v);
-            }
-            sql.push(")");
-        };
-        match op {
-            Op::Eq => {
-                self.push(" = ");
-                values.first().map(|v| self.bind(v));
-            }
-            Op::Ne => {
-                self.push(" != ");
-                values.first().map(|v| self.bind(v));
-            }
-            Op::In => list(self, " IN ("),
-            Op::NotIn => list(self, " NOT IN ("),
-        }
-        self
-    }
-
-    /// Append ` IN (?, ...)` of `names`.
-    pub(crate) fn in_list(&mut self, names: &[String]) -> &mut ChSql {
-        self.push(" IN (");
-        for (i, name) in names.iter().enumerate() {
-            if i > 0 {
-                self.push(", ");
-            }
-            self.bind(name.clone());
-        }
-        self.push(")")
-    }
-
     /// A query of the client with every value bound.
     pub(crate) fn query(&self, client: &clickhouse::Client) -> Query {
         self.params
@@ -131,27 +59,8 @@ pub(crate) fn open_tag(sql: &mut ChSql, name: &str) {
 /// tag filter. Conditions on batch tags select tag sets from `tagsets` (a table every node keeps
 /// whole, so each shard answers them locally).
 pub(crate) fn common_where(sql: &mut ChSql, q: &Selection, tagsets: &str) {
-    sql.push("time >= ").bind(q.time_start);
-    sql.push(" AND time <= ").bind(q.time_end);
-    if let Some(language) = &q.language {
-        sql.push(" AND profile_language_type = ")
-            .bind(language.clone());
-    }
-    if let Some(event_type) = &q.event_type {
-        sql.push(" AND profile_event_type = ")
-            .bind(event_type.clone());
-    }
-    let (per_sample, per_tagset): (Vec<&Condition>, Vec<&Condition>) = q
-        .filter
-        .conditions
-        .iter()
-        .partition(|c| matches!(&c.field, FieldRef::Column(d) if d.scope == Scope::Sample));
-    for c in per_sample {
-        if let FieldRef::Column(def) = &c.field {
-            // `def.name` is a fixed identifier from the field table, a column of the table.
-            sql.push(" AND ").push(def.name).op(c.op, &c.values);
-        }
-    }
+    sql.time_range(q);
+    let per_tagset = sql.series_conditions(q);
     if per_tagset.is_empty() {
         return;
     }
