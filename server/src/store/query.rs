@@ -161,18 +161,7 @@ fn discover(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use embers_model::contract::tag_filter;
-
-    fn query(filter: &str) -> Selection {
-        Selection {
-            app_service: Some("app".into()),
-            language: Some("eBPF".into()),
-            event_type: Some("on-cpu".into()),
-            time_start: 1,
-            time_end: 2,
-            filter: tag_filter::parse(filter).expect("filter"),
-        }
-    }
+    use crate::store::sql::tests::query;
 
     /// The main statement must read only the covering index of `samples` (no per-row lookups of
     /// stacks or tag sets) and look each distinct stack up once.

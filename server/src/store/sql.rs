@@ -76,11 +76,12 @@ pub(crate) fn conditions_where(sql: &mut Sql, q: &Selection) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use embers_model::contract::tag_filter;
 
-    fn query(filter: &str) -> Selection {
+    /// A selection of process `app` in [1, 2] with `filter`, for the store's SQL tests.
+    pub(crate) fn query(filter: &str) -> Selection {
         Selection {
             app_service: Some("app".into()),
             language: Some("eBPF".into()),
