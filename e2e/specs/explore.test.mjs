@@ -126,8 +126,11 @@ test('E4. the form suggests processes, tag names and tag values from the service
   await v.el('service-list').waitFor();
   await v.el('app-service').fill('re');
   const options = (id) => v.frame.locator(`datalist#${id} option`).evaluateAll((els) => els.map((e) => e.value));
-  await v.poll(() => options('process-options'), (o) => o.includes('redis-server'), { what: 'process suggestions' });
-  assert.ok((await options('process-options')).every((o) => o.toLowerCase().startsWith('re')));
+  // The list for the previous text stays until the answer for 're' replaces it (no flicker):
+  // wait for the answer to 're' itself.
+  await v.poll(() => options('process-options'),
+    (o) => o.includes('redis-server') && o.every((p) => p.toLowerCase().startsWith('re')),
+    { what: "process suggestions for 're'" });
   await v.poll(() => options('tag-names'), (o) => o.includes('pod') && o.includes('k8s.label.app'), { what: 'tag names' });
   await v.el('add-tag').click();
   await v.el('tag-name').fill('pod');
