@@ -137,6 +137,14 @@ impl Error {
         e
     }
 
+    /// A failed write of the store: the caller's mistake (400 naming it) or the server's (500).
+    pub fn from_store_write(e: crate::store::StoreError) -> Error {
+        match e {
+            crate::store::StoreError::Invalid(msg) => Error::invalid(msg),
+            other => Error::internal(other),
+        }
+    }
+
     /// Answer `result` with the empty tree of `shape` (as a shape-B querier does on failure).
     pub fn with_shape(mut self, shape: ResultShape) -> Error {
         self.empty_shape = Some(shape);

@@ -18,7 +18,6 @@ use embers_server::retention;
 use embers_server::store::Store;
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_embers-server");
 /// Inside the hour of T0 (which starts at T0 - 800) and on a minute boundary, so SQLite's
 /// rollup buckets up to a minute long end on it.
 const CUTOFF: i64 = T0 + 40;
@@ -151,17 +150,11 @@ async fn the_delete_subcommand_deletes_on_clickhouse() {
         };
         let server = TestServer::start_over(Arc::clone(&store), "none".into(), |_| {}).await;
         server.ingest(batches()).await;
-        let out = std::process::Command::new(BIN)
-            .args(["delete", "--app-service", "redis-server"])
-            .args(store_args(layout, &store))
-            .output()
-            .expect("run");
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            out.status.success(),
-            "{stdout} {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let mut args: Vec<String> = ["delete", "--app-service", "redis-server"]
+            .map(str::to_owned)
+            .into();
+        args.extend(store_args(layout, &store));
+        let stdout = common::process::run_ok(args);
         assert!(
             stdout.starts_with("deleted 10 samples and 0 rollup rows of app_service 'redis-server' from clickhouse"),
             "{stdout}"

@@ -14,7 +14,6 @@ use embers_server::retention;
 use embers_server::store::Store;
 use serde_json::{json, Value};
 
-const BIN: &str = env!("CARGO_BIN_EXE_embers-server");
 const DAY: i64 = 86_400;
 
 fn now() -> i64 {
@@ -248,16 +247,12 @@ async fn the_delete_subcommand_removes_one_process() {
     fill(&server, "a", T0, 700).await;
     fill(&server, "b", T0, 30).await;
     server.stop().await;
-    let out = std::process::Command::new(BIN)
-        .args(["delete", "--app-service", "a", "--db"])
-        .arg(db.path())
-        .output()
-        .expect("run");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout} {}",
-        String::from_utf8_lossy(&out.stderr)
+    let path = db.path();
+    let stdout = common::process::run_ok(
+        ["delete", "--app-service", "a", "--db"]
+            .map(std::ffi::OsStr::new)
+            .into_iter()
+            .chain([path.as_os_str()]),
     );
     assert!(stdout.starts_with("deleted 700 samples and "), "{stdout}");
     let (server, store) = start(&db).await;

@@ -229,14 +229,7 @@ async fn start_stub(stub: Stub) -> (String, Arc<Stub>) {
         .route("/v1/query/", post(query))
         .route("/v1/profile/ProfileTracing", post(tracing))
         .with_state(stub.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("addr"));
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    (base, stub)
+    (common::http::serve_stub(router).await, stub)
 }
 
 fn stub(metrics_table: bool) -> Stub {

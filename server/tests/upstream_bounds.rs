@@ -14,6 +14,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::post;
 use axum::Router;
+use common::http::serve_stub as stub;
 use common::{query_for, TempDb, TestServer};
 use embers_server::http::upstream::{Upstream, UpstreamOptions};
 use futures_util::stream::{self, StreamExt};
@@ -23,16 +24,15 @@ use tokio::sync::Notify;
 const TRACING: &str = "/v1/profile/ProfileTracing";
 const MIB: usize = 1 << 20;
 
-/// Serves `router` on a free loopback port; returns its base URL.
-async fn stub(router: Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+/// Posts the ProfileTracing query of process `web`; the answer as it streams.
+async fn post_tracing(server: &TestServer) -> reqwest::Response {
+    server
+        .client
+        .post(format!("{}{TRACING}", server.base))
+        .json(&query_for("web"))
+        .send()
         .await
-        .expect("bind");
-    let base = format!("http://{}", listener.local_addr().expect("addr"));
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
-    });
-    base
+        .expect("send")
 }
 
 async fn embers(base: &str, options: UpstreamOptions) -> (TempDb, TestServer) {
@@ -112,14 +112,7 @@ async fn big_answers_stream_and_are_cut_at_the_limit() {
     };
     let base = stub(Router::new().route(TRACING, post(handler))).await;
     let (_db, server) = embers(&base, UpstreamOptions::default()).await;
-    let response = server
-        .client
-        .post(format!("{}{TRACING}", server.base))
-        .json(&query_for("web"))
-        .send()
-        .await
-        .expect("send");
-    let mut response = response;
+    let mut response = post_tracing(&server).await;
     assert_eq!(response.status().as_u16(), 200);
     let mut got = Vec::new();
     let start = tokio::time::timeout(Duration::from_secs(20), async {
@@ -144,14 +137,7 @@ async fn big_answers_stream_and_are_cut_at_the_limit() {
     let base =
         stub(Router::new().route(TRACING, post(|| async { chunked(12, 256 * 1024, b'z') }))).await;
     let (_db, server) = embers(&base, limit(2 * MIB as u64)).await;
-    let response = server
-        .client
-        .post(format!("{}{TRACING}", server.base))
-        .json(&query_for("web"))
-        .send()
-        .await
-        .expect("send");
-    let mut response = response;
+    let mut response = post_tracing(&server).await;
     assert_eq!(response.status().as_u16(), 200);
     let (mut received, mut failed) = (0, false);
     loop {

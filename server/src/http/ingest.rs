@@ -20,7 +20,7 @@ use embers_model::contract::envelope::SUCCESS;
 use crate::error::envelope;
 use crate::input::{self, BatchInput};
 use crate::limits::StackLimits;
-use crate::store::{Batch, StoreError};
+use crate::store::Batch;
 use crate::{AppState, Error};
 
 /// Query-string fields that are batch metadata rather than tags.
@@ -126,10 +126,7 @@ async fn ingest(
         };
         // The samples own their text now; the body need not wait for the write.
         drop(body);
-        let stats = store.insert(&batches).map_err(|e| match e {
-            StoreError::Invalid(msg) => Error::invalid(msg),
-            other => Error::internal(other),
-        })?;
+        let stats = store.insert(&batches).map_err(Error::from_store_write)?;
         Ok::<_, Error>((batches.len(), stats))
     })
     .await

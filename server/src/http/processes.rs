@@ -28,10 +28,7 @@ pub async fn delete(
         tokio::task::spawn_blocking(move || store.delete_app(&name, crate::retention::BATCH))
             .await
             .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
-            .map_err(|e| match e {
-                crate::store::StoreError::Invalid(msg) => Error::invalid(msg),
-                other => Error::internal(other),
-            })?;
+            .map_err(Error::from_store_write)?;
     tracing::info!(
         app_service,
         samples = removed.samples,

@@ -1,4 +1,4 @@
-//! Raw requests with any method and headers, and their answers.
+//! Raw requests with any method and headers, and their answers; stub HTTP peers on loopback.
 
 use reqwest::header::HeaderMap;
 use reqwest::Method;
@@ -50,4 +50,16 @@ pub async fn send(
         headers,
         body,
     }
+}
+
+/// Serves `router` (a stub peer, e.g. a querier) on a free loopback port; returns its base URL.
+pub async fn serve_stub(router: axum::Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let base = format!("http://{}", listener.local_addr().expect("addr"));
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    base
 }

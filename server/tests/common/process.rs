@@ -9,6 +9,21 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 /// The binary cargo built for these tests.
 pub const BIN: &str = env!("CARGO_BIN_EXE_embers-server");
 
+/// Run the binary with `args` to its end; asserts it succeeded and returns what it printed.
+pub fn run_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
+    let out = std::process::Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 /// Start `serve` on port 0; returns the child and the printed base URL.
 pub async fn spawn_serve(db: &Path, extra: &[&str]) -> (tokio::process::Child, String) {
     let mut child = tokio::process::Command::new(BIN)
