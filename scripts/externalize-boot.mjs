@@ -26,7 +26,9 @@ try {
 }
 
 // Starts the decode worker first thing (see boot-worker.js).
-const bootWorker = readFileSync(new URL('./boot-worker.js', import.meta.url), 'utf8');
+// Its whole-line comments are for readers of this repository, not bytes every page load fetches.
+const bootWorker = readFileSync(new URL('./boot-worker.js', import.meta.url), 'utf8')
+  .replace(/^[ \t]*\/\/.*\n/gm, '');
 
 let moved = 0;
 html = html.replace(/<script type="module"([^>]*)>([\s\S]*?)<\/script>/g, (whole, attrs, inline) => {
