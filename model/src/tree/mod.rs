@@ -5,6 +5,7 @@
 pub mod build;
 pub mod diff;
 pub mod kind;
+pub mod matches;
 pub mod profile;
 pub mod search;
 pub mod stats;

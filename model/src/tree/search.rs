@@ -6,6 +6,12 @@
 use crate::tree::profile::{NodeId, Profile};
 use crate::tree::transform::{func_set, FuncSet};
 
+/// Whether a frame matches a search (what drawing needs of a search's outcome).
+pub trait FrameMatch: std::fmt::Debug {
+    /// Whether `node` of `profile` matched.
+    fn is_match(&self, profile: &Profile, node: NodeId) -> bool;
+}
+
 /// The outcome of a search over one profile.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SearchResult {
@@ -42,6 +48,12 @@ impl SearchResult {
     }
 }
 
+impl FrameMatch for SearchResult {
+    fn is_match(&self, profile: &Profile, node: NodeId) -> bool {
+        SearchResult::is_match(self, profile, node)
+    }
+}
+
 /// Splits a search box's text into terms: comma-separated, trimmed, empty ones dropped.
 pub fn parse_terms(input: &str) -> Vec<String> {
     input
@@ -61,7 +73,7 @@ pub fn substring_matcher(terms: &[String]) -> impl Fn(&str) -> bool + '_ {
 }
 
 /// Whether `haystack` contains `needle_lower` (already lower-cased), ignoring case.
-fn contains_ignore_case(haystack: &str, needle_lower: &str) -> bool {
+pub(crate) fn contains_ignore_case(haystack: &str, needle_lower: &str) -> bool {
     if needle_lower.is_ascii() {
         let n = needle_lower.as_bytes();
         return n.is_empty()

@@ -9,7 +9,7 @@ pub use crate::view::draw_list::{DrawList, Fill, Labels, Mark, Outline, Rect};
 
 use crate::tree::diff::DiffValues;
 use crate::tree::profile::{NodeId, Profile};
-use crate::tree::search::SearchResult;
+use crate::tree::search::FrameMatch;
 use crate::view::color::{diff_color, self_heat, Palette};
 use crate::view::format::{elide, format_change, format_percent};
 use crate::view::layout::Bar;
@@ -59,7 +59,7 @@ impl Metric {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Marks<'a> {
     /// Active search over this profile (non-matching frames are dimmed).
-    pub search: Option<&'a SearchResult>,
+    pub search: Option<&'a dyn FrameMatch>,
     /// Selected function id (all its frames outlined).
     pub selected: Option<u32>,
     /// Function id hovered in the table (all its frames outlined).
@@ -159,7 +159,7 @@ pub fn paint(bars: &[Bar], input: &PaintInput<'_>, out: &mut DrawList) {
 
 fn bar_alpha(bar: &Bar, input: &PaintInput<'_>) -> f64 {
     let mut alpha = if bar.is_ancestor { ANCESTOR_ALPHA } else { 1.0 };
-    let matches = |s: &SearchResult| bar.is_frame() && s.is_match(input.profile, bar.node);
+    let matches = |s: &dyn FrameMatch| bar.is_frame() && s.is_match(input.profile, bar.node);
     if input.marks.search.is_some_and(|s| !matches(s)) {
         alpha *= NON_MATCH_ALPHA;
     }
