@@ -54,13 +54,13 @@ fn SearchBox(view: ViewState) -> impl IntoView {
         match view.found.get() {
             Found::Invalid(err) => (true, format!("Invalid regex: {err}")),
             Found::Inactive => (false, String::new()),
-            Found::Matches(f) if f.nodes.is_empty() => (false, "No matches".into()),
+            Found::Matches(f) if f.count == 0 => (false, "No matches".into()),
             Found::Matches(f) => (
                 false,
                 format!(
                     "{} match{} · {} of total",
-                    f.nodes.len(),
-                    if f.nodes.len() == 1 { "" } else { "es" },
+                    f.count,
+                    if f.count == 1 { "" } else { "es" },
                     format_percent(f.total, root)
                 ),
             ),
@@ -71,11 +71,14 @@ fn SearchBox(view: ViewState) -> impl IntoView {
             return;
         };
         let from = view.focused.get_untracked();
-        let next = if forward {
-            found.next_after(from)
-        } else {
-            found.previous_before(from)
-        };
+        let next = view.shown.with_untracked(|s| {
+            let profile = &s.as_ref()?.profile;
+            if forward {
+                found.next_after(profile, from)
+            } else {
+                found.previous_before(profile, from)
+            }
+        });
         if let Some(node) = next {
             view.set_focus(Some(node));
             view.zoom_to(node);
@@ -106,10 +109,10 @@ fn SearchBox(view: ViewState) -> impl IntoView {
                 "Filter"
             </label>
             <button type="button" class="icon" data-testid="search-prev" title="Previous match (Shift+Enter)"
-                prop:disabled=move || view.found.with(|f| f.matches().is_none_or(|f| f.nodes.is_empty()))
+                prop:disabled=move || view.found.with(|f| f.matches().is_none_or(|f| f.count == 0))
                 on:click=move |_| step(false)>"‹"</button>
             <button type="button" class="icon" data-testid="search-next" title="Next match (Enter)"
-                prop:disabled=move || view.found.with(|f| f.matches().is_none_or(|f| f.nodes.is_empty()))
+                prop:disabled=move || view.found.with(|f| f.matches().is_none_or(|f| f.count == 0))
                 on:click=move |_| step(true)>"›"</button>
             <span class="search-summary" data-testid="search-summary" class:bad=move || summary().0>
                 {move || summary().1}

@@ -4,9 +4,10 @@
 
 use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::Duration;
 
 use embers_model::tree::diff::{Diff, DiffMode};
-use embers_model::tree::search::{search_funcs, SearchResult};
+use embers_model::tree::matches::Matches;
 use embers_model::tree::transform::{sandwich, Sandwich};
 use embers_model::Profile;
 use leptos::prelude::*;
@@ -22,14 +23,14 @@ pub enum Found {
     #[default]
     Inactive,
     /// The matches (possibly none).
-    Matches(Arc<SearchResult>),
+    Matches(Arc<Matches>),
     /// The text is not a valid regular expression; why.
     Invalid(String),
 }
 
 impl Found {
     /// The matches, when the search is active and valid.
-    pub fn matches(&self) -> Option<&Arc<SearchResult>> {
+    pub fn matches(&self) -> Option<&Arc<Matches>> {
         match self {
             Found::Matches(m) => Some(m),
             _ => None,
@@ -98,7 +99,7 @@ fn transformed<'a>(l: &'a Loaded, spec: &ViewSpec) -> (Cow<'a, Profile>, Option<
         return (Cow::Borrowed(&l.profile), None);
     }
     let applied = spec.apply(&l.profile, |p| {
-        matcher_set(p, &spec.search.text, spec.search.regex).ok()
+        matcher_set(p, None, &spec.search.text, spec.search.regex).ok()
     });
     (Cow::Owned(applied.profile), applied.note)
 }
@@ -136,8 +137,11 @@ pub(super) fn found_memo(
             let Some(shown) = shown.get().filter(|_| spec.is_active()) else {
                 return Found::Inactive;
             };
-            match matcher_set(&shown.profile, &spec.text, spec.regex) {
-                Ok(funcs) => Found::Matches(Arc::new(search_funcs(&shown.profile, funcs))),
+            let (profile, index) = (&shown.profile, shown.search_index());
+            // Counts and the covered total only: stepping scans from the focused frame, so no
+            // keystroke lists every matching node.
+            match matcher_set(profile, Some(index), &spec.text, spec.regex) {
+                Ok(funcs) => Found::Matches(Arc::new(Matches::new(profile, index, funcs))),
                 Err(e) => Found::Invalid(e),
             }
         },
@@ -148,6 +152,27 @@ pub(super) fn found_memo(
             _ => true,
         },
     )
+}
+
+/// Builds each shown profile's search index while the page is idle, so the first keystroke
+/// does not pay for it (milliseconds at a million nodes). Holds the profile weakly: one replaced
+/// before the page was idle is not kept for it.
+pub(super) fn prepare_search(shown: Memo<Option<Arc<Loaded>>>) {
+    Effect::new(move |_| {
+        let Some(loaded) = shown.get() else {
+            return;
+        };
+        let weak = Arc::downgrade(&loaded);
+        let build = move || {
+            if let Some(l) = weak.upgrade() {
+                l.search_index();
+            }
+        };
+        // Safari has no requestIdleCallback: then right after this task.
+        if request_idle_callback_with_handle(build.clone()).is_err() {
+            set_timeout(build, Duration::ZERO);
+        }
+    });
 }
 
 /// Callers and callees of the selected function; when comparing, each half is the diff of the

@@ -1,11 +1,12 @@
 //! What is loaded: a decoded profile with what is derived from it once ([`Loaded`]), and where
 //! the query stands ([`LoadState`]), with failures that say where they came from.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::shape::ResultShape;
 use embers_model::tree::diff::{Diff, DiffValues};
+use embers_model::tree::matches::SearchIndex;
 use embers_model::view::color::{frame_color, Palette};
 use embers_model::view::format::{measure_name, ValueUnit};
 use embers_model::{FrameKind, Profile};
@@ -35,6 +36,8 @@ pub struct Loaded {
     /// What the server said about its answer (a success `DESCRIPTION`, such as
     /// `truncated: N of M nodes`): shown in the status line, kept by derived views.
     pub server_notice: Option<String>,
+    /// What searches of `profile` share, made by the first one.
+    search_index: OnceLock<SearchIndex>,
 }
 
 impl Loaded {
@@ -66,6 +69,7 @@ impl Loaded {
             snapshot: None,
             snapshot_name: None,
             server_notice: None,
+            search_index: OnceLock::new(),
         }
     }
 
@@ -87,6 +91,13 @@ impl Loaded {
         l.snapshot_name = self.snapshot_name.clone();
         l.server_notice = self.server_notice.clone();
         l
+    }
+
+    /// The search index of `profile`, built on first use (the viewer asks for it once the
+    /// page is idle after showing a profile).
+    pub fn search_index(&self) -> &SearchIndex {
+        self.search_index
+            .get_or_init(|| SearchIndex::new(&self.profile))
     }
 
     /// What the values measure, in words ("CPU time", "samples", ...).

@@ -1,16 +1,26 @@
 //! Which functions a search matches: comma-separated substrings (the model's matcher) or a
 //! regular expression, compiled by the browser so its syntax is the one users know from JS.
 
+use embers_model::tree::matches::SearchIndex;
 use embers_model::tree::search::{parse_terms, substring_matcher};
 use embers_model::tree::transform::func_set;
 use embers_model::Profile;
 use wasm_bindgen::JsCast;
 
 /// The functions of `p` matching the search text: substring terms, or a browser RegExp.
-pub fn matcher_set(p: &Profile, text: &str, regex: bool) -> Result<Vec<bool>, String> {
+/// Substring terms use `index` (of `p`) when given: one scan of all names, not one per name.
+pub fn matcher_set(
+    p: &Profile,
+    index: Option<&SearchIndex>,
+    text: &str,
+    regex: bool,
+) -> Result<Vec<bool>, String> {
     if !regex {
         let terms = parse_terms(text);
-        return Ok(func_set(p, substring_matcher(&terms)));
+        return Ok(match index {
+            Some(index) => index.substring_set(p, &terms),
+            None => func_set(p, substring_matcher(&terms)),
+        });
     }
     let re = new_regexp(text)?;
     Ok(func_set(p, |name| re.test(name)))

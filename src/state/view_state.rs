@@ -16,7 +16,7 @@ use embers_model::view::paint::Metric;
 use embers_model::NodeId;
 use leptos::prelude::*;
 
-use crate::state::derived::{found_memo, sandwich_memo, shown_memo, Sources};
+use crate::state::derived::{found_memo, prepare_search, sandwich_memo, shown_memo, Sources};
 pub use crate::state::derived::{Found, SandwichPair};
 use crate::state::loaded::{LoadState, Loaded};
 use crate::state::view_spec::{SearchSpec, Transform, TreeMode, ViewSpec};
@@ -96,6 +96,7 @@ impl ViewState {
         let selected = RwSignal::new(spec.sandwich.clone());
         let sandwich_open = RwSignal::new(spec.sandwich.is_some());
         let shown = shown_memo(sources);
+        prepare_search(shown);
         ViewState {
             load: Memo::new(move |_| match baseline.get() {
                 None => comparison.get(),

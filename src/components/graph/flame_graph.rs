@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use embers_model::tree::search::SearchResult;
+use embers_model::tree::matches::Matches;
 use embers_model::view::layout::{
     content_height_css, hit_test, layout, row_top_css, Bar, LayoutOptions, Orientation, Viewport,
 };
@@ -32,7 +32,7 @@ use crate::state::loaded::Loaded;
 #[derive(Clone, Debug, Default)]
 pub struct GraphMarks {
     /// Active search (non-matching frames are dimmed).
-    pub search: Option<Arc<SearchResult>>,
+    pub search: Option<Arc<Matches>>,
     /// Selected function id (all its frames outlined).
     pub selected: Option<u32>,
     /// Function id hovered in the table (all its frames outlined).
@@ -179,7 +179,7 @@ impl Graph {
             metric,
             char_width_css: self.char_width.get_value(),
             marks: Marks {
-                search: marks.search.as_deref(),
+                search: marks.search.as_deref().map(|m| m as _),
                 selected: marks.selected,
                 highlighted: marks.highlighted,
                 focused: marks.focused,
