@@ -6,10 +6,11 @@
 // decode_worker client takes it over from `__embersDecodeWorker`
 // (src/net/decode_worker/client.rs) and replaces these handlers; where no worker can be created the page starts (or falls back) as before.
 try {
-  const started = { worker: new Worker('./decode_worker_loader.js'), ready: false, error: null };
-  // Must equal `READY` in worker/src/lib.rs (the e2e suite checks the hand-over).
+  const started = { worker: new Worker('./decode_worker_loader.js'), ready: false, warm: false, error: null };
+  // Must equal `READY` and `WARM` in worker/src/lib.rs (the e2e suite checks the hand-over).
   started.worker.onmessage = (e) => {
     if (e.data === 'embers-decode-worker:ready') started.ready = true;
+    if (e.data === 'embers-decode-worker:warm') started.warm = true;
   };
   started.worker.onerror = (e) => {
     e.preventDefault();

@@ -47,6 +47,9 @@ pub fn App() -> impl IntoView {
         (None, Ok(request)) => nav.go(request),
         (None, Err(errors)) => form.errors.set(errors),
     }
+    // A memo: the route follows the load state, which changes on every answer and progress
+    // step; only a change of route may rebuild the view below (it holds the whole graph).
+    let route = Memo::new(move |_| nav.route());
     view! {
         <div class="app" class:embedded=embedded>
             {(!embedded).then(|| view! {
@@ -58,7 +61,7 @@ pub fn App() -> impl IntoView {
                     <QueryForm nav=nav />
                 </header>
             })}
-            {move || match nav.route() {
+            {move || match route.get() {
                 // An embedding page drives the viewer itself: no services overview there.
                 Route::Home if !embedded => view! { <HomeView nav=nav /> }.into_any(),
                 Route::Home => view! { <Viewer view=view /> }.into_any(),

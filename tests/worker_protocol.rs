@@ -57,6 +57,26 @@ fn a_success_description_travels_as_the_notice() {
 }
 
 #[wasm_bindgen_test]
+fn the_body_comes_back_with_the_profile_and_its_buffers_are_transferred() {
+    let (msg, _) = request(5, 200, ONCPU_B, 1000).to_js();
+    let (reply, transfer) = answer(&msg).expect("an answer");
+    match DecodeReply::from_js(&reply).expect("a reply") {
+        DecodeReply::Decoded { body, .. } => {
+            let bytes: Vec<u8> = body.iter().flat_map(|c| c.to_vec()).collect();
+            assert_eq!(bytes, ONCPU_B.as_bytes(), "the same bytes, in order");
+            // The chunks' buffers travel in the transfer list (moved, not copied).
+            for chunk in &body {
+                assert!(
+                    transfer.includes(&chunk.buffer(), 0),
+                    "a chunk is transferred"
+                );
+            }
+        }
+        DecodeReply::Failed { message, .. } => panic!("decoding failed: {message}"),
+    }
+}
+
+#[wasm_bindgen_test]
 fn requests_survive_the_trip_and_rejoin_their_chunks() {
     let (msg, transfer) = request(7, 200, ONCPU_B, 1000).to_js();
     assert!(transfer.length() > 1);

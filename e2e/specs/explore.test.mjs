@@ -156,3 +156,20 @@ test('E5. a [p] frame of the whole-host graph opens that process', async (t) => 
   assert.equal(body.time_start, demoRange(env.server).time_start, 'same range');
   v.assertNoErrors();
 });
+
+test('E6. opening a profile asks for its timeline and its tags once each', async (t) => {
+  const v = await openViewer(t, env, { params: null });
+  // What the strip asks for names the profile's process (the form's own suggestions do not).
+  const asked = { timeline: [], tags: [] };
+  v.page.on('request', (req) => {
+    const kind = /\/v1\/profile\/(timeline|tags)$/.exec(new URL(req.url()).pathname)?.[1];
+    if (kind && req.postDataJSON()?.app_service === 'redis-server') asked[kind].push(req.postDataJSON());
+  });
+  await v.goto({ app_service: 'redis-server', ...demoRange(env.server) });
+  await v.waitForGraph();
+  await v.el('timeline').waitFor();
+  await v.poll(() => asked.tags.length, (n) => n >= 1, { what: 'the strip asked for tags' });
+  assert.equal(asked.timeline.length, 1, `one timeline request, not one while loading and one after: ${JSON.stringify(asked.timeline)}`);
+  assert.equal(asked.tags.length, 1, `one tags request: ${JSON.stringify(asked.tags)}`);
+  v.assertNoErrors();
+});

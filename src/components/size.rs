@@ -13,19 +13,28 @@ pub fn observe_size(target: NodeRef<html::Div>, size: RwSignal<(f64, f64)>) {
         let Some(el) = target.get() else { return };
         let measured = el.clone();
         let callback = Closure::<dyn FnMut()>::new(move || {
-            size.set((
+            let now = (
                 f64::from(measured.client_width()),
                 f64::from(measured.client_height()),
-            ));
+            );
+            // Its first report repeats the size read below: no second paint for it.
+            if size.get_untracked() != now {
+                size.set(now);
+            }
         });
         if let Ok(ro) = ResizeObserver::new(callback.as_ref().unchecked_ref()) {
             ro.observe(&el);
             observer.set_value(Some(ro));
         }
-        // No synchronous first read: `clientWidth` here would force a layout of a page still
-        // being built, and the size it saw would change once the rest of the page is in (a
-        // second full paint). An observer reports every element once, after layout and before
-        // that frame is painted, so the first paint already has the final size.
+        // The first size is read now, in the task that mounted the element (effects run once
+        // this update's DOM is complete): whoever draws with it draws in this task, and the
+        // next frame shows the result. Waiting for the observer's first report instead puts the
+        // drawing inside the next frame's rendering, after its animation-frame callbacks.
+        // The observer reports every later change.
+        let (w, h) = (el.client_width(), el.client_height());
+        if w > 0 && h > 0 {
+            size.set((f64::from(w), f64::from(h)));
+        }
         // The observer owns the callback for the component's life; disconnecting on cleanup
         // stops it from firing, so leaking this small closure is bounded by mounts.
         callback.forget();

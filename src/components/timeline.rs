@@ -57,7 +57,9 @@ fn timeline_request(request: &ProfileRequest, group_by: &str) -> TimelineRequest
 /// The strip above a profile.
 #[component]
 pub fn TimelineStrip(nav: Navigator) -> impl IntoView {
-    let shown = Signal::derive(move || charted(nav));
+    // A memo: the answer replacing "loading" names the same request, and must not make the
+    // strip (and its tag list) ask the service a second time.
+    let shown = Memo::new(move |_| charted(nav));
     view! {
         <section class="timeline-strip" aria-label="Timeline">
             <TimelinePanel nav=nav shown=shown group="" />

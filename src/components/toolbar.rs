@@ -14,20 +14,33 @@ use crate::session::time::now_ms;
 use crate::state::loaded::{LoadState, Loaded, Origin};
 use crate::state::view_state::ViewState;
 
-/// Toolbar above the graph; only shown once a profile is loaded.
+/// Toolbar above the graph, up while a profile with frames is shown or a query runs (so the
+/// graph below does not move when the answer arrives, and the bar is not rebuilt for it).
 #[component]
 pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> impl IntoView {
     let metric = view.metric;
     let loaded = move || view.shown.get().filter(|l| !l.profile.is_empty());
-    move || {
-        let extra = extra.clone();
+    let up = Memo::new(move |_| {
+        view.shown
+            .with(|s| s.as_ref().is_some_and(|l| !l.profile.is_empty()))
+            || matches!(view.load.get(), LoadState::Loading { .. })
+    });
+    let about = move || {
         loaded().map(|l| {
-            let legend = l.clone();
             // Data warnings belong to the response, not to a transformed view of it.
             let warnings = match view.load.get_untracked() {
                 LoadState::Loaded(base) => base,
                 _ => l.clone(),
             };
+            view! {
+                <Warnings loaded=warnings />
+                {l.diff.is_none().then(|| view! { <Legend loaded=l.clone() /> })}
+            }
+        })
+    };
+    move || {
+        let extra = extra.clone();
+        up.get().then(|| {
             view! {
                 <div class="toolbar">
                     <button type="button" class="toggle" data-testid="metric-toggle"
@@ -41,10 +54,9 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
                     <button type="button" data-testid="reset-zoom" title="Reset zoom (Esc)"
                         prop:disabled=move || view.zoom.get() == 0
                         on:click=move |_| view.zoom_to(0)>"Reset"</button>
-                    <Breadcrumbs loaded=l view=view />
+                    <Breadcrumbs view=view />
                     <span class="spacer"></span>
-                    <Warnings loaded=warnings />
-                    {legend.diff.is_none().then(|| view! { <Legend loaded=legend.clone() /> })}
+                    {about}
                     {extra.map(|e| e())}
                 </div>
             }
@@ -53,10 +65,10 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
 }
 
 #[component]
-fn Breadcrumbs(loaded: std::sync::Arc<Loaded>, view: ViewState) -> impl IntoView {
+fn Breadcrumbs(view: ViewState) -> impl IntoView {
     view! {
         <nav class="breadcrumbs" data-testid="breadcrumbs" aria-label="Zoom path">
-            {move || {
+            {move || view.shown.get().filter(|l| !l.profile.is_empty()).map(|loaded| {
                 let p = &loaded.profile;
                 let path = p.path_to(view.zoom.get().min(p.node_count() as NodeId - 1));
                 let last = path.len() - 1;
@@ -71,7 +83,7 @@ fn Breadcrumbs(loaded: std::sync::Arc<Loaded>, view: ViewState) -> impl IntoView
                         }
                     })
                     .collect_view()
-            }}
+            })}
         </nav>
     }
 }

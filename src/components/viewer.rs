@@ -18,7 +18,7 @@ use crate::components::theme::{theme_state, ThemeSwitch};
 use crate::components::toolbar::{StatusLine, Toolbar};
 use crate::session::embed::announce_selection;
 use crate::session::navigator::Navigator;
-use crate::state::loaded::Loaded;
+use crate::state::loaded::{LoadState, Loaded};
 use crate::state::view_state::ViewState;
 
 /// Windows at least this wide (CSS px) open the function table by default.
@@ -39,6 +39,13 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
     on_cleanup(move || keys.remove());
     // An answer whose values are all zero has frames but nothing to draw (see `EmptyState`).
     let drawable = move || view.shown.get().filter(|l| l.profile.has_value());
+    // The analysis bar stays up while a query runs: built once, not again for each answer, and
+    // the graph below does not move when one arrives.
+    let analysis_up = Memo::new(move |_| {
+        view.shown
+            .with(|s| s.as_ref().is_some_and(|l| l.profile.has_value()))
+            || matches!(view.load.get(), LoadState::Loading { .. })
+    });
     let graph = move || match (drawable(), view.sandwich.get()) {
         (Some(_), Some(pair)) => {
             view! { <SandwichView view=view callers=pair.callers callees=pair.callees /> }
@@ -48,6 +55,8 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
         _ => view! { <EmptyState state=view.load.get() shown=view.shown.get() view=view /> }
             .into_any(),
     };
+    // A memo: the table follows the shown profile itself; only opening or closing rebuilds it.
+    let table_up = Memo::new(move |_| table_open.get() && drawable().is_some());
     let nav = use_context::<Navigator>();
     let tools: ChildrenFn = Arc::new(move || {
         view! {
@@ -65,11 +74,11 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
     view! {
         <Toolbar view=view extra=tools />
         {nav.map(|nav| view! { <DiffBar nav=nav view=view /> })}
-        {move || drawable().map(|_| view! { <AnalysisBar view=view /> })}
+        {move || analysis_up.get().then(|| view! { <AnalysisBar view=view /> })}
         <ErrorBanner load=view.load />
         <div class="workspace">
             <main class="graph-area">{graph}</main>
-            {move || (table_open.get() && drawable().is_some()).then(|| view! { <FunctionTable view=view /> })}
+            {move || table_up.get().then(|| view! { <FunctionTable view=view /> })}
         </div>
         <Announcer view=view />
         {move || help.get().then(|| view! { <Shortcuts close=move || help.set(false) /> })}

@@ -5,6 +5,8 @@
 pub const APP_STARTED: &str = "embers:app-started";
 /// The decode worker said it listens (or was found listening already).
 pub const WORKER_READY: &str = "embers:worker-ready";
+/// The decode worker finished warming up (its decoder runs at full speed from here on).
+pub const WORKER_WARM: &str = "embers:worker-warm";
 /// A body was handed to the decoder.
 pub const DECODE_START: &str = "embers:decode-start";
 /// The decoded profile is back on the page.

@@ -44,13 +44,13 @@ pub enum Fetch {
     Snapshot(String),
 }
 
-/// The last answer as received, for "Save snapshot" (only bodies up to
+/// The last answer as received, for "Save snapshot" (only decoded bodies up to
 /// [`KEEP_ANSWER_MAX_BYTES`]).
 #[derive(Clone)]
 pub struct Answer {
     /// What it answers.
     pub request: ProfileRequest,
-    /// Copies of the body's chunks (the originals go to the decode worker).
+    /// The body's chunks, as the decoder handed them back.
     pub chunks: Vec<Uint8Array>,
 }
 
@@ -196,10 +196,7 @@ impl QueryRunner {
             });
         }
         let (request, snapshot) = match fetch {
-            Fetch::Query(request) => {
-                self.keep_answer(&request, &raw);
-                (request, None)
-            }
+            Fetch::Query(request) => (request, None),
             Fetch::Snapshot(id) => {
                 let (request, name) = snapshot_meta(&raw.body)
                     .map(|m| (m.request, Some(m.name)))
@@ -207,7 +204,12 @@ impl QueryRunner {
                 (request, Some((id, name)))
             }
         };
-        let mut state = self.decode(raw.status, raw.body, request).await;
+        // Only a query's answer can be saved as a snapshot (a snapshot is saved already).
+        let keep = snapshot.is_none()
+            && self.target == Target::Comparison
+            && raw.status == 200
+            && raw.body.len <= KEEP_ANSWER_MAX_BYTES;
+        let mut state = self.decode(raw.status, raw.body, request, keep).await;
         if let (LoadState::Loaded(l), Some((id, name))) = (&mut state, snapshot) {
             if let Some(l) = Arc::get_mut(l) {
                 l.snapshot = Some(id);
@@ -217,25 +219,15 @@ impl QueryRunner {
         state
     }
 
-    fn keep_answer(self, request: &ProfileRequest, raw: &RawResponse) {
-        let keep = self.target == Target::Comparison
-            && raw.status == 200
-            && raw.body.len <= KEEP_ANSWER_MAX_BYTES;
-        self.last_answer.set_value(keep.then(|| {
-            Answer {
-                request: request.clone(),
-                chunks: raw
-                    .body
-                    .chunks
-                    .iter()
-                    .map(|c| c.slice(0, c.length()))
-                    .collect(),
-            }
-        }));
-    }
-
-    /// Decodes a body in the decode worker (or on the page when no worker can run).
-    async fn decode(self, status: u16, body: Body, request: ProfileRequest) -> LoadState {
+    /// Decodes a body in the decode worker (or on the page when no worker can run); with
+    /// `keep`, the decoded body becomes the answer "Save snapshot" saves.
+    async fn decode(
+        self,
+        status: u16,
+        body: Body,
+        request: ProfileRequest,
+        keep: bool,
+    ) -> LoadState {
         let started = now_ms();
         let id = decode_worker::next_id();
         self.decoding.set_value(Some(id));
@@ -245,6 +237,14 @@ impl QueryRunner {
                 *d = None;
             }
         });
+        let kept = match &decoded {
+            Ok(d) if keep => Some(Answer {
+                request: request.clone(),
+                chunks: d.body.clone(),
+            }),
+            _ => None,
+        };
+        self.last_answer.set_value(kept);
         match decoded {
             Ok(d) => {
                 let mut loaded = Loaded::new(d.profile, request, d.shape, now_ms() - started);

@@ -48,14 +48,7 @@ impl Loaded {
         shape: Option<ResultShape>,
         decode_ms: f64,
     ) -> Loaded {
-        let mut present = [false; FrameKind::ALL.len()];
-        for node in profile.nodes() {
-            present[kind_index(profile.kind(node))] = true;
-        }
-        let kinds = FrameKind::ALL
-            .into_iter()
-            .filter(|k| present[kind_index(*k)])
-            .collect();
+        let kinds = profile.kinds_present();
         let unit = ValueUnit::for_event_type(&request.profile_event_type);
         Loaded {
             profile,
@@ -114,10 +107,6 @@ impl Loaded {
         let p = &self.profile;
         frame_color(p.function_kind(func), p.function_name(func), palette).css()
     }
-}
-
-fn kind_index(kind: FrameKind) -> usize {
-    FrameKind::ALL.iter().position(|k| *k == kind).unwrap_or(0)
 }
 
 /// Where the query stands.

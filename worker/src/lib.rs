@@ -1,8 +1,9 @@
 //! The messages between the page and the decode worker, in one place for both sides.
 //!
 //! The page sends the response body as it arrived (its chunks, transferred, not copied) with
-//! the HTTP status; the worker answers with the decoded profile as typed arrays (transferred)
-//! or with the decoder's error message. Requests carry an id so the page can match answers.
+//! the HTTP status; the worker answers with the decoded profile as typed arrays (transferred),
+//! handing the body's chunks back the same way (the page keeps an answer for "Save snapshot"
+//! without copying it), or with the decoder's error message. Requests carry an id so the page can match answers.
 //! Everything read from a message is checked: a malformed one is an error, never a panic.
 
 use embers_model::contract::shape::ResultShape;
@@ -13,6 +14,9 @@ use wasm_bindgen::{JsCast, JsValue};
 
 /// What the worker posts once it listens (messages sent before that would be lost).
 pub const READY: &str = "embers-decode-worker:ready";
+/// What the worker posts once its warm-up is done: from then on a body decodes at full speed
+/// without waiting for a warm-up slice.
+pub const WARM: &str = "embers-decode-worker:warm";
 
 /// Decodes a generated body of `rows` rows once and throws the result away. The browser
 /// compiles wasm in two tiers and only recompiles a function with the optimizing compiler
@@ -58,6 +62,7 @@ pub fn answer(msg: &JsValue) -> Result<(JsValue, Array), String> {
                 parts: Box::new(decoded.profile.into_parts()),
                 shape: decoded.shape,
                 notice: decoded.notice,
+                body: request.chunks,
             }
         }
         Err(e) => DecodeReply::Failed {
@@ -92,17 +97,10 @@ impl DecodeRequest {
 
     /// Reads a request message.
     pub fn from_js(msg: &JsValue) -> Result<DecodeRequest, String> {
-        let chunks = get(msg, "chunks")?
-            .dyn_into::<Array>()
-            .map_err(|_| "`chunks` is not an array")?
-            .iter()
-            .map(|c| c.dyn_into::<Uint8Array>())
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|_| "a chunk is not a Uint8Array")?;
         Ok(DecodeRequest {
             id: number(msg, "id")?,
             status: u16::try_from(number(msg, "status")?).map_err(|_| "bad status")?,
-            chunks,
+            chunks: chunks(msg, "chunks")?,
         })
     }
 
@@ -132,6 +130,8 @@ pub enum DecodeReply {
         shape: Option<ResultShape>,
         /// The server's `DESCRIPTION` of a successful answer, when it wrote one.
         notice: Option<String>,
+        /// The request's body chunks, handed back unchanged.
+        body: Vec<Uint8Array>,
     },
     /// The decoder's message for a body it could not use.
     Failed { id: u32, message: String },
@@ -157,8 +157,14 @@ impl DecodeReply {
                 parts,
                 shape,
                 notice,
+                body,
                 ..
             } => {
+                let chunks: Array = body.iter().collect();
+                set(&msg, "body", chunks.into());
+                for chunk in body {
+                    transfer.push(&chunk.buffer());
+                }
                 let shape = match shape {
                     Some(ResultShape::A) => "A".into(),
                     Some(ResultShape::B) => "B".into(),
@@ -252,11 +258,13 @@ impl DecodeReply {
             warnings,
         });
         let notice = get(msg, "notice").ok().and_then(|n| n.as_string());
+        let body = chunks(msg, "body")?;
         Ok(DecodeReply::Decoded {
             id,
             parts,
             shape,
             notice,
+            body,
         })
     }
 }
@@ -276,6 +284,17 @@ fn number(msg: &JsValue, key: &str) -> Result<u32, String> {
         .filter(|v| v.fract() == 0.0 && (0.0..=f64::from(u32::MAX)).contains(v))
         .map(|v| v as u32)
         .ok_or_else(|| format!("`{key}` is not a whole number"))
+}
+
+/// An array of byte chunks.
+fn chunks(msg: &JsValue, key: &str) -> Result<Vec<Uint8Array>, String> {
+    get(msg, key)?
+        .dyn_into::<Array>()
+        .map_err(|_| format!("`{key}` is not an array"))?
+        .iter()
+        .map(|c| c.dyn_into::<Uint8Array>())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|_| format!("a chunk of `{key}` is not a Uint8Array"))
 }
 
 fn typed<T: JsCast>(msg: &JsValue, key: &str) -> Result<T, String> {

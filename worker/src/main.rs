@@ -7,7 +7,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod entry {
-    use embers_decode_worker::{answer, READY};
+    use embers_decode_worker::{answer, READY, WARM};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -19,6 +19,7 @@ mod entry {
 
     fn warm_up_in_slices(scope: DedicatedWorkerGlobalScope, left: usize) {
         if left == 0 {
+            let _ = scope.post_message(&JsValue::from_str(WARM));
             return;
         }
         let timer_scope = scope.clone();

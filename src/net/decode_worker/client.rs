@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
 
-use embers_decode_worker::{DecodeRequest, READY};
+use embers_decode_worker::{DecodeRequest, READY, WARM};
 use js_sys::{Function, Promise, Reflect};
 use leptos::prelude::set_timeout;
 use wasm_bindgen::prelude::*;
@@ -71,6 +71,9 @@ impl Client {
             return None;
         }
         let ready = field("ready").is_some_and(|r| r.is_truthy());
+        if field("warm").is_some_and(|w| w.is_truthy()) {
+            marks::mark(marks::WORKER_WARM);
+        }
         let status = if ready {
             Status::Ready
         } else {
@@ -175,11 +178,18 @@ impl Client {
     }
 
     fn on_message(&self, data: JsValue) {
-        if data.as_string().as_deref() == Some(READY) {
-            self.status.set(Status::Ready);
-            marks::mark(marks::WORKER_READY);
-            self.settle_waiting(true);
-            return;
+        match data.as_string().as_deref() {
+            Some(READY) => {
+                self.status.set(Status::Ready);
+                marks::mark(marks::WORKER_READY);
+                self.settle_waiting(true);
+                return;
+            }
+            Some(WARM) => {
+                marks::mark(marks::WORKER_WARM);
+                return;
+            }
+            _ => {}
         }
         let id = Reflect::get(&data, &"id".into())
             .ok()

@@ -60,6 +60,9 @@ pub struct DecodedProfile {
     pub shape: Option<ResultShape>,
     /// The server's remark on a successful answer (e.g. that it cut the tree).
     pub notice: Option<String>,
+    /// The body that was decoded, handed back by the decoder (its buffers moved to the worker
+    /// and back, never copied).
+    pub body: Vec<js_sys::Uint8Array>,
 }
 
 /// A body at least this big is worth starting a second worker for when the first is busy (a
@@ -264,6 +267,7 @@ fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
             parts,
             shape,
             notice,
+            body,
             ..
         } => Ok(DecodedProfile {
             profile: Profile::from_parts(*parts).map_err(|e| {
@@ -271,6 +275,7 @@ fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
             })?,
             shape,
             notice,
+            body,
         }),
         DecodeReply::Failed { message, .. } => Err(DecodeFailure::Rejected(message)),
     }

@@ -144,6 +144,32 @@ impl Profile {
         self.kinds[func as usize]
     }
 
+    /// The frame kinds that occur in the tree, in legend order ([`FrameKind::ALL`]).
+    pub fn kinds_present(&self) -> Vec<FrameKind> {
+        let Some(rest) = self.func.get(1..) else {
+            return Vec::new();
+        };
+        // Which functions occur (a tight pass over one column: the kind of each function is
+        // then looked up once, not once per node; 1M nodes share ~55k functions).
+        let mut used = vec![false; self.names.len()];
+        for &f in rest {
+            used[f as usize] = true;
+        }
+        let mut present = [false; FrameKind::ALL.len()];
+        present[0] = true;
+        for (func, _) in used.iter().enumerate().filter(|(_, &u)| u) {
+            let kind = self.kinds[func];
+            if let Some(i) = FrameKind::ALL.iter().position(|k| *k == kind) {
+                present[i] = true;
+            }
+        }
+        FrameKind::ALL
+            .into_iter()
+            .zip(present)
+            .filter_map(|(k, p)| p.then_some(k))
+            .collect()
+    }
+
     /// The name of a node's function.
     pub fn name(&self, node: NodeId) -> &str {
         self.function_name(self.func(node))
@@ -293,5 +319,32 @@ impl Iterator for Children<'_> {
         let child = self.next;
         self.next = self.profile.subtree_end(child);
         Some(child)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::wire::folded::parse_folded;
+    use crate::FrameKind;
+
+    #[test]
+    fn kinds_present_lists_the_kinds_of_the_frames_in_legend_order() {
+        let p = parse_folded("main;[k] sys_read 3\n[l] libc.so;memcpy 1\n", "app").unwrap();
+        // Equal to asking every node (the definition), in legend order.
+        let per_node: Vec<FrameKind> = FrameKind::ALL
+            .into_iter()
+            .filter(|k| p.nodes().any(|n| p.kind(n) == *k))
+            .collect();
+        assert_eq!(p.kinds_present(), per_node);
+        assert_eq!(
+            per_node,
+            [
+                FrameKind::Root,
+                FrameKind::App,
+                FrameKind::Library,
+                FrameKind::Kernel
+            ]
+        );
+        assert_eq!(crate::Profile::default().kinds_present(), []);
     }
 }
