@@ -41,25 +41,24 @@ struct Address {
 /// itself on a million-node profile. Every other change writes it at once.
 pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
     let last = StoredValue::new(None::<Written>);
-    // The view's parameters but the search text, as last computed: unchanged means typing.
+    // The question's and the view's parameters but the search text, as last computed:
+    // unchanged means typing.
     let rest = StoredValue::new(None::<Pairs>);
     let queued = StoredValue::new(None::<Address>);
     Effect::new(move |_| {
         let Some((question, view_pairs, zoom)) = current_pairs(nav, view, embed) else {
             return;
         };
-        let search = encode_params(&[question.clone(), view_pairs.clone()].concat());
-        let address = Address {
-            search,
-            written: Written {
-                question: encode_params(&question),
-                zoom,
-            },
+        let written = Written {
+            question: encode_params(&question),
+            zoom,
         };
-        let others: Vec<_> = view_pairs
-            .into_iter()
-            .filter(|(k, _)| *k != "search")
-            .collect();
+        let pairs = [question, view_pairs].concat();
+        let address = Address {
+            search: encode_params(&pairs),
+            written,
+        };
+        let others: Vec<_> = pairs.into_iter().filter(|(k, _)| *k != "search").collect();
         let typing = rest.get_value().is_some_and(|r| r == others);
         rest.set_value(Some(others));
         if !typing {
