@@ -115,17 +115,29 @@ async function rectOf(page, selector) {
 }
 
 /** Waits until Embers has booted with its query in flight: the app started, the decode worker
- *  ready and warmed up, the server's request count at `requests` (the held queries), and two
- *  more frames. */
-async function waitBooted(page, server, requests, timeoutMs) {
+ *  ready and warmed up, the server's request count at `requests` (the held queries), no other
+ *  request of the page still open (its timeline, tag lists), and the page idle. */
+async function waitBooted(page, server, requests, timeoutMs, open) {
   await page.waitForFunction(() => ['embers:app-started', 'embers:worker-ready', 'embers:worker-warm']
     .every((m) => performance.getEntriesByName(m).length > 0), null, { timeout: timeoutMs });
   const deadline = Date.now() + timeoutMs;
-  while (server.requests.length < requests) {
-    if (Date.now() > deadline) throw new Error('Embers did not send its query');
+  while (server.requests.length < requests || open.size > 0) {
+    if (Date.now() > deadline) throw new Error(`Embers did not settle (query sent: ${server.requests.length >= requests}; still open: ${[...open].join(', ')})`);
     await page.waitForTimeout(10);
   }
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+  // Idle: ten idle periods in a row with most of a frame left (the harness' own frame loop
+  // keeps periods shorter than a frame), i.e. about ten frames without page work.
+  await page.evaluate((timeoutMs) => new Promise((resolve, reject) => {
+    const until = performance.now() + timeoutMs;
+    let quiet = 0;
+    const check = (deadline) => {
+      quiet = deadline.timeRemaining() >= 8 ? quiet + 1 : 0;
+      if (quiet >= 10) resolve();
+      else if (performance.now() > until) reject(new Error('the page never went idle'));
+      else requestIdleCallback(check);
+    };
+    requestIdleCallback(check);
+  }), timeoutMs);
 }
 
 /** What one Embers render reports: timings, the page's own marks, the status line's figures. */
@@ -164,11 +176,17 @@ export const embers = {
    *  Navigation → painted, boot included, is the first view (`firstView`). */
   async render(browser, server, { timeoutMs }) {
     const { context, page, errors } = await newPage(browser, this.name, 'ProfileTracing', { bytesCount: this.answers });
+    // The page's other requests (timeline, tag lists) are answered while it boots.
+    const open = new Set();
+    page.on('request', (r) => { if (!r.url().includes('ProfileTracing')) open.add(r.url()); });
+    const settled = (r) => open.delete(r.url());
+    page.on('requestfinished', settled);
+    page.on('requestfailed', settled);
     server.hold();
     const sent = server.requests.length;
     try {
       await page.goto(`${server.url}/?${this.query}`);
-      await waitBooted(page, server, sent + this.answers, timeoutMs);
+      await waitBooted(page, server, sent + this.answers, timeoutMs, open);
     } finally {
       server.release();
     }
