@@ -23,7 +23,7 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
     let up = Memo::new(move |_| {
         view.shown
             .with(|s| s.as_ref().is_some_and(|l| !l.profile.is_empty()))
-            || matches!(view.load.get(), LoadState::Loading { .. })
+            || view.load.with(LoadState::is_loading)
     });
     let about = move || {
         loaded().map(|l| {
@@ -130,7 +130,7 @@ pub fn StatusLine(
     let now = RwSignal::new(now_ms());
     let ticker = set_interval_with_handle(
         move || {
-            if matches!(load.get_untracked(), LoadState::Loading { .. }) {
+            if load.with_untracked(LoadState::is_loading) {
                 now.set(now_ms());
             }
         },
@@ -159,7 +159,7 @@ pub fn StatusLine(
             loaded_status(&view, base.decode_ms)
         }
     };
-    let busy = move || matches!(load.get(), LoadState::Loading { .. });
+    let busy = move || load.with(LoadState::is_loading);
     view! {
         <div class="status" data-testid="status" role="status" aria-live="polite" aria-busy=move || busy().to_string()>
             {move || busy().then(|| view! { <span class="spinner" aria-hidden="true"></span> })}

@@ -44,7 +44,7 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
     let analysis_up = Memo::new(move |_| {
         view.shown
             .with(|s| s.as_ref().is_some_and(|l| l.profile.has_value()))
-            || matches!(view.load.get(), LoadState::Loading { .. })
+            || view.load.with(LoadState::is_loading)
     });
     let graph = move || match (drawable(), view.sandwich.get()) {
         (Some(_), Some(pair)) => {

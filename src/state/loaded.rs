@@ -210,6 +210,11 @@ impl PartialEq for LoadState {
 }
 
 impl LoadState {
+    /// Whether a query is running.
+    pub fn is_loading(&self) -> bool {
+        matches!(self, LoadState::Loading { .. })
+    }
+
     /// The state of a comparison: both sides done, the first failure (the baseline's says so),
     /// or still running while either runs.
     pub fn combined(comparison: LoadState, baseline: &LoadState) -> LoadState {

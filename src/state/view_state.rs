@@ -153,7 +153,7 @@ impl ViewState {
     }
 
     fn settle(&self, state: &LoadState) {
-        if !matches!(state, LoadState::Loading { .. }) {
+        if !state.is_loading() {
             self.zoom_path.set(self.pending_zoom.get_value());
             self.pending_zoom.set_value(Vec::new());
             self.focus.set(None);

@@ -19,7 +19,7 @@ pub fn QueryForm(nav: Navigator) -> impl IntoView {
             form.errors.set(errors);
         }
     };
-    let loading = move || matches!(runner.view.load.get(), LoadState::Loading { .. });
+    let loading = move || runner.view.load.with(LoadState::is_loading);
 
     view! {
         <form class="query-form" data-testid="query-form" on:submit=submit novalidate>
