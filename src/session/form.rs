@@ -2,7 +2,9 @@
 //! Back/Forward), turned into a [`ProfileRequest`] (or per-field errors) on submit. An empty
 //! process asks for every service (the home view).
 
-use embers_model::contract::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, TOTAL_APP_SERVICE};
+use embers_model::contract::event::{
+    supports_whole_host, DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, TOTAL_APP_SERVICE,
+};
 use embers_model::contract::request::{FieldError, ProfileRequest};
 use embers_model::contract::tag_filter::{quote_tag_value, render_tag_filter, TagCondition};
 use leptos::prelude::*;
@@ -25,7 +27,7 @@ pub struct FormState {
     pub whole_host: RwSignal<bool>,
     /// `profile_language_type`.
     pub language: RwSignal<String>,
-    /// `profile_event_type`.
+    /// `profile_event_type`; set it with [`FormState::set_event_type`].
     pub event_type: RwSignal<String>,
     /// Builder rows: (stable id, condition).
     pub tag_rows: RwSignal<Vec<(u32, TagCondition)>>,
@@ -74,7 +76,7 @@ impl FormState {
             req.app_service.clone().unwrap_or_default()
         });
         self.language.set(req.profile_language_type.clone());
-        self.event_type.set(req.profile_event_type.clone());
+        self.set_event_type(&req.profile_event_type);
         self.tag_rows.set(Vec::new());
         self.tag_filter.set(req.tag_filter.clone());
         if req.time_start > 0 && req.time_end > 0 {
@@ -85,6 +87,15 @@ impl FormState {
                 .map(|d| d.to_string())
                 .unwrap_or_default(),
         );
+    }
+
+    /// Sets the event type; one without a per-host graph unticks the whole host (only on-CPU
+    /// has `Total`), so the form never holds a request the service refuses.
+    pub fn set_event_type(&self, event_type: &str) {
+        if !supports_whole_host(event_type) {
+            self.whole_host.set(false);
+        }
+        self.event_type.set(event_type.to_owned());
     }
 
     /// Sets an absolute time range.

@@ -36,7 +36,7 @@ pub fn QueryForm(nav: Navigator) -> impl IntoView {
                 <label for="f-event">"Event"</label>
                 <select id="f-event" data-testid="event-type"
                     prop:value=move || form.event_type.get()
-                    on:change=move |e| form.event_type.set(event_target_value(&e))>
+                    on:change=move |e| form.set_event_type(&event_target_value(&e))>
                     {EVENT_TYPES.iter().map(|t| view! { <option value=*t>{*t}</option> }).collect_view()}
                 </select>
             </div>
@@ -70,11 +70,6 @@ pub fn QueryForm(nav: Navigator) -> impl IntoView {
 fn ProcessField(nav: Navigator) -> impl IntoView {
     let form = nav.form;
     let total_allowed = move || supports_whole_host(&form.event_type.get());
-    Effect::new(move |_| {
-        if !total_allowed() && form.whole_host.get_untracked() {
-            form.whole_host.set(false);
-        }
-    });
     view! {
         <div class="field grow">
             <label for="f-app">"Process"</label>
