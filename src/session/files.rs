@@ -40,8 +40,8 @@ pub async fn import_text(file_name: &str, text: &str) -> LoadState {
         {
             Ok(d) => Ok((d.profile, d.shape)),
             Err(envelope_err) => {
-                // Not an envelope: maybe a bare `result` value.
-                let wrapped = format!(r#"{{"OPT_STATUS":"SUCCESS","result":{text}}}"#);
+                // Not an envelope: maybe a bare `result` value (JSON, checked above).
+                let wrapped = wrap_result(text).unwrap_or_default();
                 decode_worker::decode(
                     200,
                     &Body::from_bytes(wrapped.as_bytes()),
@@ -208,9 +208,29 @@ pub fn response_json(profile: &Profile, shape: Option<ResultShape>, event_type: 
     serde_json::to_string(&envelope).unwrap_or_default()
 }
 
+/// A bare `result` value (JSON text) inside the success envelope, as the decoder reads answers.
+fn wrap_result(result: &str) -> Result<String, serde_json::Error> {
+    let result: &serde_json::value::RawValue = serde_json::from_str(result)?;
+    serde_json::to_string(&Envelope {
+        opt_status: SUCCESS,
+        description: "",
+        result,
+        debug: (),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bare_results_are_wrapped_in_the_success_envelope() {
+        assert_eq!(
+            wrap_result(" {\"functions\": [\"a\"]}\n").unwrap(),
+            r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":{"functions": ["a"]},"debug":null}"#
+        );
+        assert!(wrap_result("a;b 1").is_err());
+    }
 
     #[test]
     fn embers_folded_headers_name_the_event_type() {

@@ -54,12 +54,13 @@ pub async fn admit_parent() -> Option<String> {
 }
 
 /// Posts `message` to the admitted host page; does nothing when there is none.
-pub fn post(message: &serde_json::Value) {
+pub fn post(message: &impl serde::Serialize) {
     let Some(origin) = HOST.with(|h| h.borrow().clone()) else {
         return;
     };
     let parent = web_sys::window().and_then(|w| w.parent().ok().flatten());
-    if let (Some(parent), Ok(value)) = (parent, js_sys::JSON::parse(&message.to_string())) {
+    let text = serde_json::to_string(message).unwrap_or_default();
+    if let (Some(parent), Ok(value)) = (parent, js_sys::JSON::parse(&text)) {
         let _ = parent.post_message(&value, &origin);
     }
 }

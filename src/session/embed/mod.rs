@@ -16,8 +16,7 @@ use embers_model::{NodeId, Profile};
 use leptos::ev;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 use crate::session::compare::BaselineSpec;
 use crate::session::files::import_any;
@@ -63,16 +62,70 @@ pub enum Command {
     },
 }
 
+/// A message to the host page.
+#[derive(Debug, Serialize, PartialEq)]
+#[serde(tag = "type")]
+pub enum Event<'a> {
+    /// Listening for commands.
+    #[serde(rename = "embers:ready")]
+    Ready,
+    /// A profile is shown.
+    #[serde(rename = "embers:loaded")]
+    Loaded {
+        /// The root's name (the process), empty for an empty profile.
+        app_service: &'a str,
+        /// Nodes in the call tree.
+        nodes: usize,
+        /// The root's total value.
+        root_total: u64,
+    },
+    /// A query or import failed.
+    #[serde(rename = "embers:error")]
+    Error {
+        /// What the page shows.
+        message: &'a str,
+    },
+    /// A frame was clicked.
+    #[serde(rename = "embers:select")]
+    Select {
+        /// The frame's function.
+        name: &'a str,
+        /// Function names from the root to the frame.
+        path: Vec<String>,
+        /// Its total value.
+        total: u64,
+        /// Its self value.
+        #[serde(rename = "self")]
+        self_value: u64,
+        /// Levels below the root.
+        depth: u32,
+    },
+}
+
+impl<'a> Event<'a> {
+    /// What the host hears when `profile` is shown.
+    fn loaded(profile: &'a Profile) -> Event<'a> {
+        Event::Loaded {
+            app_service: if profile.is_empty() {
+                ""
+            } else {
+                profile.name(0)
+            },
+            nodes: profile.node_count(),
+            root_total: profile.root_total(),
+        }
+    }
+}
+
 /// Tells the host which frame was picked.
 pub fn announce_selection(profile: &Profile, node: NodeId) {
-    post(&json!({
-        "type": "embers:select",
-        "name": profile.name(node),
-        "path": profile.name_path(node),
-        "total": profile.total(node),
-        "self": profile.self_value(node),
-        "depth": profile.depth(node),
-    }));
+    post(&Event::Select {
+        name: profile.name(node),
+        path: profile.name_path(node),
+        total: profile.total(node),
+        self_value: profile.self_value(node),
+        depth: profile.depth(node),
+    });
 }
 
 /// When the page is framed by an allowed host: starts listening for its commands and
@@ -132,16 +185,13 @@ fn serve_host(nav: Navigator) {
     });
     on_cleanup(move || handle.remove());
     Effect::new(move |_| match view.load.get() {
-        LoadState::Loaded(l) => post(&json!({
-            "type": "embers:loaded",
-            "app_service": if l.profile.is_empty() { String::new() } else { l.profile.name(0).to_string() },
-            "nodes": l.profile.node_count(),
-            "root_total": l.profile.root_total(),
-        })),
-        LoadState::Failed(f) => post(&json!({"type": "embers:error", "message": f.message})),
+        LoadState::Loaded(l) => post(&Event::loaded(&l.profile)),
+        LoadState::Failed(f) => post(&Event::Error {
+            message: &f.message,
+        }),
         _ => {}
     });
-    post(&json!({"type": "embers:ready"}));
+    post(&Event::Ready);
 }
 
 #[cfg(test)]
@@ -164,5 +214,36 @@ mod tests {
             }
         );
         assert!(serde_json::from_str::<Command>(r#"{"type":"other"}"#).is_err());
+    }
+
+    #[test]
+    fn events_serialise_as_the_documented_messages() {
+        let json = |e: &Event| serde_json::to_string(e).unwrap();
+        assert_eq!(json(&Event::Ready), r#"{"type":"embers:ready"}"#);
+        assert_eq!(
+            json(&Event::Error {
+                message: "no \"x\""
+            }),
+            r#"{"type":"embers:error","message":"no \"x\""}"#
+        );
+        let profile = embers_model::wire::folded::parse_folded("a;b 3\na;c 2", "app").unwrap();
+        assert_eq!(
+            json(&Event::loaded(&profile)),
+            format!(
+                r#"{{"type":"embers:loaded","app_service":"app","nodes":{},"root_total":5}}"#,
+                profile.node_count()
+            )
+        );
+        let select = Event::Select {
+            name: "b",
+            path: vec!["a".into(), "b".into()],
+            total: 3,
+            self_value: 3,
+            depth: 2,
+        };
+        assert_eq!(
+            json(&select),
+            r#"{"type":"embers:select","name":"b","path":["a","b"],"total":3,"self":3,"depth":2}"#
+        );
     }
 }
