@@ -31,14 +31,15 @@ export function serverBinary() {
 }
 
 /**
- * Starts `embers-server serve --demo` on a free loopback port with a fresh database.
+ * Starts `embers-server serve --demo` (without `--demo` when `demo` is false: an empty store) on
+ * a free loopback port with a fresh database.
  * Returns { url, port, startedAt (Unix s), stop() }.
  */
-export async function startServer({ resultShape, extraArgs = [] } = {}) {
+export async function startServer({ resultShape, extraArgs = [], demo = true } = {}) {
   const bin = serverBinary();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'embers-e2e-'));
   const args = [
-    'serve', '--demo',
+    'serve', ...(demo ? ['--demo'] : []),
     '--db', path.join(dir, 'e2e.db'),
     '--static-dir', DIST_DIR,
     '--listen', '127.0.0.1:0',

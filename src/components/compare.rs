@@ -13,10 +13,10 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::components::theme::theme_state;
-use crate::net::api;
 use crate::session::compare::BaselineSpec;
 use crate::session::files::{import_file, Imported};
 use crate::session::navigator::Navigator;
+use crate::session::snapshot_meta::saved_snapshots;
 use crate::session::time::{format_span, parse_local};
 use crate::state::fetched::fetched;
 use crate::state::loaded::LoadState;
@@ -95,7 +95,7 @@ pub fn CompareMenu(nav: Navigator) -> impl IntoView {
 fn SnapshotChoice(nav: Navigator) -> impl IntoView {
     let list = fetched(move || {
         let base = nav.form.base_url.get();
-        async move { api::snapshots(&base).await.unwrap_or_default() }
+        async move { saved_snapshots(&base).await }
     });
     let chosen = move |id: String| {
         if !id.is_empty() {

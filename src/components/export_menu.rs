@@ -11,9 +11,9 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::components::theme::theme_state;
-use crate::net::api;
 use crate::session::files::{diff_folded_export, folded_export, import_file, response_json};
 use crate::session::navigator::{show_imported, Navigator};
+use crate::session::snapshot_meta::save_snapshot;
 use crate::state::loaded::{LoadState, Loaded};
 use crate::state::view_state::ViewState;
 
@@ -188,7 +188,7 @@ fn SaveSnapshot() -> impl IntoView {
         };
         let base = nav.form.base_url.get_untracked();
         spawn_local(async move {
-            let result = api::save_snapshot(&base, &answer.request, &answer.chunks).await;
+            let result = save_snapshot(&base, &answer.request, &answer.chunks).await;
             saved.set(Some(match result {
                 Ok(meta) => Saved::Link(permalink(&meta.id)),
                 Err(e) => Saved::Failed(format!("Could not save the snapshot: {e}")),

@@ -1,70 +1,29 @@
-//! The home view: every service in the chosen range, busiest first — name, language, value with
-//! the event type's unit, share bar and a sparkline of its timeline — with a filter box and the
-//! whole host pinned on top. A click (or Enter) opens the service's flame graph.
+//! The home view: every service in the chosen range and event type, of every language, busiest
+//! first — name, language, value with the event type's unit, its share of the whole host as a
+//! percentage and a bar, and a sparkline of its timeline — with a filter box and the whole host
+//! pinned on top. A click (or Enter) opens the service's flame graph in the row's language. An
+//! empty list says whether the store is empty (and how to send profiles in) or only the range.
 
 use embers_model::contract::envelope::Table;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
-use embers_model::contract::explore::{ServiceRow, TimelineRequest};
-use embers_model::contract::request::ProfileRequest;
+use embers_model::contract::explore::ServiceRow;
 use embers_model::view::format::{format_percent, format_value, measure_name, ValueUnit};
-use embers_model::view::timeline::{sparkline_points, Timeline};
+use embers_model::view::timeline::sparkline_points;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::components::export_menu::ImportButton;
 use crate::components::timeline::HomeTimeline;
-use crate::net::api::{self, ApiFailure};
-use crate::session::navigator::{HomeQuery, Navigator};
+use crate::session::explore::{self, busiest_language, share_base, ApiFailure, HomeQuery, Sparks};
+use crate::session::navigator::Navigator;
 use crate::session::time::format_span;
 use crate::state::fetched::fetched;
 
-/// Most services asked a sparkline for (the timeline keeps at most 50 groups by name).
-const SPARKLINE_SERVICES: i64 = 50;
 const SPARK_W: f64 = 120.0;
 const SPARK_H: f64 = 22.0;
 
-/// Per service: its values over the range, for the sparklines.
-#[derive(Clone, Default)]
-struct Sparks(Vec<(String, Vec<u64>)>);
-
-impl Sparks {
-    fn of(&self, name: &str) -> Option<&[u64]> {
-        self.0
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_slice())
-    }
-}
-
-async fn load_sparks(q: HomeQuery) -> Sparks {
-    let s = &q.services;
-    let request = TimelineRequest {
-        profile: ProfileRequest {
-            app_service: None,
-            profile_language_type: s.profile_language_type.clone().unwrap_or_default(),
-            profile_event_type: s.profile_event_type.clone().unwrap_or_default(),
-            tag_filter: s.tag_filter.clone(),
-            time_start: s.time_start,
-            time_end: s.time_end,
-            max_kernel_stack_depth: None,
-        },
-        interval: None,
-        group_by: Some("app_service".into()),
-        group_limit: Some(SPARKLINE_SERVICES),
-    };
-    let Ok(answer) = api::timeline(&q.base_url, &request).await else {
-        return Sparks::default();
-    };
-    let t = Timeline::new(&answer, s.time_start, s.time_end);
-    let whole: Vec<u64> = t.stacked_totals();
-    let mut out: Vec<(String, Vec<u64>)> = t
-        .series
-        .into_iter()
-        .filter_map(|s| Some((s.name?, s.values)))
-        .collect();
-    out.push((TOTAL_APP_SERVICE.to_owned(), whole));
-    Sparks(out)
-}
+/// The home view's question with its answer.
+type Answered = (HomeQuery, Result<Table<ServiceRow>, ApiFailure>);
 
 /// The home view.
 #[component]
@@ -73,20 +32,26 @@ pub fn HomeView(nav: Navigator) -> impl IntoView {
     let services = fetched(move || {
         let q = nav.home.get();
         async move {
-            match q {
-                Some(q) => Some(api::services(&q.base_url, &q.services).await),
-                None => None,
+            let q = q?;
+            let answer = explore::services(&q.base_url, &q.services, false).await;
+            Some((q, answer))
+        }
+    });
+    // The sparklines need the rows' languages, so they are asked once the rows are in.
+    let sparks = fetched(move || {
+        let answered: Option<Answered> = services.get().flatten();
+        async move {
+            match answered {
+                Some((q, Ok(t))) => explore::sparks(&q.base_url, &q.services, &t.values).await,
+                _ => Sparks::default(),
             }
         }
     });
-    let sparks = fetched(move || {
-        let q = nav.home.get();
-        async move {
-            match q {
-                Some(q) => load_sparks(q).await,
-                None => Sparks::default(),
-            }
-        }
+    let chart_language = Memo::new(move |_| {
+        services.with(|s| match s {
+            Some(Some((_, Ok(t)))) => busiest_language(&t.values),
+            _ => None,
+        })
     });
     let heading = move || {
         nav.home.with(|q| {
@@ -112,12 +77,12 @@ pub fn HomeView(nav: Navigator) -> impl IntoView {
                     prop:value=move || filter.get() on:input=move |e| filter.set(event_target_value(&e)) />
                 <ImportButton view=nav.runner.view />
             </div>
-            <div class="home-chart"><HomeTimeline nav=nav /></div>
+            <div class="home-chart"><HomeTimeline nav=nav language=chart_language /></div>
             {move || match services.get() {
                 None => view! { <p class="home-note">"Loading services…"</p> }.into_any(),
                 Some(None) => view! { <p class="home-note">"Choose a time range and press Enter."</p> }.into_any(),
-                Some(Some(Err(e))) => view! { <HomeError failure=e /> }.into_any(),
-                Some(Some(Ok(table))) => view! { <ServiceList nav=nav table=table filter=filter sparks=sparks /> }.into_any(),
+                Some(Some((_, Err(e)))) => view! { <HomeError failure=e /> }.into_any(),
+                Some(Some((q, Ok(table)))) => view! { <ServiceList nav=nav query=q table=table filter=filter sparks=sparks /> }.into_any(),
             }}
         </section>
     }
@@ -132,23 +97,27 @@ fn HomeError(failure: ApiFailure) -> impl IntoView {
     }
 }
 
-/// The ranked rows (the whole host first), or how to get data in when there is none.
+/// The ranked rows (the whole host first), or why there are none.
 #[component]
 fn ServiceList(
     nav: Navigator,
+    query: HomeQuery,
     table: Table<ServiceRow>,
     filter: RwSignal<String>,
     sparks: ReadSignal<Option<Sparks>, LocalStorage>,
 ) -> impl IntoView {
     if table.values.is_empty() {
-        return view! { <EmptyStore /> }.into_any();
+        return view! { <EmptyHome query=query /> }.into_any();
     }
+    let base = share_base(&table.values);
+    let of_whole_host = table
+        .values
+        .iter()
+        .any(|r| r.app_service == TOTAL_APP_SERVICE);
     let (mut total, rows): (Vec<ServiceRow>, Vec<ServiceRow>) = table
         .values
         .into_iter()
         .partition(|r| r.app_service == TOTAL_APP_SERVICE);
-    let sum: u64 = rows.iter().map(|r| r.value).sum();
-    let top = rows.iter().map(|r| r.value).max().unwrap_or(1).max(1);
     let pinned = total.drain(..).next();
     let visible = move |name: &str| {
         let needle = filter.get().to_lowercase();
@@ -157,9 +126,13 @@ fn ServiceList(
     let row_view = move |row: ServiceRow, whole: bool| {
         let name = row.app_service.clone();
         let show = move || visible(&name);
+        let share = Share {
+            base,
+            of_whole_host,
+        };
         view! {
             <li class:hidden=move || !show()>
-                <ServiceRowView nav=nav row=row whole=whole sum=sum top=top sparks=sparks />
+                <ServiceRowView nav=nav row=row whole=whole share=share sparks=sparks />
             </li>
         }
     };
@@ -172,45 +145,57 @@ fn ServiceList(
     .into_any()
 }
 
+/// What a share bar is a share of.
+#[derive(Clone, Copy)]
+struct Share {
+    /// The whole host's value (or every service's sum without one).
+    base: u64,
+    /// Whether `base` is the whole host's.
+    of_whole_host: bool,
+}
+
 #[component]
 fn ServiceRowView(
     nav: Navigator,
     row: ServiceRow,
     whole: bool,
-    sum: u64,
-    top: u64,
+    share: Share,
     sparks: ReadSignal<Option<Sparks>, LocalStorage>,
 ) -> impl IntoView {
     let unit = ValueUnit::for_event_type(&row.profile_event_type);
-    let name = row.app_service.clone();
-    let open = name.clone();
+    let (name, language) = (row.app_service.clone(), row.profile_language_type.clone());
+    let (open, open_language) = (name.clone(), language.clone());
     let label = if whole {
         "Whole host (Total)".to_string()
     } else {
         name.clone()
     };
-    let share = if whole {
-        1.0
+    // A service may burn more than the host's eBPF total says (another language's profiler).
+    let fraction = (row.value as f64 / share.base.max(1) as f64).min(1.0);
+    let percent = format_percent(row.value, share.base);
+    let of = if share.of_whole_host {
+        "the whole host"
     } else {
-        row.value as f64 / top as f64
+        "all services"
     };
     let spark_name = name.clone();
     let spark = move || {
         sparks.get().and_then(|s| {
-            s.of(&spark_name)
+            s.of(&spark_name, &language)
                 .map(|v| sparkline_points(v, SPARK_W, SPARK_H))
         })
     };
-    let title = format!("Open the flame graph of {label}");
+    let title = format!("Open the flame graph of {label} ({open_language})");
     view! {
         <button type="button" class="service-row" class:whole=whole data-testid="service-row"
-            data-app-service=name.clone() title=title
-            on:click=move |_| nav.open_process(&open)>
+            data-app-service=name.clone() data-language=row.profile_language_type.clone() title=title
+            on:click=move |_| nav.open_service(&open, &open_language)>
             <span class="svc-name">{label}</span>
             <span class="svc-lang">{row.profile_language_type.clone()}</span>
             <span class="svc-value">{format_value(row.value, unit)}</span>
-            <span class="svc-share" title=move || format!("{} of all services", format_percent(row.value, sum))>
-                <span class="svc-bar" style:width=format!("{:.1}%", share * 100.0)></span>
+            <span class="svc-pct" data-testid="service-share">{percent.clone()}</span>
+            <span class="svc-share" title=format!("{percent} of {of} in this range")>
+                <span class="svc-bar" style:width=format!("{:.1}%", fraction * 100.0)></span>
             </span>
             <svg class="spark" width=SPARK_W height=SPARK_H viewBox=format!("0 0 {SPARK_W} {SPARK_H}") aria-hidden="true">
                 {move || spark().map(|points| view! { <polyline points=points /> })}
@@ -254,20 +239,54 @@ fn move_focus(e: leptos::ev::KeyboardEvent) {
     }
 }
 
-/// No samples in the range: say so, and how to get profiles in.
+/// No samples in the range: says whether the store is empty (then how to send profiles in) or
+/// only this range is (then to widen it).
 #[component]
-fn EmptyStore() -> impl IntoView {
-    let origin = web_sys::window()
-        .and_then(|w| w.location().origin().ok())
-        .unwrap_or_default();
+fn EmptyHome(query: HomeQuery) -> impl IntoView {
+    let base = query.base_url.clone();
+    let empty = fetched(move || {
+        let base = base.clone();
+        async move { explore::store_is_empty(&base).await }
+    });
+    let event = query.services.profile_event_type.unwrap_or_default();
+    let filtered = !query.services.tag_filter.is_empty();
+    move || {
+        match empty.get() {
+        None => view! { <p class="home-note">"No profiles in this range."</p> }.into_any(),
+        Some(Ok(true)) => view! { <EmptyStore base=query.base_url.clone() /> }.into_any(),
+        // A failed check says what is certain: nothing in this range.
+        Some(_) => view! {
+            <div class="home-empty" data-testid="home-empty" data-empty="range">
+                <p>{format!(
+                    "No {} profiles in this range{}. Widen the time range or choose another event type.",
+                    event,
+                    if filtered { " with this tag filter" } else { "" }
+                )}</p>
+            </div>
+        }.into_any(),
+    }
+    }
+}
+
+/// Nothing stored at all: say so, and how to send profiles in (the README's two ways).
+#[component]
+fn EmptyStore(base: String) -> impl IntoView {
+    let origin = match base.trim().trim_end_matches('/') {
+        "" => web_sys::window()
+            .and_then(|w| w.location().origin().ok())
+            .unwrap_or_default(),
+        other => other.to_owned(),
+    };
     view! {
-        <div class="home-empty" data-testid="home-empty">
-            <p>"No profiles in this range. Widen the time range, or send some in:"</p>
-            <pre>{format!(
+        <div class="home-empty" data-testid="home-empty" data-empty="store">
+            <p>"The store is empty: no profiles have been sent to this service yet. Send some in:"</p>
+            <pre data-testid="ingest-hint">{format!(
                 "perf record -F 99 -g -p \"$(pidof myapp)\" -- sleep 30\n\
                  perf script | inferno-collapse-perf > myapp.folded\n\
+                 embers-server import --app-service myapp --tag host=node-a myapp.folded\n\
+                 # or over HTTP:\n\
                  curl -X POST -H 'Content-Type: application/octet-stream' --data-binary @myapp.folded \\\n  \
-                 '{origin}/v1/profile/ingest?app_service=myapp&host=node-a'"
+                 '{origin}/v1/profile/ingest?app_service=myapp&profile_event_type=on-cpu&host=node-a'"
             )}</pre>
         </div>
     }

@@ -3,7 +3,7 @@
 //! selects a sub-range and queries it (Back returns); a legend entry narrows the query to its
 //! group. Layout decisions are `embers_model::view::timeline`'s; this only renders them.
 
-use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::event::{DEFAULT_LANGUAGE, TOTAL_APP_SERVICE};
 use embers_model::contract::explore::{TagsRequest, TimelineRequest, OTHER_GROUP, THREAD};
 use embers_model::contract::request::ProfileRequest;
 use embers_model::view::format::{format_value, measure_name, ValueUnit};
@@ -14,8 +14,8 @@ use embers_model::view::color::series_color;
 
 use crate::components::theme::theme_state;
 use crate::components::timeline_chart::TimelineChart;
-use crate::net::api::{self, ApiFailure};
 use crate::session::compare::BaselineSpec;
+use crate::session::explore::{self, ApiFailure};
 use crate::session::navigator::Navigator;
 use crate::state::fetched::fetched;
 use crate::state::loaded::LoadState;
@@ -67,15 +67,21 @@ pub fn TimelineStrip(nav: Navigator) -> impl IntoView {
     }
 }
 
-/// The chart of every service in the home view's range, by service.
+/// The chart of every service of `language` in the home view's range, by service (a timeline
+/// names one language; home lists them all). Until the list says which language is busiest
+/// (or when it is empty) the default one is charted, so the chart need not wait for the list.
 #[component]
-pub fn HomeTimeline(nav: Navigator) -> impl IntoView {
-    let shown = Signal::derive(move || {
+pub fn HomeTimeline(
+    nav: Navigator,
+    #[prop(into)] language: Signal<Option<String>>,
+) -> impl IntoView {
+    // A memo: the list naming the default language must not ask for the same chart again.
+    let shown = Memo::new(move |_| {
         let q = nav.home.get()?;
         let s = q.services;
         let request = ProfileRequest {
             app_service: None,
-            profile_language_type: s.profile_language_type.unwrap_or_default(),
+            profile_language_type: language.get().unwrap_or_else(|| DEFAULT_LANGUAGE.into()),
             profile_event_type: s.profile_event_type.unwrap_or_default(),
             tag_filter: s.tag_filter,
             time_start: s.time_start,
@@ -102,7 +108,7 @@ fn TimelinePanel(
         let (shown, group) = (shown.get(), group_by.get());
         async move {
             let (base, request) = shown?;
-            let answer = api::timeline(&base, &timeline_request(&request, &group)).await;
+            let answer = explore::timeline(&base, &timeline_request(&request, &group)).await;
             Some(answer.map(|a| {
                 (
                     Timeline::new(&a, request.time_start, request.time_end),
@@ -127,7 +133,7 @@ fn TimelinePanel(
                             ..BaselineSpec::default()
                         }))
                         baseline=Signal::derive(move || nav.baseline.with(|b| b.as_ref().and_then(|b| b.time_range))) />
-                    <Legend nav=nav timeline=t unit=unit group=group />
+                    <Legend nav=nav timeline=t unit=unit group=group language=request.profile_language_type.clone() />
                 }.into_any()
             }
         })}
@@ -171,14 +177,7 @@ fn TimelineTools(
                 profile_language_type: Some(r.profile_language_type.clone()),
                 profile_event_type: Some(r.profile_event_type.clone()),
             };
-            let found = api::tags(&base, &req).await.ok()?;
-            Some(
-                found
-                    .values
-                    .into_iter()
-                    .map(|v| v.value)
-                    .collect::<Vec<_>>(),
-            )
+            explore::tag_names(&base, &req).await
         }
     });
     let options = move || group_options(nav, shown, tags.get().flatten());
@@ -240,7 +239,13 @@ fn TimelineError(failure: ApiFailure) -> impl IntoView {
 
 /// One entry per group: its colour, name and total; a click narrows the query to it.
 #[component]
-fn Legend(nav: Navigator, timeline: Timeline, unit: ValueUnit, group: String) -> impl IntoView {
+fn Legend(
+    nav: Navigator,
+    timeline: Timeline,
+    unit: ValueUnit,
+    group: String,
+    language: String,
+) -> impl IntoView {
     if group.is_empty() {
         return ().into_any();
     }
@@ -250,8 +255,8 @@ fn Legend(nav: Navigator, timeline: Timeline, unit: ValueUnit, group: String) ->
         let other = name == OTHER_GROUP;
         let color = move || series_color(rank, other, theme.palette.get()).css();
         let label = if name.is_empty() { "(none)".to_owned() } else { name.clone() };
-        let (dim, value) = (group.clone(), name.clone());
-        let narrow = move |_| narrow_to(nav, &dim, &value);
+        let (dim, value, language) = (group.clone(), name.clone(), language.clone());
+        let narrow = move |_| narrow_to(nav, &dim, &value, &language);
         view! {
             <li>
                 <button type="button" class="legend-item" data-testid="legend-item" data-group=name.clone()
@@ -268,11 +273,13 @@ fn Legend(nav: Navigator, timeline: Timeline, unit: ValueUnit, group: String) ->
         .into_any()
 }
 
-/// Narrows the query to one group: a tag becomes a filter condition, a process opens its own
-/// profile, a thread focuses the graph on it.
-fn narrow_to(nav: Navigator, dimension: &str, value: &str) {
+/// Narrows the query to one group: a tag becomes a filter condition; a process opens its own
+/// profile in the chart's language (as a filter condition it would select nothing: the whole
+/// host's samples are all `app_service = 'Total'`, and home's list would shrink to one row); a
+/// thread, which no filter can name, focuses the graph on it.
+fn narrow_to(nav: Navigator, dimension: &str, value: &str, language: &str) {
     match dimension {
-        "app_service" => nav.open_process(value),
+        "app_service" => nav.open_service(value, language),
         THREAD => nav.runner.view.transforms.update(|ts| {
             ts.retain(|t| !matches!(t, Transform::Focus(_)));
             ts.push(Transform::Focus(value.to_owned()));

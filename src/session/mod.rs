@@ -1,11 +1,13 @@
 //! The session layer: how results come to be — the query runner ([`runner`]), moving through
-//! the workflow ([`navigator`]), saved profiles ([`files`]), the query form's state
-//! ([`form`]), the page URL ([`url`], [`history`]), the embedding API ([`embed`]) and the
+//! the workflow ([`navigator`]), the explore questions (services, timelines, tags:
+//! [`explore`]), saved profiles ([`files`]) and snapshots ([`snapshot_meta`]), the query form's
+//! state ([`form`]), the page URL ([`url`], [`history`]), the embedding API ([`embed`]) and the
 //! browser clock ([`time`]). It uses the network layer and writes into the state layer;
 //! components call it.
 
 pub mod compare;
 pub mod embed;
+pub mod explore;
 pub mod files;
 pub mod form;
 pub mod history;

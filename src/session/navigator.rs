@@ -3,11 +3,12 @@
 //! and lands in the page URL, where it becomes a history entry (Back returns).
 
 use embers_model::contract::event::TOTAL_APP_SERVICE;
-use embers_model::contract::explore::ServicesRequest;
 use embers_model::contract::request::{FieldError, ProfileRequest};
 use leptos::prelude::*;
 
 use crate::session::compare::BaselineSpec;
+use crate::session::explore::services_question;
+use crate::session::explore::HomeQuery;
 use crate::session::files::Imported;
 use crate::session::form::FormState;
 use crate::session::runner::{Fetch, QueryRunner, Target};
@@ -21,17 +22,6 @@ pub enum Route {
     Home,
     /// The flame graph of one process (or the whole host), with its timeline.
     Profile,
-}
-
-/// The home view's question: every service in a range.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HomeQuery {
-    /// Where the service is (empty: this page's origin).
-    pub base_url: String,
-    /// The range, event type and filter.
-    pub services: ServicesRequest,
-    /// Whether the range is relative to now (then links do not pin it).
-    pub relative: bool,
 }
 
 /// The navigation state and its moves; `Copy`, so components take it by value.
@@ -180,13 +170,7 @@ impl Navigator {
         self.current.set(None);
         self.home.set(Some(HomeQuery {
             base_url,
-            services: ServicesRequest {
-                time_start: r.time_start,
-                time_end: r.time_end,
-                profile_language_type: Some(r.profile_language_type.clone()),
-                profile_event_type: Some(r.profile_event_type.clone()),
-                tag_filter: r.tag_filter.clone(),
-            },
+            services: services_question(r),
             relative: self.form.is_relative(),
         }));
     }
@@ -195,6 +179,12 @@ impl Navigator {
     pub fn open_process(&self, app_service: &str) {
         self.form.set_process(app_service);
         self.submit_or_show_errors();
+    }
+
+    /// Opens one process in `language` (a home row, a chart of one language's processes).
+    pub fn open_service(&self, app_service: &str, language: &str) {
+        self.form.language.set(language.to_owned());
+        self.open_process(app_service);
     }
 
     /// Re-runs what is shown over another range.

@@ -21,6 +21,7 @@ use crate::net::http::{
     endpoint, get_body, post_json, ApiError, Body, RawResponse, PROFILE_TRACING_PATH,
     QUERY_TIMEOUT_MS,
 };
+use crate::net::marks;
 use crate::session::snapshot_meta::snapshot_meta;
 use crate::session::time::now_ms;
 use crate::state::loaded::{Failure, LoadState, Loaded};
@@ -307,6 +308,11 @@ impl QueryRunner {
 }
 
 /// Aborts the request after [`QUERY_TIMEOUT_MS`], noting that it timed out.
+/// Records that a load's first graph was painted (the last of its timing marks).
+pub fn graph_painted() {
+    marks::mark(marks::GRAPH_PAINTED);
+}
+
 fn arm_timeout(controller: &AbortController, timed_out: Rc<Cell<bool>>) -> Option<TimeoutHandle> {
     let controller = controller.clone();
     set_timeout_with_handle(

@@ -1,11 +1,28 @@
-//! Reading what a saved snapshot is (its request and name) from the front of its body: the
-//! service answers `GET /v1/profile/snapshots/{id}` with the stored ProfileTracing response and
-//! a `"snapshot"` member spliced in first, so the decoders read the rest as any answer.
+//! Saved snapshots: listing them, saving the answer shown as one, and reading what one is (its
+//! request and name) from the front of its body: the service answers
+//! `GET /v1/profile/snapshots/{id}` with the stored ProfileTracing response and a `"snapshot"`
+//! member spliced in first, so the decoders read the rest as any answer.
 
+use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::snapshot::SnapshotMeta;
 use serde::Deserialize;
 
+use crate::net::api::{self, ApiFailure};
 use crate::net::http::Body;
+
+/// The saved snapshots, newest first (none when the service could not say).
+pub async fn saved_snapshots(base: &str) -> Vec<SnapshotMeta> {
+    api::snapshots(base).await.unwrap_or_default()
+}
+
+/// Saves an answer (its body's bytes as received, and its request) as a snapshot.
+pub async fn save_snapshot(
+    base: &str,
+    request: &ProfileRequest,
+    body: &[js_sys::Uint8Array],
+) -> Result<SnapshotMeta, ApiFailure> {
+    api::save_snapshot(base, request, body).await
+}
 
 /// How much of a body's start is read for the metadata (it is the first member).
 const HEAD_BYTES: usize = 64 << 10;

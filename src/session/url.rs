@@ -6,7 +6,7 @@ use embers_model::contract::request::{
     request_from_url_pairs, request_to_url_pairs, ProfileRequest,
 };
 
-use crate::session::navigator::HomeQuery;
+use crate::session::explore::HomeQuery;
 use crate::state::view_spec::ViewSpec;
 
 /// The page's query parameters as decoded pairs.

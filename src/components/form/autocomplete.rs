@@ -1,12 +1,13 @@
 //! Suggestions for the form's text fields, as `<datalist>`s the browser shows under them:
-//! process names from the services in range, tag names present in range (then every name the
-//! service accepts), and the values of a tag.
+//! process names from the same list the home view shows (the services in the form's range,
+//! event type and tag filter; one request for both while the form names what home shows), tag
+//! names present in range (then every name the service accepts), and the values of a tag.
 
 use embers_model::contract::explore::{TagValuesRequest, TagsRequest};
 use embers_model::contract::fields::offered_names;
 use leptos::prelude::*;
 
-use crate::net::api;
+use crate::session::explore;
 use crate::session::navigator::Navigator;
 use crate::state::fetched::fetched;
 
@@ -42,10 +43,7 @@ async fn values(nav: Navigator, tag: String, prefix: String) -> Vec<String> {
         limit: Some(SUGGESTIONS),
     };
     let base = nav.form.base_url.get_untracked();
-    api::tag_values(&base, &request)
-        .await
-        .map(|t| t.values.into_iter().map(|v| v.value).collect())
-        .unwrap_or_default()
+    explore::tag_values(&base, &request).await
 }
 
 fn options(values: Vec<String>) -> impl IntoView {
@@ -55,15 +53,25 @@ fn options(values: Vec<String>) -> impl IntoView {
         .collect_view()
 }
 
-/// `#process-options`: processes seen in the range, matching what is typed.
+/// `#process-options`: the services the home view lists for the form's question, starting with
+/// what is typed (matched here: typing asks the service nothing).
 #[component]
 pub fn ProcessOptions(nav: Navigator) -> impl IntoView {
     let found = fetched(move || {
-        let typed = nav.form.app_service.get();
-        track_range(nav);
-        values(nav, "app_service".into(), typed)
+        let question = explore::suggestions_question(nav.form, nav.home.get());
+        async move {
+            let (base, question) = question?;
+            explore::services(&base, &question, true).await.ok()
+        }
     });
-    view! { <datalist id="process-options">{move || found.get().map(options)}</datalist> }
+    let shown = move || {
+        let typed = nav.form.app_service.get();
+        found.with(|f| match f {
+            Some(Some(t)) => explore::process_suggestions(&t.values, &typed, SUGGESTIONS as usize),
+            _ => Vec::new(),
+        })
+    };
+    view! { <datalist id="process-options">{move || options(shown())}</datalist> }
 }
 
 /// `#tag-names`: tags present in the range first, then every name the service accepts.
@@ -83,9 +91,8 @@ pub fn TagNameOptions(nav: Navigator) -> impl IntoView {
                 profile_event_type: None,
             };
             let base = nav.form.base_url.get_untracked();
-            api::tags(&base, &request)
+            explore::tag_names(&base, &request)
                 .await
-                .map(|t| t.values.into_iter().map(|v| v.value).collect::<Vec<_>>())
                 .unwrap_or_default()
         }
     });

@@ -25,7 +25,7 @@ use crate::components::graph::canvas::{measure_char_width, prepare, replay, Colo
 use crate::components::graph::tooltip::Tooltip;
 use crate::components::size::observe_size;
 use crate::components::theme::{theme_state, ThemeState};
-use crate::net::marks;
+use crate::session::runner::graph_painted;
 use crate::state::loaded::Loaded;
 
 /// Search, selection and focus marks drawn over the graph.
@@ -202,7 +202,7 @@ impl Graph {
             }
         });
         if first_paint {
-            marks::mark(marks::GRAPH_PAINTED);
+            graph_painted();
         }
     }
 
