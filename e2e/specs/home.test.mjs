@@ -6,7 +6,7 @@
 // hint, whose URL works).
 
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 
 import { demoRange, openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
 import { startServer } from '../lib/server.mjs';
@@ -26,12 +26,15 @@ async function ingest(url, params) {
   assert.equal(res.status, 200, await res.text());
 }
 
-before(async () => {
-  await ingest(env.server.url, {
+/** Ingests the Golang service into the demo server once (ten minutes before it started). */
+let golang = null;
+function withGolang() {
+  golang ??= ingest(env.server.url, {
     app_service: GOLANG, profile_language_type: 'Golang', profile_event_type: 'on-cpu',
     time: String(env.server.startedAt - 600), host: 'node-a',
   });
-});
+  return golang;
+}
 
 /** The visible rows: name, language, value (µs), share text and bar width (%), sparkline. */
 async function rows(v) {
@@ -59,9 +62,11 @@ function record(v, endpoint) {
 const options = (v, id) => v.frame.locator(`datalist#${id} option`).evaluateAll((els) => els.map((e) => e.value));
 
 test('H1. home lists every language, shares of the whole host, a sparkline per row; suggestions share its request', async (t) => {
+  await withGolang();
   const v = await openViewer(t, env, { params: null });
   const services = record(v, 'services');
   const values = record(v, 'tag_values');
+  const timelines = record(v, 'timeline');
   await v.goto(demoRange(env.server));
   await v.poll(() => rows(v), (r) => r.length >= 10 && r.every((x) => x.spark), { what: 'rows with sparklines' });
   const list = await rows(v);
@@ -88,11 +93,20 @@ test('H1. home lists every language, shares of the whole host, a sparkline per r
   assert.equal(services[0].profile_language_type, undefined, 'home names no language');
   assert.equal(services[0].profile_event_type, 'on-cpu');
   assert.ok(!values.some((b) => b.tag === 'app_service'), 'no tag_values question for processes');
+  // Sparklines: one grouped question per language and Total's own; the chart: one question.
+  await v.el('timeline').waitFor();
+  const sparks = timelines.filter((b) => b.group_limit === 50 || b.app_service === 'Total');
+  assert.deepEqual(sparks.map((b) => `${b.app_service ?? '*'}/${b.profile_language_type}`).sort(),
+    ['*/Golang', '*/eBPF', 'Total/eBPF'], JSON.stringify(sparks));
+  const chart = timelines.filter((b) => b.group_by === 'app_service' && b.group_limit === undefined);
+  assert.equal(chart.length, 1, `the chart asked once: ${JSON.stringify(chart)}`);
+  assert.equal(chart[0].profile_language_type, 'eBPF', 'the busiest language');
   await v.screenshot('home-languages');
   v.assertNoErrors();
 });
 
 test('H2. a row opens its service in its own language; suggestions follow the event type', async (t) => {
+  await withGolang();
   const v = await openViewer(t, env, { params: demoRange(env.server) });
   await v.poll(() => rows(v), (r) => r.some((x) => x.name === GOLANG), { what: 'the Golang row' });
   // Only on-CPU samples were ingested for it: off-CPU suggestions leave it out.
@@ -112,7 +126,7 @@ test('H2. a row opens its service in its own language; suggestions follow the ev
   v.assertNoErrors();
 });
 
-test('H3. on the whole host grouped by process, a legend click opens that process; a tag narrows the filter', async (t) => {
+test('H3. on the whole host grouped by process, a legend click opens that process; by host, it narrows the filter', async (t) => {
   const range = demoRange(env.server);
   const v = await openViewer(t, env, { params: { app_service: 'Total', ...range } });
   await v.waitForGraph();
@@ -133,17 +147,18 @@ test('H3. on the whole host grouped by process, a legend click opens that proces
   await v.page.goBack();
   await v.poll(() => new URL(v.page.url()).searchParams.get('app_service'), (a) => a === 'Total', { what: 'back on Total' });
   await v.waitForGraph();
-  await v.el('group-by').selectOption('pod');
-  const pod = v.frame.locator('[data-testid="legend-item"]').first();
-  await pod.waitFor();
-  const name = await pod.getAttribute('data-group');
+  // The whole host is per host: group it by host ("(none)" entries cannot be clicked).
+  await v.el('group-by').selectOption('host');
+  const host = v.frame.locator('[data-testid="legend-item"]:enabled').first();
+  await host.waitFor();
+  const name = await host.getAttribute('data-group');
   done = v.completed;
-  await pod.click();
+  await host.click();
   await v.waitForRequestsCompleted(done + 1);
   await v.waitForGraph();
   url = new URL(v.page.url()).searchParams;
   assert.equal(url.get('app_service'), 'Total', 'still the whole host');
-  assert.equal(url.get('tag_filter'), `pod='${name}'`);
+  assert.equal(url.get('tag_filter'), `host='${name}'`);
   v.assertNoErrors();
 });
 

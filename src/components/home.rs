@@ -5,7 +5,7 @@
 //! empty list says whether the store is empty (and how to send profiles in) or only the range.
 
 use embers_model::contract::envelope::Table;
-use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::event::{DEFAULT_LANGUAGE, TOTAL_APP_SERVICE};
 use embers_model::contract::explore::ServiceRow;
 use embers_model::view::format::{format_percent, format_value, measure_name, ValueUnit};
 use embers_model::view::timeline::sparkline_points;
@@ -47,9 +47,14 @@ pub fn HomeView(nav: Navigator) -> impl IntoView {
             }
         }
     });
-    let chart_language = Memo::new(move |_| {
+    // The chart names one language: the busiest of the list (the default for an empty one),
+    // once the answer to this very question is in, so it is asked once per question.
+    let chart_language = Signal::derive(move || {
+        let home = nav.home.get();
         services.with(|s| match s {
-            Some(Some((_, Ok(t)))) => busiest_language(&t.values),
+            Some(Some((q, Ok(t)))) if home.as_ref() == Some(q) => {
+                Some(busiest_language(&t.values).unwrap_or_else(|| DEFAULT_LANGUAGE.to_owned()))
+            }
             _ => None,
         })
     });
@@ -174,9 +179,9 @@ fn ServiceRowView(
     let fraction = (row.value as f64 / share.base.max(1) as f64).min(1.0);
     let percent = format_percent(row.value, share.base);
     let of = if share.of_whole_host {
-        "the whole host"
+        "Share of the whole host (Total) in this range"
     } else {
-        "all services"
+        "Share of all services in this range"
     };
     let spark_name = name.clone();
     let spark = move || {
@@ -193,8 +198,8 @@ fn ServiceRowView(
             <span class="svc-name">{label}</span>
             <span class="svc-lang">{row.profile_language_type.clone()}</span>
             <span class="svc-value">{format_value(row.value, unit)}</span>
-            <span class="svc-pct" data-testid="service-share">{percent.clone()}</span>
-            <span class="svc-share" title=format!("{percent} of {of} in this range")>
+            <span class="svc-pct" data-testid="service-share" title=of>{percent}</span>
+            <span class="svc-share" title=of>
                 <span class="svc-bar" style:width=format!("{:.1}%", fraction * 100.0)></span>
             </span>
             <svg class="spark" width=SPARK_W height=SPARK_H viewBox=format!("0 0 {SPARK_W} {SPARK_H}") aria-hidden="true">
@@ -243,28 +248,32 @@ fn move_focus(e: leptos::ev::KeyboardEvent) {
 /// only this range is (then to widen it).
 #[component]
 fn EmptyHome(query: HomeQuery) -> impl IntoView {
+    // Asked once, when the list comes back empty; until the answer is in (or when the check
+    // fails) it says what is certain: nothing in this range.
+    let store_empty = RwSignal::new(false);
     let base = query.base_url.clone();
-    let empty = fetched(move || {
-        let base = base.clone();
-        async move { explore::store_is_empty(&base).await }
+    leptos::task::spawn_local(async move {
+        // The view may be gone by the time the answer is in (a new question): nobody needs it.
+        let answer = explore::store_is_empty(&base).await.unwrap_or(false);
+        let _ = store_empty.try_set(answer);
     });
     let event = query.services.profile_event_type.unwrap_or_default();
-    let filtered = !query.services.tag_filter.is_empty();
-    move || {
-        match empty.get() {
-        None => view! { <p class="home-note">"No profiles in this range."</p> }.into_any(),
-        Some(Ok(true)) => view! { <EmptyStore base=query.base_url.clone() /> }.into_any(),
-        // A failed check says what is certain: nothing in this range.
-        Some(_) => view! {
+    let filter = if query.services.tag_filter.is_empty() {
+        ""
+    } else {
+        " with this tag filter"
+    };
+    let range_empty = format!(
+        "No {event} profiles in this range{filter}. Widen the time range or choose another event type."
+    );
+    move || match store_empty.get() {
+        true => view! { <EmptyStore base=query.base_url.clone() /> }.into_any(),
+        false => view! {
             <div class="home-empty" data-testid="home-empty" data-empty="range">
-                <p>{format!(
-                    "No {} profiles in this range{}. Widen the time range or choose another event type.",
-                    event,
-                    if filtered { " with this tag filter" } else { "" }
-                )}</p>
+                <p>{range_empty.clone()}</p>
             </div>
-        }.into_any(),
-    }
+        }
+        .into_any(),
     }
 }
 

@@ -3,7 +3,7 @@
 //! selects a sub-range and queries it (Back returns); a legend entry narrows the query to its
 //! group. Layout decisions are `embers_model::view::timeline`'s; this only renders them.
 
-use embers_model::contract::event::{DEFAULT_LANGUAGE, TOTAL_APP_SERVICE};
+use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::explore::{TagsRequest, TimelineRequest, OTHER_GROUP, THREAD};
 use embers_model::contract::request::ProfileRequest;
 use embers_model::view::format::{format_value, measure_name, ValueUnit};
@@ -68,20 +68,18 @@ pub fn TimelineStrip(nav: Navigator) -> impl IntoView {
 }
 
 /// The chart of every service of `language` in the home view's range, by service (a timeline
-/// names one language; home lists them all). Until the list says which language is busiest
-/// (or when it is empty) the default one is charted, so the chart need not wait for the list.
+/// names one language; home lists them all); none until the language is known.
 #[component]
 pub fn HomeTimeline(
     nav: Navigator,
     #[prop(into)] language: Signal<Option<String>>,
 ) -> impl IntoView {
-    // A memo: the list naming the default language must not ask for the same chart again.
-    let shown = Memo::new(move |_| {
+    let shown = Signal::derive(move || {
         let q = nav.home.get()?;
         let s = q.services;
         let request = ProfileRequest {
             app_service: None,
-            profile_language_type: language.get().unwrap_or_else(|| DEFAULT_LANGUAGE.into()),
+            profile_language_type: language.get()?,
             profile_event_type: s.profile_event_type.unwrap_or_default(),
             tag_filter: s.tag_filter,
             time_start: s.time_start,

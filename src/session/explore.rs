@@ -4,6 +4,10 @@
 //! use them. Components ask here, never the network layer.
 
 use std::cell::RefCell;
+use std::future::{poll_fn, Future};
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Poll, Waker};
 
 use embers_model::contract::envelope::Table;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
@@ -12,13 +16,13 @@ use embers_model::contract::explore::{
 };
 use embers_model::contract::request::ProfileRequest;
 use embers_model::view::timeline::Timeline;
-use futures::future::{join_all, FutureExt, LocalBoxFuture, Shared};
 use leptos::prelude::Get;
+use leptos::task::spawn_local;
 
 use crate::net::api;
 pub use crate::net::api::ApiFailure;
 use crate::session::form::FormState;
-use crate::session::time::parse_local;
+use crate::session::time::{now_secs, parse_local};
 
 /// Most services a sparkline question names (the timeline keeps at most 50 groups by name).
 const SPARKLINE_SERVICES: i64 = 50;
@@ -46,40 +50,94 @@ pub fn services_question(r: &ProfileRequest) -> ServicesRequest {
     }
 }
 
-/// An answer to a services question, shared by everyone waiting for it.
+/// An answer to a services question.
 pub type ServicesAnswer = Result<Table<ServiceRow>, ApiFailure>;
-type Pending = Shared<LocalBoxFuture<'static, ServicesAnswer>>;
+
+/// A services answer on its way (or in), shared by everyone who asked the same question.
+#[derive(Default)]
+struct Slot {
+    answer: Option<ServicesAnswer>,
+    waiting: Vec<Waker>,
+}
+
+/// A question (base URL and body) and its slot.
+type Asked = (String, ServicesRequest, Rc<RefCell<Slot>>);
 
 thread_local! {
     /// The last services question asked, and its answer (or the request on its way).
-    static LAST: RefCell<Option<(String, ServicesRequest, Pending)>> = const { RefCell::new(None) };
+    static LAST: RefCell<Option<Asked>> = const { RefCell::new(None) };
 }
 
 /// Every service in a range, busiest first. A question already on its way is joined, not asked
 /// twice; with `reuse_answer` an answer already in for the same question is reused too (the
 /// suggestions; the home view asks afresh, so pressing Query again shows new samples).
 pub async fn services(base: &str, req: &ServicesRequest, reuse_answer: bool) -> ServicesAnswer {
-    let pending = LAST.with(|last| {
+    let slot = LAST.with(|last| {
         let mut last = last.borrow_mut();
-        let reusable = last.as_ref().filter(|(b, r, p)| {
+        let reusable = last.as_ref().filter(|(b, r, slot)| {
             b == base
                 && r == req
-                && match p.peek() {
+                && match &slot.borrow().answer {
                     None => true,
                     Some(answer) => reuse_answer && answer.is_ok(),
                 }
         });
-        if let Some((_, _, p)) = reusable {
-            return p.clone();
+        if let Some((_, _, slot)) = reusable {
+            return Rc::clone(slot);
         }
-        let (b, r) = (base.to_owned(), req.clone());
-        let p = async move { api::services(&b, &r).await }
-            .boxed_local()
-            .shared();
-        *last = Some((base.to_owned(), req.clone(), p.clone()));
-        p
+        let slot = Rc::new(RefCell::new(Slot::default()));
+        spawn_local(ask_services(base.to_owned(), req.clone(), Rc::clone(&slot)));
+        *last = Some((base.to_owned(), req.clone(), Rc::clone(&slot)));
+        slot
     });
-    pending.await
+    poll_fn(|cx| {
+        let mut slot = slot.borrow_mut();
+        match &slot.answer {
+            Some(answer) => Poll::Ready(answer.clone()),
+            None => {
+                slot.waiting.push(cx.waker().clone());
+                Poll::Pending
+            }
+        }
+    })
+    .await
+}
+
+/// Asks a services question and hands the answer to everyone waiting for it.
+async fn ask_services(base: String, req: ServicesRequest, slot: Rc<RefCell<Slot>>) {
+    let answer = api::services(&base, &req).await;
+    let waiting = {
+        let mut slot = slot.borrow_mut();
+        slot.answer = Some(answer);
+        std::mem::take(&mut slot.waiting)
+    };
+    for waker in waiting {
+        waker.wake();
+    }
+}
+
+/// The outputs of `futures`, in order, run side by side.
+async fn all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
+    let mut futures: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut outputs: Vec<Option<F::Output>> = futures.iter().map(|_| None).collect();
+    poll_fn(|cx| {
+        let mut done = true;
+        for (future, output) in futures.iter_mut().zip(outputs.iter_mut()) {
+            if output.is_none() {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(v) => *output = Some(v),
+                    Poll::Pending => done = false,
+                }
+            }
+        }
+        if done {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
+    })
+    .await;
+    outputs.into_iter().flatten().collect()
 }
 
 /// The services question of the process field's suggestions: the home view's own while the
@@ -125,13 +183,13 @@ pub fn suggestions_question(
     (time_start > 0 && time_start <= time_end).then_some((base, question))
 }
 
-/// Whether the store holds no profile at all (any time, process, language or event type): what
-/// an empty home view says besides "nothing in this range". Over all time is cheap: the
-/// service sums it from its hourly rollup.
+/// Whether the store holds no profile at all (any process, language or event type, from 1970 to
+/// a year ahead — an end every store takes as a time): what an empty home view says besides
+/// "nothing in this range". Over all time is cheap: the service sums it from its hourly rollup.
 pub async fn store_is_empty(base: &str) -> Result<bool, ApiFailure> {
     let every = ServicesRequest {
         time_start: 1,
-        time_end: i64::MAX,
+        time_end: now_secs() + 366 * 24 * 3600,
         ..ServicesRequest::default()
     };
     Ok(api::services(base, &every).await?.values.is_empty())
@@ -156,19 +214,27 @@ pub async fn tag_values(base: &str, req: &TagValuesRequest) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The process names of a services answer that start with `typed` (ASCII case ignored), each
-/// once, at most `limit`: the process field's suggestions. `Total` has its own checkbox.
-pub fn process_suggestions(rows: &[ServiceRow], typed: &str, limit: usize) -> Vec<String> {
-    let typed = typed.trim().to_ascii_lowercase();
+/// The process names of a services answer, each once, busiest first: what the process field
+/// suggests. `Total` has its own checkbox.
+pub fn service_names(rows: &[ServiceRow]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for row in rows {
-        let name = &row.app_service;
-        let fits = name != TOTAL_APP_SERVICE && name.to_ascii_lowercase().starts_with(&typed);
-        if fits && !names.contains(name) && names.len() < limit {
-            names.push(name.clone());
+        if row.app_service != TOTAL_APP_SERVICE && !names.contains(&row.app_service) {
+            names.push(row.app_service.clone());
         }
     }
     names
+}
+
+/// The names starting with `typed` (ASCII case ignored), at most `limit`.
+pub fn starting_with(names: &[String], typed: &str, limit: usize) -> Vec<String> {
+    let typed = typed.trim().to_ascii_lowercase();
+    names
+        .iter()
+        .filter(|n| n.to_ascii_lowercase().starts_with(&typed))
+        .take(limit)
+        .cloned()
+        .collect()
 }
 
 /// Per service and language: its values over the home view's range, for the sparklines.
@@ -243,7 +309,11 @@ pub fn spark_questions(q: &ServicesRequest, rows: &[ServiceRow]) -> Vec<SparkQue
 /// The sparklines of `rows`, their questions asked side by side (a failed one draws none).
 pub async fn sparks(base: &str, q: &ServicesRequest, rows: &[ServiceRow]) -> Sparks {
     let questions = spark_questions(q, rows);
-    let answers = join_all(questions.iter().map(|s| api::timeline(base, &s.request))).await;
+    let answers = all(questions
+        .iter()
+        .map(|s| api::timeline(base, &s.request))
+        .collect())
+    .await;
     let mut out = Vec::new();
     for (s, answer) in questions.into_iter().zip(answers) {
         let Ok(answer) = answer else { continue };
@@ -407,13 +477,10 @@ mod tests {
 
     #[test]
     fn suggestions_are_the_services_starting_with_the_text() {
-        let all = process_suggestions(&rows(), "", 50);
+        let all = service_names(&rows());
         assert_eq!(all, vec!["nginx", "gateway", "redis", "billing"]);
-        assert_eq!(process_suggestions(&rows(), " GA", 50), vec!["gateway"]);
-        assert_eq!(
-            process_suggestions(&rows(), "", 2),
-            vec!["nginx", "gateway"]
-        );
-        assert!(process_suggestions(&rows(), "tot", 50).is_empty());
+        assert_eq!(starting_with(&all, " GA", 50), vec!["gateway"]);
+        assert_eq!(starting_with(&all, "", 2), vec!["nginx", "gateway"]);
+        assert!(starting_with(&all, "tot", 50).is_empty());
     }
 }

@@ -60,15 +60,20 @@ pub fn ProcessOptions(nav: Navigator) -> impl IntoView {
     let found = fetched(move || {
         let question = explore::suggestions_question(nav.form, nav.home.get());
         async move {
-            let (base, question) = question?;
-            explore::services(&base, &question, true).await.ok()
+            let Some((base, question)) = question else {
+                return Vec::new();
+            };
+            explore::services(&base, &question, true)
+                .await
+                .map(|t| explore::service_names(&t.values))
+                .unwrap_or_default()
         }
     });
     let shown = move || {
         let typed = nav.form.app_service.get();
-        found.with(|f| match f {
-            Some(Some(t)) => explore::process_suggestions(&t.values, &typed, SUGGESTIONS as usize),
-            _ => Vec::new(),
+        found.with(|f| {
+            let names = f.as_deref().unwrap_or_default();
+            explore::starting_with(names, &typed, SUGGESTIONS as usize)
         })
     };
     view! { <datalist id="process-options">{move || options(shown())}</datalist> }
