@@ -5,7 +5,7 @@
 //
 //   node bench/harness.mjs [--sizes 10000,100000,1000000] [--seed 1] [--smoke]
 //                          [--viewers embers,speedscope,grafana] [--no-shape-a]
-//                          [--reps N] [--interactions N] [--dist DIR] [--out FILE]
+//                          [--reps N] [--interactions N] [--no-timeline] [--dist DIR] [--out FILE]
 //
 // Exit status: 0 when Embers painted at every size; 1 when it did not (peers failing is recorded
 // in the results but does not fail the run); 2 on bad arguments.
@@ -21,6 +21,7 @@ import { bundleSize } from './lib/bundle.mjs';
 import { firstViewRows, gitInfo, renderTable, targetChecks } from './lib/report.mjs';
 import { BENCH_DIR, ROOT_DIR, startServer } from './lib/server.mjs';
 import { fmtCount, fmtMB, fmtMs, fmtPair, log, median, round1, summarize } from './lib/stats.mjs';
+import { timelineLine, timelineStep } from './lib/timeline.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // Runs
@@ -134,6 +135,24 @@ function jsonParseBaseline(url, runs = 3) {
       bytes: r.bytes,
     };
   };
+}
+
+/** The timeline step (lib/timeline.mjs) on the smallest profile: hover, brush overlay, brush
+ *  release, each as input → next frame painted. */
+async function runTimeline(browser, server, dir, args) {
+  await server.setProfile(path.join(dir, 'shape-b.json'));
+  const n = args.interactions || 20;
+  const tl = {};
+  try {
+    const r = await timelineStep(browser, server, { n, releases: args.smoke ? 5 : n, timeoutMs: 60_000 });
+    Object.assign(tl, { buckets: r.buckets, groups: r.groups, widthPx: r.width, errors: r.errors });
+    for (const k of ['hover', 'brush', 'release']) tl[k] = summarize(r[k]);
+  } catch (e) {
+    tl.error = String(e.message ?? e);
+  }
+  server.forget();
+  log(`  ${timelineLine(tl)}`);
+  return tl;
 }
 
 function generatedDir(nodes, seed) {
@@ -282,6 +301,9 @@ async function main() {
       if (!deep.ok) embersFailed = true;
       server.forget();
     }
+    if (!embersFailed && args.timeline) {
+      results.timeline = await runTimeline(await browserFor('cpu'), server, generatedDir(Math.min(...args.sizes), args.seed), args);
+    }
   } finally {
     for (const b of Object.values(browsers)) await b.close().catch(() => {});
     await server.close();
@@ -294,6 +316,7 @@ async function main() {
   const checks = targetChecks(results);
   results.targets = checks;
   console.log(table);
+  if (results.timeline) console.log(`\n${timelineLine(results.timeline)}`);
   if (results.deep) {
     const d = results.deep;
     console.log(`\nDeep stacks (Embers, ${fmtCount(d.nodes)} nodes, one chain ${d.depth} levels deep): ${d.ok ? 'OK' : 'FAILED'} — render ${fmtMs(d.render?.median)}, status shows depth ${d.depthShown ?? '?'}, scroll top→bottom in ${d.scroll?.n ?? 0} steps p50/p95 ${fmtPair(d.scroll)} from setting scrollTop, ${fmtPair(d.scrollFromEvent)} from the scroll event${d.error ? ` — ${d.error}` : ''}`);
@@ -324,6 +347,16 @@ async function main() {
           console.error(`harness: Embers ${k} failed ${v.failures} of ${v.n + v.failures} times (${v.failureReasons.join('; ')})`);
           embersFailed = true;
         }
+      }
+    }
+    if (results.timeline?.error) {
+      console.error(`harness: the Embers timeline step failed: ${results.timeline.error}`);
+      embersFailed = true;
+    }
+    for (const [k, v] of Object.entries(results.timeline ?? {})) {
+      if (v?.samples && (!v.n || v.failures)) {
+        console.error(`harness: Embers timeline ${k} failed ${v.failures} of ${v.n + v.failures} times (${v.failureReasons.join('; ')})`);
+        embersFailed = true;
       }
     }
   }

@@ -21,6 +21,7 @@ export function parseArgs(argv) {
     profile: null,
     firstView: null,
     deep: 5000,
+    timeline: true,
     chromium: process.env.CHROMIUM ?? '/usr/bin/chromium',
   };
   for (let i = 0; i < argv.length; i++) {
@@ -43,6 +44,7 @@ export function parseArgs(argv) {
       case '--chromium': a.chromium = v(); break;
       case '--profile': a.profile = true; break;
       case '--deep': a.deep = Number(v()); break;
+      case '--no-timeline': a.timeline = false; break;
       case '--no-profile': a.profile = false; break;
       case '--no-first-view': a.firstView = false; break;
       case '-h': case '--help':

@@ -104,6 +104,11 @@ export function targetChecks(results) {
   if (a?.decode?.median != null && e?.decode?.median != null) {
     checks.push({ target: `shape A decode ≤ 3× shape B (${label})`, value: `${fmtMs(a.decode.median)} vs ${fmtMs(e.decode.median)} = ${(a.decode.median / Math.max(1, e.decode.median)).toFixed(2)}×`, pass: a.decode.median <= 3 * Math.max(1, e.decode.median) });
   }
+  const tl = results.timeline;
+  for (const [k, what] of [['hover', 'timeline hover'], ['brush', 'timeline brush overlay']]) {
+    const x = tl?.[k];
+    if (x?.p95 != null) checks.push({ target: `${what} p95 ≤ 16 ms (input → next frame painted)`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
+  }
   checks.push({ target: `bundle (page + worker + styles, brotli) ≤ ${BUDGET_KB} KB`, value: `${results.bundle.brotliKB.toFixed(1)} KB (${fmtParts(results.bundle)})`, pass: results.bundle.brotliBytes > 0 && results.bundle.brotliKB <= BUDGET_KB });
   return checks;
 }
