@@ -143,6 +143,9 @@ async function brushReleases(page, rect, y, n, timeoutMs) {
       break;
     }
     samples.push(r.ms);
+    // The address takes the new range once its profile has loaded, which may be after the strip
+    // showed it; Back before that would leave the page.
+    await page.waitForFunction((t0) => new URLSearchParams(location.search).get('time_start') !== String(t0), T0, { timeout: timeoutMs });
     await page.evaluate(() => history.back());
   }
   return { samples, failures };
