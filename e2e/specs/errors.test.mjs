@@ -128,10 +128,13 @@ test('9. validation: start after end is reported next to the field, nothing is s
 
 test('10. cancelling a slow query says Cancelled, without an error', async (t) => {
   const v = await openViewer(t, env);
+  // The route holds the query until the test has cancelled it, then lets the answer through.
   let release;
+  let cancelled;
   const handled = new Promise((resolve) => { release = resolve; });
+  const afterCancel = new Promise((resolve) => { cancelled = resolve; });
   await v.page.route(ROUTE, async (route) => {
-    await new Promise((r) => setTimeout(r, 3000));
+    await afterCancel;
     // The browser has aborted the request by now; continuing it may fail, which is fine.
     await route.continue().catch(() => {});
     release();
@@ -150,7 +153,8 @@ test('10. cancelling a slow query says Cancelled, without an error', async (t) =
   assert.ok(await v.el('cancel').isDisabled());
   assert.equal(await v.el('status').getAttribute('aria-busy'), 'false');
 
-  // When the delayed answer would have arrived, nothing changes.
+  // When the held answer is let through, nothing changes.
+  cancelled();
   await handled;
   await v.stays(async () => [await v.status(), await v.errorText()], ['Cancelled.', null], 300,
     { what: 'status and error after the late answer' });
