@@ -20,7 +20,7 @@ pub use answer::*;
 pub use request::*;
 
 use crate::contract::body::RequestError;
-use crate::contract::fields::{self, FieldRef, ResolveError, Scope};
+use crate::contract::fields::{self, FieldRef, Scope};
 
 /// The intervals (seconds) a timeline picks from when the request names none.
 pub const INTERVAL_LADDER: [i64; 9] = [1, 5, 10, 30, 60, 300, 600, 1800, 3600];
@@ -124,16 +124,10 @@ impl Dimension {
                 ))),
             },
             Ok(field) => Ok(Dimension::Tag(field)),
-            Err(ResolveError::MissingKey(family)) => Err(RequestError(format!(
-                "{member}: tag family '{}' needs a key, e.g. {}.app",
-                family.base(),
-                family.base()
+            Err(e @ fields::ResolveError::Unknown(_)) => Err(RequestError(format!(
+                "{member}: {e}; or app_service, profile_language_type, profile_event_type or thread"
             ))),
-            Err(ResolveError::Unknown) => Err(RequestError(format!(
-                "{member}: unknown tag '{name}'; use a tag of the field table (pod, host, \
-                 k8s.label.<key>, ...), app_service, profile_language_type, \
-                 profile_event_type or thread"
-            ))),
+            Err(e) => Err(RequestError(format!("{member}: {e}"))),
         }
     }
 }
