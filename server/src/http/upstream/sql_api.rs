@@ -1,7 +1,7 @@
 //! The querier's SQL API: `POST {upstream}/v1/query/` with the form body `db=profile&sql=...`,
 //! answered `{"OPT_STATUS", "DESCRIPTION", "result": {"columns", "values"}, "debug"}`.
 //!
-//! Statements try `in_process_metrics` first (DeepFlow ≥ v7.1.2); when the querier says that
+//! Statements try `in_process_metrics` first (DeepFlow ≥ v7.1); when the querier says that
 //! table is unknown, the same statement runs on `in_process`, and the metrics table is not
 //! tried again for [`RETRY_METRICS_AFTER`] (an upgraded querier is picked up without a restart).
 
