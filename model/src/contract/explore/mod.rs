@@ -46,7 +46,8 @@ pub const THREAD: &str = "thread";
 /// Start of the bucket of `interval` seconds holding `t`: `floor(t / interval) * interval`
 /// (saturating: the bucket of a time near `i64::MIN` starts before it).
 pub fn bucket_start(t: i64, interval: i64) -> i64 {
-    t.div_euclid(interval.max(1)).saturating_mul(interval.max(1))
+    t.div_euclid(interval.max(1))
+        .saturating_mul(interval.max(1))
 }
 
 /// How many buckets of `interval` seconds `[time_start, time_end]` touches.
