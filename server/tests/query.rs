@@ -219,6 +219,18 @@ async fn kernel_depth_trims_kernel_tails() {
         ])
     );
     assert_eq!(server.folded(&depth(-1)).await, lines(&REDIS_ALL));
+    // The interface defines -1 (keep all) and depths of 0 or more; other negative depths are
+    // refused as the viewer's form and snapshot save refuse them, naming the member.
+    for n in [-2, -5, i64::MIN] {
+        let (status, envelope) = server.query(&depth(n)).await;
+        assert_eq!(status, 400, "{n}: {envelope}");
+        assert_eq!(envelope["OPT_STATUS"], "INVALID_POST_DATA");
+        let d = envelope["DESCRIPTION"].as_str().unwrap_or("");
+        assert!(
+            d.starts_with("max_kernel_stack_depth: ") && d.contains("-1 (keep all)"),
+            "{d}"
+        );
+    }
     assert_eq!(
         server.folded(&depth(2)).await,
         lines(&[

@@ -1,7 +1,7 @@
 //! `--upstream` against a stub querier (an axum server on 127.0.0.1:0) that checks every statement
 //! it receives against the allowed templates — any other statement fails the test — and answers
 //! in the querier's format: `{"OPT_STATUS","DESCRIPTION","result":{"columns","values"},"debug"}`,
-//! including the failure of a querier without `in_process_metrics` (DeepFlow before v7.1.2).
+//! including the failure of a querier without `in_process_metrics` (DeepFlow before v7.1).
 
 mod common;
 
@@ -20,10 +20,11 @@ use serde_json::{json, Value};
 const H: i64 = 1_699_999_200;
 
 /// The tag columns the tags statement groups by (the template is part of the contract).
-const TAG_COLUMNS: &str = "region, az, host, chost, vpc, router, dhcpgw, lb, natgw, redis, rds, \
-    pod_cluster, pod_ns, pod_node, pod_service, pod_group, pod, service, gprocess, host_ip, \
-    host_hostname, chost_ip, chost_hostname, pod_node_ip, pod_node_hostname, ip, app_instance, \
-    agent, `k8s.label`, `k8s.annotation`, `k8s.env`, `cloud.tag`";
+const TAG_COLUMNS: &str = "app_instance, region, az, host, chost, vpc, router, dhcpgw, lb, \
+    lb_listener, natgw, redis, rds, pod_cluster, pod_ns, pod_node, pod_ingress, pod_service, \
+    pod_group, pod, service, gprocess, host_ip, host_hostname, chost_ip, chost_hostname, \
+    pod_node_ip, pod_node_hostname, ip, agent, `k8s.label`, `k8s.annotation`, `k8s.env`, \
+    `cloud.tag`";
 
 /// Which template a statement follows, with its group column where it has one.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,8 +45,10 @@ struct Templates {
 impl Templates {
     fn new() -> Templates {
         let lit = r"(?:'(?:[^'\\]|\\.)*'|-?\d+)";
-        let name = r"(?:[a-z_][a-z0-9_]*|`[^`\x00-\x1f]+`)";
-        let cond = format!(r"{name}(?:=|!=){lit}|{name} (?:NOT )?IN \({lit}(?:, {lit})*\)");
+        // Backtick identifiers only of the open-family key charset: no backslash, quote,
+        // space or backtick can reach the querier inside one.
+        let name = r"(?:[a-z_][a-z0-9_]*|`[A-Za-z0-9._/-]+`)";
+        let cond = format!(r"{name}(?:=|!=| ILIKE ){lit}|{name} (?:NOT )?IN \({lit}(?:, {lit})*\)");
         let w = format!(r"time>=-?\d+ AND time<=-?\d+(?: AND (?:{cond}))*");
         let t = "(?:in_process_metrics|in_process)";
         let re = |s: String| Regex::new(&format!("^{s}$")).expect("template regex");
@@ -95,12 +98,14 @@ struct Seen {
 struct Stub {
     templates: Templates,
     seen: Mutex<Seen>,
-    /// Whether the querier knows `in_process_metrics` (DeepFlow ≥ v7.1.2).
+    /// Whether the querier knows `in_process_metrics` (DeepFlow ≥ v7.1).
     metrics_table: bool,
     /// Answer every statement with this failure instead.
     fail: Option<&'static str>,
     /// The stack text of thread-grouping answers.
     stacks: Vec<(&'static str, u64)>,
+    /// Pad tags and tag-values answers to this many rows (a querier's answer at the limit).
+    rows: usize,
 }
 
 fn answer(status: StatusCode, opt: &str, description: &str, result: Value) -> (StatusCode, String) {
@@ -186,7 +191,27 @@ async fn query(
             json!([["db", 9], ["web-1", 5], ["", 4], ["Web-2", 3]]),
         ),
     };
+    let result = pad(result, stub.rows);
     answer(StatusCode::OK, "SUCCESS", "", result)
+}
+
+/// `result` with its last row repeated (count 1, distinct text) up to `rows` rows.
+fn pad(mut result: Value, rows: usize) -> Value {
+    if let Some(values) = result["values"].as_array_mut() {
+        let last = values.last().cloned().unwrap_or(Value::Null);
+        let mut i = 0;
+        while values.len() < rows {
+            let mut row = last.clone();
+            if let Some(cells) = row.as_array_mut() {
+                let n = cells.len();
+                cells[0] = json!(format!("pad-{i}"));
+                cells[n - 1] = json!(1);
+            }
+            values.push(row);
+            i += 1;
+        }
+    }
+    result
 }
 
 fn tags_answer() -> Value {
@@ -244,6 +269,7 @@ fn stub(metrics_table: bool) -> Stub {
             ("[t] io;x", 3),
             ("orphan", 2),
         ],
+        rows: 0,
     }
 }
 
@@ -340,7 +366,9 @@ async fn explore_answers_come_from_in_process_metrics() {
         )
     );
     assert!(sent[1].contains("app_service='api' AND profile_language_type='eBPF'"));
-    assert!(sent[4].contains(r"app_service='x\'y' GROUP BY pod ORDER BY n DESC"));
+    assert!(
+        sent[4].contains(r"app_service='x\'y' AND pod ILIKE 'WEB%' GROUP BY pod ORDER BY n DESC")
+    );
     server.stop().await;
 }
 
@@ -533,4 +561,169 @@ fn the_stub_refuses_statements_outside_the_templates() {
     ] {
         assert_eq!(t.kind(bad), None, "{bad}");
     }
+}
+
+/// Open-family keys outside the Kubernetes key charset (a backslash would escape the closing
+/// backtick of a ClickHouse identifier) are refused before anything reaches the querier, on
+/// every endpoint that takes a tag name.
+#[tokio::test]
+async fn hostile_tag_keys_never_reach_the_querier() {
+    let (base, stub) = start_stub(stub(true)).await;
+    let (_db, server) = embers(&base).await;
+    for key in [
+        r"k8s.label.a\",
+        "k8s.label.a`b",
+        "k8s.label.a b",
+        "k8s.annotation.x'y",
+        "cloud.tag.a)--",
+        "k8s.env.é",
+    ] {
+        // The filter grammar cannot quote a backtick: such a name is written as a string,
+        // which the parser refuses for its own reason.
+        let quoted = if key.contains('`') {
+            format!("'{key}'")
+        } else {
+            format!("`{key}`")
+        };
+        for (path, body) in [
+            ("/v1/profile/timeline", tl(json!({ "group_by": key }))),
+            (
+                "/v1/profile/tag_values",
+                json!({"tag": key, "time_start": H, "time_end": H}),
+            ),
+            (
+                "/v1/profile/services",
+                json!({"time_start": H, "time_end": H, "tag_filter": format!("{quoted}='v'")}),
+            ),
+            (
+                "/v1/profile/ProfileTracing",
+                tl(json!({ "tag_filter": format!("{quoted}='v'") })),
+            ),
+        ] {
+            let (status, envelope) = server.post(path, &body).await;
+            assert_eq!(status, 400, "{path} {key}: {envelope}");
+            assert_eq!(envelope["OPT_STATUS"], "INVALID_POST_DATA");
+            let description = envelope["DESCRIPTION"].as_str().unwrap_or("");
+            let named = description.contains("key may hold only letters, digits")
+                || (key.contains('`') && description.contains("expected a tag name"));
+            assert!(named, "{path} {key}: {description}");
+        }
+    }
+    let (statements_seen, bodies_seen) = {
+        let seen = stub.seen.lock().expect("lock");
+        (seen.statements.clone(), seen.tracing_bodies.len())
+    };
+    assert!(statements_seen.is_empty(), "{statements_seen:?}");
+    assert_eq!(bodies_seen, 0);
+    // A key of the charset goes through, in backticks.
+    let ok = tl(json!({"group_by": "k8s.annotation.example.com/a-b_c"}));
+    result(&server, "/v1/profile/timeline", ok).await;
+    assert!(statements(&stub)[0].contains("GROUP BY toi, `k8s.annotation.example.com/a-b_c`"));
+    server.stop().await;
+}
+
+/// The prefix of tag_values narrows the statement (escaped for LIKE and for the string), and
+/// the exact ASCII-case-insensitive test still applies to the answer.
+#[tokio::test]
+async fn tag_value_prefixes_are_applied_in_sql() {
+    let (base, stub) = start_stub(stub(true)).await;
+    let (_db, server) = embers(&base).await;
+    let range = json!({"time_start": H, "time_end": H + 3599});
+    let values = common::with(range.clone(), json!({"tag": "pod", "prefix": "WEB"}));
+    assert_eq!(
+        result(&server, "/v1/profile/tag_values", values).await["values"],
+        json!([["web-1", 5], ["Web-2", 3]])
+    );
+    let hostile = common::with(range.clone(), json!({"tag": "pod", "prefix": r"a%_\'"}));
+    assert_eq!(
+        result(&server, "/v1/profile/tag_values", hostile).await["values"],
+        json!([])
+    );
+    let thread = common::with(range, json!({"tag": "thread", "prefix": "[t] m"}));
+    result(&server, "/v1/profile/tag_values", thread).await;
+    let sent = statements(&stub);
+    assert!(
+        sent[0].contains(" AND pod ILIKE 'WEB%' GROUP BY pod "),
+        "{}",
+        sent[0]
+    );
+    assert!(
+        sent[1].contains(r" AND pod ILIKE 'a\\%\\_\\\\\'%' GROUP BY pod "),
+        "{}",
+        sent[1]
+    );
+    // A thread is a part of the stack text: its prefix cannot narrow the column.
+    assert!(!sent[2].contains("ILIKE"), "{}", sent[2]);
+    server.stop().await;
+}
+
+/// An answer at the statement's row limit is refused where the sums would be incomplete (the
+/// tags list, thread values) instead of being cut silently; a plain tag's values keep the
+/// most frequent ones, which is what was asked for.
+#[tokio::test]
+async fn answers_at_the_row_limit_are_not_cut_silently() {
+    let mut full = stub(true);
+    full.rows = 10_000;
+    let (base, _stub) = start_stub(full).await;
+    let (_db, server) = embers(&base).await;
+    let range = json!({"time_start": H, "time_end": H + 3599});
+    for body in [
+        range.clone(),
+        common::with(range.clone(), json!({"tag": "thread"})),
+    ] {
+        let path = if body.get("tag").is_some() {
+            "/v1/profile/tag_values"
+        } else {
+            "/v1/profile/tags"
+        };
+        let (status, envelope) = server.post(path, &body).await;
+        assert_eq!(status, 502, "{path}: {envelope}");
+        assert_eq!(envelope["OPT_STATUS"], "FAIL");
+        assert!(
+            envelope["DESCRIPTION"]
+                .as_str()
+                .unwrap_or("")
+                .contains("reached 10000 rows"),
+            "{envelope}"
+        );
+    }
+    let values = common::with(range, json!({"tag": "pod", "limit": 3}));
+    assert_eq!(
+        result(&server, "/v1/profile/tag_values", values).await["values"],
+        json!([["db", 9], ["web-1", 5], ["Web-2", 3]])
+    );
+    server.stop().await;
+}
+
+/// The forwarded ProfileTracing body is the request the contract read and checked,
+/// re-serialised: the same rules as without `--upstream`, nothing else passed through.
+#[tokio::test]
+async fn profile_tracing_forwards_the_checked_request() {
+    let (base, stub) = start_stub(stub(true)).await;
+    let (_db, server) = embers(&base).await;
+    for bad in [
+        tl(json!({"max_kernel_stack_depth": -5})),
+        tl(json!({"app_service": "Total", "profile_event_type": "off-cpu"})),
+        tl(json!({"time_start": -3})),
+    ] {
+        let (status, envelope) = server.post("/v1/profile/ProfileTracing", &bad).await;
+        assert_eq!(status, 400, "{bad}: {envelope}");
+        assert_eq!(envelope["OPT_STATUS"], "INVALID_POST_DATA");
+    }
+    let body = tl(
+        json!({"max_kernel_stack_depth": -1, "debug": true, "sql": "DROP TABLE x",
+                         "result_shape": "A", "tag_filter": "vtap='a'"}),
+    );
+    let (status, _) = server.post("/v1/profile/ProfileTracing", &body).await;
+    assert_eq!(status, 200);
+    let forwarded = stub.seen.lock().expect("lock").tracing_bodies.clone();
+    assert_eq!(forwarded.len(), 1, "{forwarded:?}");
+    let forwarded: Value = serde_json::from_str(&forwarded[0]).expect("json");
+    assert_eq!(
+        forwarded,
+        json!({"app_service": "api", "profile_language_type": "eBPF",
+               "profile_event_type": "on-cpu", "tag_filter": "agent='a'", "time_start": H,
+               "time_end": H + 3599, "max_kernel_stack_depth": -1, "debug": true})
+    );
+    server.stop().await;
 }

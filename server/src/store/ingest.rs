@@ -7,7 +7,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use super::rollup::{Pending, SeriesIds, SeriesKey};
 use super::StoreError;
 use embers_model::contract::explore::thread_of;
-use embers_model::contract::fields::{self, FieldKind, FieldRef, ResolveError, Scope};
+use embers_model::contract::fields::{self, FieldKind, FieldRef, Scope};
 
 /// Tags shared by every sample of a batch: fixed columns (`host`, `pod`, ...) and open-family
 /// tags (`k8s.label.app`, ...).
@@ -49,12 +49,7 @@ impl Tags {
                 self.open.insert(name, value.to_owned());
                 Ok(())
             }
-            Err(ResolveError::MissingKey(family)) => Err(format!(
-                "tag family '{}' needs a key, e.g. {}.app",
-                family.base(),
-                family.base()
-            )),
-            Err(ResolveError::Unknown) => Err(format!("unknown tag '{name}'")),
+            Err(e) => Err(e.to_string()),
         }
     }
 
