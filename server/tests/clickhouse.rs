@@ -12,8 +12,8 @@ mod common;
 use std::sync::Arc;
 
 use common::clickhouse::{self as ch, Layout};
-use common::differential::{all_queries, answers, batch, batches};
-use common::{query_for, TempDb, TestServer, T0};
+use common::differential::{all_queries, answers, batches};
+use common::{batch, query_for, TempDb, TestServer, T0};
 use embers_server::store::Store;
 use serde_json::{json, Value};
 

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{TempDb, TestServer};
+use common::{batch, ok, seeded_with, TempDb, TestServer};
 use embers_model::contract::envelope::Table;
 use embers_model::contract::explore::{ServiceRow, TimelineAnswer, ValueCount};
 use serde_json::{json, Value};
@@ -14,14 +14,7 @@ use serde_json::{json, Value};
 /// An hour-aligned base time.
 const H: i64 = 1_699_999_200;
 
-fn batch(app: &str, event: &str, time: i64, tags: Value, folded: &str) -> Value {
-    json!({"app_service": app, "profile_event_type": event, "time": time, "tags": tags,
-           "folded": folded})
-}
-
 async fn seeded() -> (TempDb, TestServer) {
-    let db = TempDb::new();
-    let server = TestServer::start(&db.path()).await;
     let a = json!({"host": "node-a", "pod": "redis-0", "pod_ns": "cache",
                    "k8s.label.app": "redis", "vtap": "agent-a"});
     let b = json!({"host": "node-b", "pod": "redis-1", "pod_ns": "team-o'brien",
@@ -44,23 +37,21 @@ async fn seeded() -> (TempDb, TestServer) {
         batch("Total", "on-cpu", H + 130, json!({"host": "node-a"}), "[p] nginx;[t] nginx 25\n"),
         py,
     ]});
-    server.ingest(batches).await;
-    (db, server)
+    seeded_with(batches).await
 }
 
-async fn ok(server: &TestServer, path: &str, body: Value) -> Value {
-    let (status, envelope) = server.post(path, &body).await;
-    assert_eq!(status, 200, "{path} {body}: {envelope}");
-    assert_eq!(envelope["OPT_STATUS"], "SUCCESS", "{envelope}");
-    assert_eq!(envelope["DESCRIPTION"], "");
-    assert_eq!(envelope["debug"], Value::Null);
-    envelope["result"].clone()
+/// The `result` of a successful explore answer, which carries no notice and no debug member.
+async fn result(server: &TestServer, path: &str, body: Value) -> Value {
+    let mut envelope = ok(server, path, body).await;
+    assert_eq!(envelope["DESCRIPTION"], "", "{envelope}");
+    assert_eq!(envelope["debug"], Value::Null, "{envelope}");
+    envelope["result"].take()
 }
 
 /// `services` as `(app, language, event, value)`.
 async fn services(server: &TestServer, extra: Value) -> Vec<(String, String, String, u64)> {
     let body = common::with(json!({"time_start": H, "time_end": H + 3599}), extra);
-    let result = ok(server, "/v1/profile/services", body).await;
+    let result = result(server, "/v1/profile/services", body).await;
     let table: Table<ServiceRow> = serde_json::from_value(result).expect("services table");
     assert_eq!(
         table.columns,
@@ -83,7 +74,7 @@ fn row(app: &str, event: &str, value: u64) -> (String, String, String, u64) {
 async fn timeline(server: &TestServer, extra: Value) -> TimelineAnswer {
     let base = json!({"app_service": "redis-server", "profile_language_type": "eBPF",
                       "profile_event_type": "on-cpu", "time_start": H, "time_end": H + 3599});
-    let result = ok(server, "/v1/profile/timeline", common::with(base, extra)).await;
+    let result = result(server, "/v1/profile/timeline", common::with(base, extra)).await;
     serde_json::from_value(result).expect("timeline answer")
 }
 
@@ -97,7 +88,7 @@ fn points(a: &TimelineAnswer) -> Vec<(i64, Option<&str>, u64)> {
 
 async fn counts(server: &TestServer, path: &str, body: Value) -> Vec<(String, u64)> {
     let table: Table<ValueCount> =
-        serde_json::from_value(ok(server, path, body).await).expect("table");
+        serde_json::from_value(result(server, path, body).await).expect("table");
     assert_eq!(table.columns, ["value", "count"]);
     table.values.into_iter().map(Into::into).collect()
 }

@@ -12,8 +12,9 @@ use axum::extract::{Form, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::Router;
-use common::{TempDb, TestServer};
-use embers_server::http::upstream::{Upstream, UpstreamOptions};
+use common::http::proxying;
+use common::TestServer;
+use embers_server::http::upstream::UpstreamOptions;
 use regex::Regex;
 use serde_json::{json, Value};
 
@@ -247,17 +248,6 @@ fn stub(metrics_table: bool) -> Stub {
     }
 }
 
-async fn embers(base: &str) -> (TempDb, TestServer) {
-    embers_with(base, UpstreamOptions::default()).await
-}
-
-async fn embers_with(base: &str, options: UpstreamOptions) -> (TempDb, TestServer) {
-    let db = TempDb::new();
-    let up = Upstream::with_options(base, options).expect("upstream");
-    let server = TestServer::start_with(&db.path(), |s| s.upstream = Some(Arc::new(up))).await;
-    (db, server)
-}
-
 fn statements(stub: &Stub) -> Vec<String> {
     let seen = stub.seen.lock().expect("lock");
     assert_eq!(
@@ -285,7 +275,7 @@ fn tl(extra: Value) -> Value {
 #[tokio::test]
 async fn explore_answers_come_from_in_process_metrics() {
     let (base, stub) = start_stub(stub(true)).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     let filter = r"pod_ns='team-o''brien' AND k8s.label.app IN ('a', 'b\\c') AND vtap!='x'";
     let services = json!({"time_start": H, "time_end": H + 59, "profile_event_type": "on-cpu",
                           "tag_filter": filter});
@@ -347,7 +337,7 @@ async fn explore_answers_come_from_in_process_metrics() {
 #[tokio::test]
 async fn older_queriers_are_asked_for_in_process() {
     let (base, stub) = start_stub(stub(false)).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     for _ in 0..2 {
         assert_eq!(
             result(&server, "/v1/profile/timeline", tl(json!({}))).await["values"],
@@ -368,7 +358,7 @@ async fn older_queriers_are_asked_for_in_process() {
 #[tokio::test]
 async fn thread_grouping_and_per_sample_filters_read_in_process() {
     let (base, stub) = start_stub(stub(true)).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     assert_eq!(
         result(
             &server,
@@ -392,7 +382,7 @@ async fn thread_grouping_and_per_sample_filters_read_in_process() {
     let mut compressed = stub_with(true, None);
     compressed.stacks = vec![("(\u{FFFD}/\u{FFFD}\u{FFFD}", 5)];
     let (base, _stub) = start_stub(compressed).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     let (status, envelope) = server
         .post("/v1/profile/timeline", &tl(json!({"group_by": "thread"})))
         .await;
@@ -414,7 +404,7 @@ fn stub_with(metrics_table: bool, fail: Option<&'static str>) -> Stub {
 #[tokio::test]
 async fn failures_are_502_and_bad_requests_never_reach_the_querier() {
     let (base, stub) = start_stub(stub_with(true, Some("clickhouse timeout"))).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     let (status, envelope) = server.post("/v1/profile/timeline", &tl(json!({}))).await;
     assert_eq!(status, 502, "{envelope}");
     assert_eq!(envelope["OPT_STATUS"], "FAIL");
@@ -454,7 +444,7 @@ async fn failures_are_502_and_bad_requests_never_reach_the_querier() {
         .expect("bind");
     let dead = format!("http://{}", closed.local_addr().expect("addr"));
     drop(closed);
-    let (_db, server) = embers(&dead).await;
+    let (_db, server) = proxying(&dead, UpstreamOptions::default()).await;
     let (status, envelope) = server
         .post(
             "/v1/profile/services",
@@ -480,7 +470,7 @@ async fn profile_tracing_forwards_the_canonical_filter() {
         allow_org_ids: vec![3, 5],
         ..UpstreamOptions::default()
     };
-    let (_db, server) = embers_with(&base, options).await;
+    let (_db, server) = proxying(&base, options).await;
     let body = tl(
         json!({"tag_filter": r"pod = 'a''b' and vtap IN ('x',   'y\\z') AND `k8s.label.app`!='w'"}),
     );
