@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use common::clickhouse::{self as ch, Layout};
 use common::differential::{all_queries, answers, batches};
+use common::groups;
 use common::{batch, query_for, TempDb, TestServer, T0};
 use embers_server::store::Store;
 use serde_json::{json, Value};
@@ -80,6 +81,42 @@ async fn profile_tracing_answers_match_sqlite_on_one_node() {
 #[tokio::test]
 async fn profile_tracing_answers_match_sqlite_on_two_shards() {
     differential(Layout::TwoShards, "shards").await;
+}
+
+/// The timeline's default grouping (`common::groups`): ClickHouse answers byte for byte as
+/// SQLite, and both answer the ten largest pods by name and the rest as `other`.
+async fn default_groups(layout: Layout, name: &str) {
+    let Some(store) = ch::store(layout, name) else {
+        return;
+    };
+    let db = TempDb::new();
+    let sqlite = TestServer::start(&db.path()).await;
+    let clickhouse =
+        TestServer::start_over(store.clone(), db.dir.path().join("none"), |_| {}).await;
+    let request = [("timeline", groups::request(json!({})))];
+    let mut bodies = Vec::new();
+    for server in [&sqlite, &clickhouse] {
+        server.ingest(groups::batches()).await;
+        let (status, body) = answers(server, &request).await.remove(0);
+        assert_eq!(status, 200, "{body}");
+        let envelope: Value = serde_json::from_str(&body).expect("an envelope");
+        groups::check(&serde_json::from_value(envelope["result"].clone()).expect("a timeline"));
+        bodies.push(body);
+    }
+    assert_eq!(bodies[0], bodies[1]);
+    sqlite.stop().await;
+    clickhouse.stop().await;
+    ch::drop_database(&store);
+}
+
+#[tokio::test]
+async fn default_groups_match_sqlite_on_one_node() {
+    default_groups(Layout::Single, "groups_single").await;
+}
+
+#[tokio::test]
+async fn default_groups_match_sqlite_on_two_shards() {
+    default_groups(Layout::TwoShards, "groups_shards").await;
 }
 
 /// A snapshot's life on one server: save an answer, list it, fetch it, delete it, miss it.

@@ -4,6 +4,7 @@
 
 pub mod clickhouse;
 pub mod differential;
+pub mod groups;
 pub mod http;
 pub mod process;
 pub mod snapshots;
