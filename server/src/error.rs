@@ -36,7 +36,8 @@ pub struct Error {
     /// When set, `result` is the empty tree of this shape instead of null.
     empty_shape: Option<ResultShape>,
     /// The request's `debug` flag, and diagnostics to show when it is set.
-    debug: Option<Diagnostics>,
+    /// (Boxed: it is rare, and an `Err` this type is in stays small.)
+    debug: Option<Box<Diagnostics>>,
     /// Seconds for a `Retry-After` header (overload answers).
     retry_after: Option<u32>,
 }
@@ -156,7 +157,7 @@ impl Error {
     /// Show `diagnostics` (plus the internal detail) in `debug`; call only when the request
     /// asked for debug output.
     pub fn with_debug(mut self, diagnostics: Diagnostics) -> Error {
-        self.debug = Some(diagnostics);
+        self.debug = Some(Box::new(diagnostics));
         self
     }
 
@@ -189,7 +190,7 @@ impl IntoResponse for Error {
         let result = self.empty_shape.map(|shape| encode_result(None, shape, ""));
         let debug = self.debug.map(|diagnostics| Diagnostics {
             error: self.detail,
-            ..diagnostics
+            ..*diagnostics
         });
         let mut response = envelope(
             self.status,
