@@ -4,9 +4,11 @@
 
 pub mod clickhouse;
 pub mod differential;
+pub mod explore;
 pub mod groups;
 pub mod http;
 pub mod process;
+pub mod querier;
 pub mod snapshots;
 
 use std::path::{Path, PathBuf};
