@@ -130,14 +130,7 @@ impl TestServer {
 
     /// DELETE `path`; status and envelope.
     pub async fn delete(&self, path: &str) -> (u16, Value) {
-        let response = self
-            .client
-            .delete(format!("{}{path}", self.base))
-            .send()
-            .await
-            .expect("request");
-        let status = response.status().as_u16();
-        let text = response.text().await.expect("body");
+        let (status, _, text) = self.send(reqwest::Method::DELETE, path).await;
         (
             status,
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")),
@@ -146,9 +139,14 @@ impl TestServer {
 
     /// GET `path`; returns status, content type and body text.
     pub async fn get(&self, path: &str) -> (u16, String, String) {
+        self.send(reqwest::Method::GET, path).await
+    }
+
+    /// A request without a body; status, content type and body text.
+    async fn send(&self, method: reqwest::Method, path: &str) -> (u16, String, String) {
         let response = self
             .client
-            .get(format!("{}{path}", self.base))
+            .request(method, format!("{}{path}", self.base))
             .send()
             .await
             .expect("request");
