@@ -6,25 +6,17 @@ mod common;
 use axum::http::HeaderMap;
 use axum::routing::post;
 use axum::Router;
-use common::{folded_of, query_for, with, TempDb, TestServer, T0};
+use common::{description, folded_of, query_for, seeded_with, with, TempDb, TestServer, T0};
 use serde_json::{json, Value};
 
 const GOOD: &str = "web;[t] web;main;work 5\n";
 
 async fn seeded() -> (TempDb, TestServer) {
-    let db = TempDb::new();
-    let server = TestServer::start(&db.path()).await;
-    server
-        .ingest(
-            json!({"app_service": "web", "time": T0, "tags": {"pod": "web-1"},
-            "folded": "[t] web;main;work 5\n"}),
-        )
-        .await;
-    (db, server)
-}
-
-fn description(envelope: &Value) -> &str {
-    envelope["DESCRIPTION"].as_str().unwrap_or("")
+    seeded_with(
+        json!({"app_service": "web", "time": T0, "tags": {"pod": "web-1"},
+        "folded": "[t] web;main;work 5\n"}),
+    )
+    .await
 }
 
 #[tokio::test]

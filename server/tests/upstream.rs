@@ -5,294 +5,11 @@
 
 mod common;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-use axum::extract::{Form, State};
-use axum::http::{HeaderMap, StatusCode};
-use axum::routing::post;
-use axum::Router;
-use common::{TempDb, TestServer};
-use embers_server::http::upstream::{Upstream, UpstreamOptions};
-use regex::Regex;
+use common::http::proxying;
+use common::querier::{start_stub, statements, stub, stub_with, Kind, Templates, H};
+use common::TestServer;
+use embers_server::http::upstream::UpstreamOptions;
 use serde_json::{json, Value};
-
-const H: i64 = 1_699_999_200;
-
-/// The tag columns the tags statement groups by (the template is part of the contract).
-const TAG_COLUMNS: &str = "app_instance, region, az, host, chost, vpc, router, dhcpgw, lb, \
-    lb_listener, natgw, redis, rds, pod_cluster, pod_ns, pod_node, pod_ingress, pod_service, \
-    pod_group, pod, service, gprocess, host_ip, host_hostname, chost_ip, chost_hostname, \
-    pod_node_ip, pod_node_hostname, ip, agent, `k8s.label`, `k8s.annotation`, `k8s.env`, \
-    `cloud.tag`";
-
-/// Which template a statement follows, with its group column where it has one.
-#[derive(Debug, Clone, PartialEq)]
-enum Kind {
-    Services,
-    Timeline(Option<String>),
-    Tags,
-    TagValues(String),
-}
-
-struct Templates {
-    services: Regex,
-    timeline: Regex,
-    tags: Regex,
-    tag_values: Regex,
-}
-
-impl Templates {
-    fn new() -> Templates {
-        let lit = r"(?:'(?:[^'\\]|\\.)*'|-?\d+)";
-        // Backtick identifiers only of the open-family key charset: no backslash, quote,
-        // space or backtick can reach the querier inside one.
-        let name = r"(?:[a-z_][a-z0-9_]*|`[A-Za-z0-9._/-]+`)";
-        let cond = format!(r"{name}(?:=|!=| ILIKE ){lit}|{name} (?:NOT )?IN \({lit}(?:, {lit})*\)");
-        let w = format!(r"time>=-?\d+ AND time<=-?\d+(?: AND (?:{cond}))*");
-        let t = "(?:in_process_metrics|in_process)";
-        let re = |s: String| Regex::new(&format!("^{s}$")).expect("template regex");
-        let keys = "app_service, profile_language_type, profile_event_type";
-        let cols = regex::escape(TAG_COLUMNS);
-        Templates {
-            services: re(format!(
-                r"SELECT {keys}, Sum\(profile_value\) AS v FROM {t} WHERE {w} GROUP BY {keys} ORDER BY v DESC LIMIT 1000"
-            )),
-            timeline: re(format!(
-                r"SELECT time\(time, [1-9]\d*\) AS toi(?:, ({name}))?, Sum\(profile_value\) AS v FROM {t} WHERE {w} GROUP BY toi(?:, ({name}))? ORDER BY toi LIMIT 200000"
-            )),
-            tags: re(format!(
-                r"SELECT {cols}, Count\(row\) AS n FROM {t} WHERE {w} GROUP BY {cols} LIMIT 10000"
-            )),
-            tag_values: re(format!(
-                r"SELECT ({name}), Count\(row\) AS n FROM {t} WHERE {w} GROUP BY ({name}) ORDER BY n DESC LIMIT 10000"
-            )),
-        }
-    }
-
-    fn kind(&self, sql: &str) -> Option<Kind> {
-        let group = |c: &regex::Captures<'_>, i| c.get(i).map(|m| m.as_str().to_owned());
-        if self.services.is_match(sql) {
-            return Some(Kind::Services);
-        }
-        if self.tags.is_match(sql) {
-            return Some(Kind::Tags);
-        }
-        if let Some(c) = self.timeline.captures(sql) {
-            return (group(&c, 1) == group(&c, 2)).then(|| Kind::Timeline(group(&c, 1)));
-        }
-        let c = self.tag_values.captures(sql)?;
-        (group(&c, 1) == group(&c, 2)).then(|| Kind::TagValues(group(&c, 1).unwrap_or_default()))
-    }
-}
-
-/// What the stub saw and how it behaves.
-#[derive(Default)]
-struct Seen {
-    statements: Vec<String>,
-    violations: Vec<String>,
-    tracing_bodies: Vec<String>,
-    org: Vec<String>,
-}
-
-struct Stub {
-    templates: Templates,
-    seen: Mutex<Seen>,
-    /// Whether the querier knows `in_process_metrics` (DeepFlow ≥ v7.1).
-    metrics_table: bool,
-    /// Answer every statement with this failure instead.
-    fail: Option<&'static str>,
-    /// The stack text of thread-grouping answers.
-    stacks: Vec<(&'static str, u64)>,
-    /// Pad tags and tag-values answers to this many rows (a querier's answer at the limit).
-    rows: usize,
-}
-
-fn answer(status: StatusCode, opt: &str, description: &str, result: Value) -> (StatusCode, String) {
-    let body =
-        json!({"OPT_STATUS": opt, "DESCRIPTION": description, "result": result, "debug": null});
-    (status, body.to_string())
-}
-
-fn table(columns: &[&str], values: Value) -> Value {
-    json!({"columns": columns, "values": values})
-}
-
-async fn query(
-    State(stub): State<Arc<Stub>>,
-    headers: HeaderMap,
-    Form(form): Form<HashMap<String, String>>,
-) -> (StatusCode, String) {
-    let sql = form.get("sql").cloned().unwrap_or_default();
-    let kind = stub.templates.kind(&sql);
-    {
-        let mut seen = stub.seen.lock().expect("lock");
-        if form.get("db").map(String::as_str) != Some("profile") || kind.is_none() {
-            seen.violations.push(format!("{form:?}"));
-        }
-        seen.statements.push(sql.clone());
-        let org = headers.get("x-org-id").and_then(|v| v.to_str().ok());
-        seen.org.push(org.unwrap_or("").to_owned());
-    }
-    let Some(kind) = kind else {
-        return answer(
-            StatusCode::BAD_REQUEST,
-            "INVALID_POST_DATA",
-            "not a template",
-            Value::Null,
-        );
-    };
-    if let Some(description) = stub.fail {
-        return answer(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "FAIL",
-            description,
-            Value::Null,
-        );
-    }
-    if !stub.metrics_table && sql.contains(" FROM in_process_metrics ") {
-        let d = "Code: 60. DB::Exception: Table profile.in_process_metrics does not exist. (UNKNOWN_TABLE)";
-        return answer(StatusCode::INTERNAL_SERVER_ERROR, "FAIL", d, Value::Null);
-    }
-    let result = match kind {
-        Kind::Services => table(
-            &[
-                "app_service",
-                "profile_language_type",
-                "profile_event_type",
-                "v",
-            ],
-            json!([
-                ["redis-server", "eBPF", "on-cpu", 187],
-                ["Total", "eBPF", "on-cpu", 155],
-                ["nginx", "eBPF", "on-cpu", 28.0],
-                ["api", "eBPF", "on-cpu", 155]
-            ]),
-        ),
-        // Columns in another order than selected, as the querier may answer.
-        Kind::Timeline(None) => table(&["v", "toi"], json!([[57, H + 60], [130, H]])),
-        Kind::Timeline(Some(g)) if g == "profile_location_str" => {
-            let rows: Vec<Value> = stub.stacks.iter().map(|(s, v)| json!([H, s, v])).collect();
-            table(&["toi", "profile_location_str", "v"], json!(rows))
-        }
-        Kind::Timeline(Some(g)) => table(
-            &["toi", g.trim_matches('`'), "v"],
-            json!([
-                [H, "a", 10],
-                [H, "b", 7],
-                [H + 60, "a", 5],
-                [H + 60, "c", 3],
-                [H + 60, "", 1]
-            ]),
-        ),
-        Kind::Tags => tags_answer(),
-        Kind::TagValues(g) => table(
-            &[g.trim_matches('`'), "n"],
-            json!([["db", 9], ["web-1", 5], ["", 4], ["Web-2", 3]]),
-        ),
-    };
-    let result = pad(result, stub.rows);
-    answer(StatusCode::OK, "SUCCESS", "", result)
-}
-
-/// `result` with its last row repeated (count 1, distinct text) up to `rows` rows.
-fn pad(mut result: Value, rows: usize) -> Value {
-    if let Some(values) = result["values"].as_array_mut() {
-        let last = values.last().cloned().unwrap_or(Value::Null);
-        let mut i = 0;
-        while values.len() < rows {
-            let mut row = last.clone();
-            if let Some(cells) = row.as_array_mut() {
-                let n = cells.len();
-                cells[0] = json!(format!("pad-{i}"));
-                cells[n - 1] = json!(1);
-            }
-            values.push(row);
-            i += 1;
-        }
-    }
-    result
-}
-
-fn tags_answer() -> Value {
-    let names: Vec<&str> = TAG_COLUMNS
-        .split(", ")
-        .map(|c| c.trim_matches('`'))
-        .collect();
-    let mut columns = names.clone();
-    columns.push("n");
-    let row = |pairs: &[(&str, &str)], n: u64| {
-        let mut cells: Vec<Value> = names
-            .iter()
-            .map(|c| json!(pairs.iter().find(|(k, _)| k == c).map_or("", |(_, v)| *v)))
-            .collect();
-        cells.push(json!(n));
-        Value::Array(cells)
-    };
-    let rows = json!([
-        row(
-            &[
-                ("host", "node-a"),
-                ("pod", "web-1"),
-                ("k8s.label", r#"{"app":"web","tier":""}"#)
-            ],
-            5
-        ),
-        row(&[("host", "node-b"), ("cloud.tag", r#"{"team":"x"}"#)], 2),
-    ]);
-    table(&columns, rows)
-}
-
-async fn tracing(State(stub): State<Arc<Stub>>, body: String) -> (StatusCode, String) {
-    stub.seen.lock().expect("lock").tracing_bodies.push(body);
-    answer(StatusCode::OK, "SUCCESS", "", Value::Null)
-}
-
-async fn start_stub(stub: Stub) -> (String, Arc<Stub>) {
-    let stub = Arc::new(stub);
-    let router = Router::new()
-        .route("/v1/query/", post(query))
-        .route("/v1/profile/ProfileTracing", post(tracing))
-        .with_state(stub.clone());
-    (common::http::serve_stub(router).await, stub)
-}
-
-fn stub(metrics_table: bool) -> Stub {
-    Stub {
-        templates: Templates::new(),
-        seen: Mutex::new(Seen::default()),
-        metrics_table,
-        fail: None,
-        stacks: vec![
-            ("[t] main;a;b", 10),
-            ("[t] main;c", 5),
-            ("[t] io;x", 3),
-            ("orphan", 2),
-        ],
-        rows: 0,
-    }
-}
-
-async fn embers(base: &str) -> (TempDb, TestServer) {
-    embers_with(base, UpstreamOptions::default()).await
-}
-
-async fn embers_with(base: &str, options: UpstreamOptions) -> (TempDb, TestServer) {
-    let db = TempDb::new();
-    let up = Upstream::with_options(base, options).expect("upstream");
-    let server = TestServer::start_with(&db.path(), |s| s.upstream = Some(Arc::new(up))).await;
-    (db, server)
-}
-
-fn statements(stub: &Stub) -> Vec<String> {
-    let seen = stub.seen.lock().expect("lock");
-    assert_eq!(
-        seen.violations,
-        Vec::<String>::new(),
-        "statements outside the templates"
-    );
-    seen.statements.clone()
-}
 
 async fn result(server: &TestServer, path: &str, body: Value) -> Value {
     let (status, envelope) = server.post(path, &body).await;
@@ -311,7 +28,7 @@ fn tl(extra: Value) -> Value {
 #[tokio::test]
 async fn explore_answers_come_from_in_process_metrics() {
     let (base, stub) = start_stub(stub(true)).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     let filter = r"pod_ns='team-o''brien' AND k8s.label.app IN ('a', 'b\\c') AND vtap!='x'";
     let services = json!({"time_start": H, "time_end": H + 59, "profile_event_type": "on-cpu",
                           "tag_filter": filter});
@@ -375,7 +92,7 @@ async fn explore_answers_come_from_in_process_metrics() {
 #[tokio::test]
 async fn older_queriers_are_asked_for_in_process() {
     let (base, stub) = start_stub(stub(false)).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     for _ in 0..2 {
         assert_eq!(
             result(&server, "/v1/profile/timeline", tl(json!({}))).await["values"],
@@ -396,7 +113,7 @@ async fn older_queriers_are_asked_for_in_process() {
 #[tokio::test]
 async fn thread_grouping_and_per_sample_filters_read_in_process() {
     let (base, stub) = start_stub(stub(true)).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     assert_eq!(
         result(
             &server,
@@ -420,7 +137,7 @@ async fn thread_grouping_and_per_sample_filters_read_in_process() {
     let mut compressed = stub_with(true, None);
     compressed.stacks = vec![("(\u{FFFD}/\u{FFFD}\u{FFFD}", 5)];
     let (base, _stub) = start_stub(compressed).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     let (status, envelope) = server
         .post("/v1/profile/timeline", &tl(json!({"group_by": "thread"})))
         .await;
@@ -432,17 +149,10 @@ async fn thread_grouping_and_per_sample_filters_read_in_process() {
     server.stop().await;
 }
 
-fn stub_with(metrics_table: bool, fail: Option<&'static str>) -> Stub {
-    Stub {
-        fail,
-        ..stub(metrics_table)
-    }
-}
-
 #[tokio::test]
 async fn failures_are_502_and_bad_requests_never_reach_the_querier() {
     let (base, stub) = start_stub(stub_with(true, Some("clickhouse timeout"))).await;
-    let (_db, server) = embers(&base).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     let (status, envelope) = server.post("/v1/profile/timeline", &tl(json!({}))).await;
     assert_eq!(status, 502, "{envelope}");
     assert_eq!(envelope["OPT_STATUS"], "FAIL");
@@ -482,7 +192,7 @@ async fn failures_are_502_and_bad_requests_never_reach_the_querier() {
         .expect("bind");
     let dead = format!("http://{}", closed.local_addr().expect("addr"));
     drop(closed);
-    let (_db, server) = embers(&dead).await;
+    let (_db, server) = proxying(&dead, UpstreamOptions::default()).await;
     let (status, envelope) = server
         .post(
             "/v1/profile/services",
@@ -508,7 +218,7 @@ async fn profile_tracing_forwards_the_canonical_filter() {
         allow_org_ids: vec![3, 5],
         ..UpstreamOptions::default()
     };
-    let (_db, server) = embers_with(&base, options).await;
+    let (_db, server) = proxying(&base, options).await;
     let body = tl(
         json!({"tag_filter": r"pod = 'a''b' and vtap IN ('x',   'y\\z') AND `k8s.label.app`!='w'"}),
     );
@@ -561,169 +271,4 @@ fn the_stub_refuses_statements_outside_the_templates() {
     ] {
         assert_eq!(t.kind(bad), None, "{bad}");
     }
-}
-
-/// Open-family keys outside the Kubernetes key charset (a backslash would escape the closing
-/// backtick of a ClickHouse identifier) are refused before anything reaches the querier, on
-/// every endpoint that takes a tag name.
-#[tokio::test]
-async fn hostile_tag_keys_never_reach_the_querier() {
-    let (base, stub) = start_stub(stub(true)).await;
-    let (_db, server) = embers(&base).await;
-    for key in [
-        r"k8s.label.a\",
-        "k8s.label.a`b",
-        "k8s.label.a b",
-        "k8s.annotation.x'y",
-        "cloud.tag.a)--",
-        "k8s.env.é",
-    ] {
-        // The filter grammar cannot quote a backtick: such a name is written as a string,
-        // which the parser refuses for its own reason.
-        let quoted = if key.contains('`') {
-            format!("'{key}'")
-        } else {
-            format!("`{key}`")
-        };
-        for (path, body) in [
-            ("/v1/profile/timeline", tl(json!({ "group_by": key }))),
-            (
-                "/v1/profile/tag_values",
-                json!({"tag": key, "time_start": H, "time_end": H}),
-            ),
-            (
-                "/v1/profile/services",
-                json!({"time_start": H, "time_end": H, "tag_filter": format!("{quoted}='v'")}),
-            ),
-            (
-                "/v1/profile/ProfileTracing",
-                tl(json!({ "tag_filter": format!("{quoted}='v'") })),
-            ),
-        ] {
-            let (status, envelope) = server.post(path, &body).await;
-            assert_eq!(status, 400, "{path} {key}: {envelope}");
-            assert_eq!(envelope["OPT_STATUS"], "INVALID_POST_DATA");
-            let description = envelope["DESCRIPTION"].as_str().unwrap_or("");
-            let named = description.contains("key may hold only letters, digits")
-                || (key.contains('`') && description.contains("expected a tag name"));
-            assert!(named, "{path} {key}: {description}");
-        }
-    }
-    let (statements_seen, bodies_seen) = {
-        let seen = stub.seen.lock().expect("lock");
-        (seen.statements.clone(), seen.tracing_bodies.len())
-    };
-    assert!(statements_seen.is_empty(), "{statements_seen:?}");
-    assert_eq!(bodies_seen, 0);
-    // A key of the charset goes through, in backticks.
-    let ok = tl(json!({"group_by": "k8s.annotation.example.com/a-b_c"}));
-    result(&server, "/v1/profile/timeline", ok).await;
-    assert!(statements(&stub)[0].contains("GROUP BY toi, `k8s.annotation.example.com/a-b_c`"));
-    server.stop().await;
-}
-
-/// The prefix of tag_values narrows the statement (escaped for LIKE and for the string), and
-/// the exact ASCII-case-insensitive test still applies to the answer.
-#[tokio::test]
-async fn tag_value_prefixes_are_applied_in_sql() {
-    let (base, stub) = start_stub(stub(true)).await;
-    let (_db, server) = embers(&base).await;
-    let range = json!({"time_start": H, "time_end": H + 3599});
-    let values = common::with(range.clone(), json!({"tag": "pod", "prefix": "WEB"}));
-    assert_eq!(
-        result(&server, "/v1/profile/tag_values", values).await["values"],
-        json!([["web-1", 5], ["Web-2", 3]])
-    );
-    let hostile = common::with(range.clone(), json!({"tag": "pod", "prefix": r"a%_\'"}));
-    assert_eq!(
-        result(&server, "/v1/profile/tag_values", hostile).await["values"],
-        json!([])
-    );
-    let thread = common::with(range, json!({"tag": "thread", "prefix": "[t] m"}));
-    result(&server, "/v1/profile/tag_values", thread).await;
-    let sent = statements(&stub);
-    assert!(
-        sent[0].contains(" AND pod ILIKE 'WEB%' GROUP BY pod "),
-        "{}",
-        sent[0]
-    );
-    assert!(
-        sent[1].contains(r" AND pod ILIKE 'a\\%\\_\\\\\'%' GROUP BY pod "),
-        "{}",
-        sent[1]
-    );
-    // A thread is a part of the stack text: its prefix cannot narrow the column.
-    assert!(!sent[2].contains("ILIKE"), "{}", sent[2]);
-    server.stop().await;
-}
-
-/// An answer at the statement's row limit is refused where the sums would be incomplete (the
-/// tags list, thread values) instead of being cut silently; a plain tag's values keep the
-/// most frequent ones, which is what was asked for.
-#[tokio::test]
-async fn answers_at_the_row_limit_are_not_cut_silently() {
-    let mut full = stub(true);
-    full.rows = 10_000;
-    let (base, _stub) = start_stub(full).await;
-    let (_db, server) = embers(&base).await;
-    let range = json!({"time_start": H, "time_end": H + 3599});
-    for body in [
-        range.clone(),
-        common::with(range.clone(), json!({"tag": "thread"})),
-    ] {
-        let path = if body.get("tag").is_some() {
-            "/v1/profile/tag_values"
-        } else {
-            "/v1/profile/tags"
-        };
-        let (status, envelope) = server.post(path, &body).await;
-        assert_eq!(status, 502, "{path}: {envelope}");
-        assert_eq!(envelope["OPT_STATUS"], "FAIL");
-        assert!(
-            envelope["DESCRIPTION"]
-                .as_str()
-                .unwrap_or("")
-                .contains("reached 10000 rows"),
-            "{envelope}"
-        );
-    }
-    let values = common::with(range, json!({"tag": "pod", "limit": 3}));
-    assert_eq!(
-        result(&server, "/v1/profile/tag_values", values).await["values"],
-        json!([["db", 9], ["web-1", 5], ["Web-2", 3]])
-    );
-    server.stop().await;
-}
-
-/// The forwarded ProfileTracing body is the request the contract read and checked,
-/// re-serialised: the same rules as without `--upstream`, nothing else passed through.
-#[tokio::test]
-async fn profile_tracing_forwards_the_checked_request() {
-    let (base, stub) = start_stub(stub(true)).await;
-    let (_db, server) = embers(&base).await;
-    for bad in [
-        tl(json!({"max_kernel_stack_depth": -5})),
-        tl(json!({"app_service": "Total", "profile_event_type": "off-cpu"})),
-        tl(json!({"time_start": -3})),
-    ] {
-        let (status, envelope) = server.post("/v1/profile/ProfileTracing", &bad).await;
-        assert_eq!(status, 400, "{bad}: {envelope}");
-        assert_eq!(envelope["OPT_STATUS"], "INVALID_POST_DATA");
-    }
-    let body = tl(
-        json!({"max_kernel_stack_depth": -1, "debug": true, "sql": "DROP TABLE x",
-                         "result_shape": "A", "tag_filter": "vtap='a'"}),
-    );
-    let (status, _) = server.post("/v1/profile/ProfileTracing", &body).await;
-    assert_eq!(status, 200);
-    let forwarded = stub.seen.lock().expect("lock").tracing_bodies.clone();
-    assert_eq!(forwarded.len(), 1, "{forwarded:?}");
-    let forwarded: Value = serde_json::from_str(&forwarded[0]).expect("json");
-    assert_eq!(
-        forwarded,
-        json!({"app_service": "api", "profile_language_type": "eBPF",
-               "profile_event_type": "on-cpu", "tag_filter": "agent='a'", "time_start": H,
-               "time_end": H + 3599, "max_kernel_stack_depth": -1, "debug": true})
-    );
-    server.stop().await;
 }

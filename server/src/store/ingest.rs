@@ -296,7 +296,8 @@ fn stack_id<'s>(
 
 /// The canonical text identifying a tag set (unit, columns and open tags), as unambiguous JSON.
 fn fingerprint(meta: &BatchMeta) -> String {
-    serde_json::json!([meta.unit, meta.tags.columns, meta.tags.open]).to_string()
+    // A tuple of a string and two string maps always serialises (as a JSON array).
+    serde_json::to_string(&(&meta.unit, &meta.tags.columns, &meta.tags.open)).unwrap_or_default()
 }
 
 /// Find or create the tag set of `meta`.
