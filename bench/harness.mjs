@@ -5,119 +5,26 @@
 //
 //   node bench/harness.mjs [--sizes 10000,100000,1000000] [--seed 1] [--smoke]
 //                          [--viewers embers,speedscope,grafana] [--no-shape-a]
-//                          [--reps N] [--interactions N] [--dist DIR] [--out FILE]
+//                          [--reps N] [--interactions N] [--no-timeline] [--dist DIR] [--out FILE]
 //
 // Exit status: 0 when Embers painted at every size; 1 when it did not (peers failing is recorded
 // in the results but does not fail the run); 2 on bad arguments.
 
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 import { APPS, BROWSER_ARGS, VIEWPORT, embersScroll, measureMemory, profileEmbers } from './lib/apps.mjs';
-import { BUDGET_KB, bundleSize } from './lib/bundle.mjs';
+import { parseArgs } from './lib/args.mjs';
+import { bundleSize } from './lib/bundle.mjs';
+import { firstViewRows, gitInfo, renderTable, targetChecks } from './lib/report.mjs';
 import { BENCH_DIR, ROOT_DIR, startServer } from './lib/server.mjs';
-
-// ---------------------------------------------------------------------------------------------
-// Arguments
-
-function parseArgs(argv) {
-  const a = {
-    sizes: null,
-    seed: 1,
-    smoke: false,
-    viewers: null,
-    shapeA: true,
-    compare: null,
-    reps: null,
-    interactions: null,
-    dist: path.join(ROOT_DIR, 'dist'),
-    out: null,
-    profile: null,
-    firstView: null,
-    deep: 5000,
-    chromium: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const k = argv[i];
-    const v = () => {
-      if (i + 1 >= argv.length) throw new Error(`${k} needs a value`);
-      return argv[++i];
-    };
-    switch (k) {
-      case '--sizes': a.sizes = v().split(',').map(parseCount); break;
-      case '--seed': a.seed = Number(v()); break;
-      case '--smoke': a.smoke = true; break;
-      case '--viewers': case '--peers': a.viewers = v().split(',').map((s) => s.trim()).filter(Boolean); break;
-      case '--no-shape-a': a.shapeA = false; break;
-      case '--no-compare': a.compare = false; break;
-      case '--reps': a.reps = Number(v()); break;
-      case '--interactions': a.interactions = Number(v()); break;
-      case '--dist': a.dist = path.resolve(v()); break;
-      case '--out': a.out = path.resolve(v()); break;
-      case '--chromium': a.chromium = v(); break;
-      case '--profile': a.profile = true; break;
-      case '--deep': a.deep = Number(v()); break;
-      case '--no-profile': a.profile = false; break;
-      case '--no-first-view': a.firstView = false; break;
-      case '-h': case '--help':
-        console.log(readFileSync(new URL(import.meta.url)).toString().split('\n').slice(1, 12).map((l) => l.replace(/^\/\/ ?/, '')).join('\n'));
-        process.exit(0);
-        break;
-      default: throw new Error(`unknown argument ${k}`);
-    }
-  }
-  a.compare ??= !a.smoke;
-  a.sizes ??= a.smoke ? [10_000] : [10_000, 100_000, 1_000_000];
-  a.viewers ??= a.smoke ? ['embers'] : ['embers', 'speedscope', 'grafana', 'grafanaGraph'];
-  for (const v of a.viewers) if (!APPS[v]) throw new Error(`unknown viewer ${v} (known: ${Object.keys(APPS).join(', ')})`);
-  if (!a.viewers.includes('embers')) a.viewers.unshift('embers');
-  a.interactions ??= 20;
-  a.profile ??= !a.smoke;
-  a.firstView ??= !a.smoke;
-  return a;
-}
-
-function parseCount(s) {
-  const t = s.trim().replaceAll('_', '').replaceAll(',', '');
-  const m = /^(\d+)([kKmM]?)$/.exec(t);
-  if (!m) throw new Error(`bad size ${s}`);
-  return Number(m[1]) * (m[2] ? (/[kK]/.test(m[2]) ? 1e3 : 1e6) : 1);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Statistics and formatting
-
-function quantile(xs, q) {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  // Nearest rank.
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-}
-const median = (xs) => {
-  if (!xs.length) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-function summarize(x) {
-  if (!x) return null;
-  return { p50: quantile(x.samples, 0.5), p95: quantile(x.samples, 0.95), n: x.samples.length, failures: x.failures.length, samples: x.samples.map(round1), failureReasons: [...new Set(x.failures)] };
-}
-const round1 = (x) => (x == null ? null : Math.round(x * 10) / 10);
-const fmtMs = (x) => (x == null ? '—' : x >= 1000 ? `${(x / 1000).toFixed(2)} s` : x >= 100 ? `${x.toFixed(0)} ms` : `${x.toFixed(1)} ms`);
-const fmtPair = (s) => (!s || s.p50 == null ? '—' : `${fmtMs(s.p50)} / ${fmtMs(s.p95)}`);
-const fmtMB = (x) => (x == null ? '—' : `${x.toFixed(0)} MB`);
-const fmtCount = (n) => n.toLocaleString('en-US');
-// Results written before the styles were counted have no parts.
-const fmtParts = (b) => (b.partsKB ? `page ${b.partsKB.page.toFixed(1)} + worker ${b.partsKB.worker.toFixed(1)} + styles ${b.partsKB.styles.toFixed(1)} KB` : 'wasm + JS');
+import { fmtCount, fmtMB, fmtMs, fmtPair, log, median, round1, summarize } from './lib/stats.mjs';
+import { timelineLine, timelineStep } from './lib/timeline.mjs';
 
 // ---------------------------------------------------------------------------------------------
 // Runs
-
-const log = (...m) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...m);
 
 async function withPage(app, browser, server, opts, fn) {
   const r = await app.render(browser, server, opts);
@@ -228,6 +135,24 @@ function jsonParseBaseline(url, runs = 3) {
       bytes: r.bytes,
     };
   };
+}
+
+/** The timeline step (lib/timeline.mjs) on the smallest profile: hover, brush overlay, brush
+ *  release, each as input → next frame painted. */
+async function runTimeline(browser, server, dir, args) {
+  await server.setProfile(path.join(dir, 'shape-b.json'));
+  const n = args.interactions || 20;
+  const tl = {};
+  try {
+    const r = await timelineStep(browser, server, { n, releases: args.smoke ? 5 : n, timeoutMs: 60_000 });
+    Object.assign(tl, { buckets: r.buckets, groups: r.groups, widthPx: r.width, errors: r.errors });
+    for (const k of ['hover', 'brush', 'release']) tl[k] = summarize(r[k]);
+  } catch (e) {
+    tl.error = String(e.message ?? e);
+  }
+  server.forget();
+  log(`  ${timelineLine(tl)}`);
+  return tl;
 }
 
 function generatedDir(nodes, seed) {
@@ -376,6 +301,9 @@ async function main() {
       if (!deep.ok) embersFailed = true;
       server.forget();
     }
+    if (!embersFailed && args.timeline) {
+      results.timeline = await runTimeline(await browserFor('cpu'), server, generatedDir(Math.min(...args.sizes), args.seed), args);
+    }
   } finally {
     for (const b of Object.values(browsers)) await b.close().catch(() => {});
     await server.close();
@@ -388,6 +316,7 @@ async function main() {
   const checks = targetChecks(results);
   results.targets = checks;
   console.log(table);
+  if (results.timeline) console.log(`\n${timelineLine(results.timeline)}`);
   if (results.deep) {
     const d = results.deep;
     console.log(`\nDeep stacks (Embers, ${fmtCount(d.nodes)} nodes, one chain ${d.depth} levels deep): ${d.ok ? 'OK' : 'FAILED'} — render ${fmtMs(d.render?.median)}, status shows depth ${d.depthShown ?? '?'}, scroll top→bottom in ${d.scroll?.n ?? 0} steps p50/p95 ${fmtPair(d.scroll)} from setting scrollTop, ${fmtPair(d.scrollFromEvent)} from the scroll event${d.error ? ` — ${d.error}` : ''}`);
@@ -420,112 +349,21 @@ async function main() {
         }
       }
     }
+    if (results.timeline?.error) {
+      console.error(`harness: the Embers timeline step failed: ${results.timeline.error}`);
+      embersFailed = true;
+    }
+    for (const [k, v] of Object.entries(results.timeline ?? {})) {
+      if (v?.samples && (!v.n || v.failures)) {
+        console.error(`harness: Embers timeline ${k} failed ${v.failures} of ${v.n + v.failures} times (${v.failureReasons.join('; ')})`);
+        embersFailed = true;
+      }
+    }
   }
   if (embersFailed) {
     console.error('harness: Embers did not paint or an interaction failed; see the errors in the results');
     process.exit(1);
   }
-}
-
-function gitInfo() {
-  try {
-    const rev = execFileSync('git', ['-C', ROOT_DIR, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['-C', ROOT_DIR, 'status', '--porcelain', '--', 'src', 'model', 'style', 'index.html'], { encoding: 'utf8' }).trim() !== '';
-    return { rev, dirty };
-  } catch {
-    return null;
-  }
-}
-
-function firstViewRows(results) {
-  const rows = [];
-  for (const s of results.sizes) {
-    for (const [name, v] of Object.entries(s.viewers)) {
-      const fv = v.firstView;
-      if (!fv) continue;
-      const parts = [];
-      if (fv.form) parts.push(`form ${fmtMs(fv.form.median)}`);
-      if (fv.graph) parts.push(`graph ${fmtMs(fv.graph.median)}`);
-      if (fv.error) parts.push(`FAILED: ${fv.error.slice(0, 80)}`);
-      rows.push(`${fmtCount(s.nodes).padStart(9)}  ${(LABELS[name] ?? name).padEnd(34)} ${parts.join(', ')}`);
-    }
-  }
-  return rows;
-}
-
-const LABELS = { embers: 'Embers (shape B)', embersCompare: 'Embers comparing two (shape B)', embersShapeA: 'Embers (shape A)', speedscope: 'speedscope', grafana: 'Grafana flame graph (with table)', grafanaGraph: 'Grafana flame graph (graph only)' };
-
-function renderTable(results) {
-  const head = ['nodes', 'viewer', 'render (median)', 'decode', 'zoom p50/p95', 'reset p50/p95', 'hover p50/p95', 'search p50/p95', 'JS heap', 'wasm', 'JS+wasm'];
-  const rows = [];
-  for (const s of results.sizes) {
-    if (s.baseline) {
-      rows.push([fmtCount(s.nodes), `JSON.parse of shape B (${(s.baseline.bytes / 2 ** 20).toFixed(1)} MB)`, fmtMs(s.baseline.parseMs), '', '', '', '', '', '', '', '']);
-    }
-    if (s.baselineShapeA) {
-      rows.push([fmtCount(s.nodes), `JSON.parse of shape A (${(s.baselineShapeA.bytes / 2 ** 20).toFixed(1)} MB)`, fmtMs(s.baselineShapeA.parseMs), '', '', '', '', '', '', '', '']);
-    }
-    for (const [name, v] of Object.entries(s.viewers)) {
-      const i = v.interactions ?? {};
-      const failed = !v.ok ? ` FAILED: ${(v.errors ?? [])[0]?.slice(0, 80) ?? ''}` : '';
-      rows.push([
-        fmtCount(s.nodes),
-        `${LABELS[name] ?? name}${failed}`,
-        v.render?.median != null ? `${fmtMs(v.render.median)}${v.settled ? ` (settled ${fmtMs(v.settled.median)})` : ''}` : '—',
-        v.decode?.median != null ? fmtMs(v.decode.median) : '',
-        fmtPair(i.zoom), fmtPair(i.reset), fmtPair(i.hover), fmtPair(i.search),
-        v.memory ? fmtMB(v.memory.jsHeapUsedMB) : '—',
-        v.memory ? (v.memory.wasmMB ? fmtMB(v.memory.wasmMB) : '—') : '—',
-        v.memory ? fmtMB(v.memory.totalMB) : '—',
-      ]);
-    }
-  }
-  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
-  const line = (r) => r.map((x, c) => (c < 2 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
-  const sep = widths.map((w) => '-'.repeat(w)).join('  ');
-  return [
-    `Embers browser benchmark — ${results.date} — Chromium ${results.chromium}, ${results.machine.cpus} cores, ${results.viewport.width}×${results.viewport.height}`,
-    `Embers bundle (page + worker + styles, brotli -11): ${results.bundle.brotliKB.toFixed(1)} KB (${fmtParts(results.bundle)}); load average ${results.machine.loadAvgAtStart[0]} at start, ${results.machine.loadAvgAtEnd[0]} at end (other work on the machine inflates every number)`,
-    '',
-    line(head),
-    sep,
-    ...rows.map(line),
-  ].join('\n');
-}
-
-function targetChecks(results) {
-  const checks = [];
-  const s = results.sizes.at(-1);
-  if (!s) return checks;
-  const e = s.viewers.embers;
-  const label = `${fmtCount(s.nodes)} nodes`;
-  const peers = ['speedscope', 'grafana'].map((p) => s.viewers[p]).filter((p) => p?.ok && p.render?.median != null);
-  if (e?.render?.median != null && peers.length) {
-    const fastest = Math.min(...peers.map((p) => p.render.median));
-    checks.push({ target: `render ≤ 25 % of the fastest peer (${label})`, value: `${fmtMs(e.render.median)} vs ${fmtMs(fastest)} = ${((e.render.median / fastest) * 100).toFixed(1)} %`, pass: e.render.median <= 0.25 * fastest });
-  }
-  if (e?.render?.median != null && s.baseline) {
-    checks.push({ target: `render ≤ 2× JSON.parse of the same bytes (${label})`, value: `${fmtMs(e.render.median)} vs ${fmtMs(s.baseline.parseMs)} = ${(e.render.median / s.baseline.parseMs).toFixed(2)}×`, pass: e.render.median <= 2 * s.baseline.parseMs });
-  }
-  for (const k of ['zoom', 'reset', 'hover', 'search']) {
-    const x = e?.interactions?.[k];
-    if (x?.p95 != null) checks.push({ target: `${k} p95 ≤ 16 ms (${label})`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
-  }
-  if (e?.memory) checks.push({ target: `memory after render ≤ 120 MB (${label})`, value: `${fmtMB(e.memory.totalMB)} (JS ${fmtMB(e.memory.jsHeapUsedMB)} + wasm ${fmtMB(e.memory.wasmMB)})`, pass: e.memory.totalMB <= 120 });
-  const c = s.viewers.embersCompare;
-  if (c?.render?.median != null && e?.render?.median != null) {
-    checks.push({ target: `compare render ≤ 2× one profile's (${label})`, value: `${fmtMs(c.render.median)} vs ${fmtMs(e.render.median)} = ${(c.render.median / e.render.median).toFixed(2)}×`, pass: c.render.median <= 2 * e.render.median });
-  }
-  for (const k of ['zoom', 'hover', 'search']) {
-    const x = c?.interactions?.[k];
-    if (x?.p95 != null) checks.push({ target: `compare ${k} p95 ≤ 16 ms (${label})`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
-  }
-  const a = s.viewers.embersShapeA;
-  if (a?.decode?.median != null && e?.decode?.median != null) {
-    checks.push({ target: `shape A decode ≤ 3× shape B (${label})`, value: `${fmtMs(a.decode.median)} vs ${fmtMs(e.decode.median)} = ${(a.decode.median / Math.max(1, e.decode.median)).toFixed(2)}×`, pass: a.decode.median <= 3 * Math.max(1, e.decode.median) });
-  }
-  checks.push({ target: `bundle (page + worker + styles, brotli) ≤ ${BUDGET_KB} KB`, value: `${results.bundle.brotliKB.toFixed(1)} KB (${fmtParts(results.bundle)})`, pass: results.bundle.brotliBytes > 0 && results.bundle.brotliKB <= BUDGET_KB });
-  return checks;
 }
 
 main().catch((e) => {

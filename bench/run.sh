@@ -5,7 +5,7 @@
 #   bash bench/run.sh --smoke                   CI-sized: 10k nodes, Embers + JSON.parse baseline
 #   bash bench/run.sh --viewers embers,grafana  a subset of viewers (Embers always runs)
 #   bash bench/run.sh --deep 5000               depth of the deep-stack case (Embers only; 0 skips it)
-# Other flags go to harness.mjs (--reps N, --interactions N, --no-shape-a, --no-compare, --profile, --out FILE).
+# Other flags go to harness.mjs (--reps N, --interactions N, --no-shape-a, --no-compare, --profile, --no-timeline, --out FILE).
 #
 # Steps: installs bench/node_modules (npm ci; the smoke run skips the peers), builds the
 # generator (cargo, CARGO_TARGET_DIR=target-bench), writes the profiles into bench/data/,

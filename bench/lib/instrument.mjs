@@ -20,6 +20,8 @@
 //   drawn or mutated for `quietFrames` frames (and `check()` holds). Latency = last draw call or
 //   DOM mutation caused by the action − dispatch time (rasterisation/compositing after the last
 //   call is not included, for any viewer).
+// - toFrame(action, check): input → the first frame that shows the result, rendered (the
+//   timeline step's measure; see B.toFrame).
 export function instrument(opts) {
   if (window.__bench) return;
   const now = () => performance.now();
@@ -162,6 +164,43 @@ export function instrument(opts) {
     const mutations = B.mutations - m0;
     const end = Math.max(tSync, draws ? B.lastDraw : 0, mutations ? B.lastMutation : 0);
     return { ok: true, ms: end - t0, syncMs: tSync - t0, draws, mutations, t0, end };
+  };
+
+  /** Resolves once the current frame's rendering (style, layout, paint) is done: a task posted
+   *  from a rAF callback runs after that frame's update. `inFrame` runs in the rAF callback. */
+  const frameDone = (inFrame) => new Promise((resolve) => {
+    requestAnimationFrame(() => {
+      const v = inFrame ? inFrame() : undefined;
+      const c = new MessageChannel();
+      c.port1.onmessage = () => resolve(v);
+      c.port2.postMessage(0);
+    });
+  });
+
+  /** Input → next frame painted. `aligned` dispatches `action` at the start of a frame, as
+   *  Chromium dispatches continuous input (mousemove) just before the frame's rAF callbacks;
+   *  otherwise it is dispatched now, as discrete input (mouseup) is. Then frames pass until
+   *  one shows `check()` (read when that frame's DOM is final: after its rendering for the
+   *  frame of the input, in its rAF callback for later ones). Latency = the end of that frame's
+   *  rendering − dispatch; raster and compositing after it are not included. */
+  B.toFrame = async (action, check, { aligned = true, timeoutMs = 10_000 } = {}) => {
+    await B.frames(2);
+    let t0 = null;
+    const dispatch = () => {
+      t0 = now();
+      action();
+    };
+    if (aligned) await frameDone(dispatch);
+    else {
+      dispatch();
+      await frameDone();
+    }
+    let shown = check();
+    while (!shown) {
+      if (now() - t0 > timeoutMs) return { ok: false, error: `no frame showed the result within ${timeoutMs} ms`, ms: null };
+      shown = await frameDone(check);
+    }
+    return { ok: true, ms: now() - t0 };
   };
 
   // --- "painted" predicates -------------------------------------------------------------------

@@ -1,6 +1,7 @@
 // The benchmark's one HTTP server, on 127.0.0.1 (node's http module, nothing else):
 //   /                            Embers' release build (dist/)
 //   POST /v1/profile/ProfileTracing   the response body chosen with setProfile() (shape B or A)
+//   POST /v1/profile/timeline, /tags  generated answers (lib/explore.mjs), only after setExplore(true)
 //   /data/<dir>/<file>           the generated files (bench/data/), for baselines and peers
 //   /speedscope/...              speedscope's prebuilt app (node_modules/speedscope/dist/release)
 //   /grafana/...                 the esbuild-bundled Grafana flame-graph page (bench/grafana/dist)
@@ -10,6 +11,8 @@ import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { envelope, tagsAnswer, timelineAnswer } from './explore.mjs';
 
 export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT_DIR = path.resolve(BENCH_DIR, '..');
@@ -41,6 +44,7 @@ function mounts(distDir) {
 }
 
 export const PROFILE_PATH = '/v1/profile/ProfileTracing';
+const EXPLORE = { '/v1/profile/timeline': timelineAnswer, '/v1/profile/tags': tagsAnswer };
 
 export async function startServer({ port = 0, distDir = path.join(ROOT_DIR, 'dist') } = {}) {
   const MOUNTS = mounts(distDir);
@@ -50,6 +54,9 @@ export async function startServer({ port = 0, distDir = path.join(ROOT_DIR, 'dis
   // When held, ProfileTracing answers wait for release() (lets the harness start a profiler
   // after the page booted and before the bytes arrive).
   let held = null;
+  // Off: the explore endpoints are not found, as before the timeline step existed, so the
+  // render and interaction pages do not draw a strip.
+  let explore = false;
 
   async function load(file) {
     let body = cache.get(file);
@@ -83,6 +90,14 @@ export async function startServer({ port = 0, distDir = path.join(ROOT_DIR, 'dis
           'cache-control': 'no-store',
         });
         res.end(profile.body);
+        return;
+      }
+      if (explore && EXPLORE[url.pathname] && req.method === 'POST') {
+        let reqBody = '';
+        for await (const chunk of req) reqBody += chunk;
+        const body = envelope(EXPLORE[url.pathname](JSON.parse(reqBody)));
+        res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+        res.end(body);
         return;
       }
       const mount = MOUNTS.find(([prefix]) => url.pathname.startsWith(prefix));
@@ -132,6 +147,10 @@ export async function startServer({ port = 0, distDir = path.join(ROOT_DIR, 'dis
     /** Chooses the body POST /v1/profile/ProfileTracing answers with (read into memory now). */
     async setProfile(file) {
       profile = { file, body: await load(file) };
+    },
+    /** Answers the timeline and tags endpoints (with generated data) or not. */
+    setExplore(on) {
+      explore = on;
     },
     /** Makes the next ProfileTracing answers wait until release(). */
     hold() {

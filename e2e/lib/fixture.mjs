@@ -1,6 +1,7 @@
 // Per-file test fixture: one embers-server and one browser per spec file, a fresh browser
 // context per test.
 
+import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 
 import { startServer } from './server.mjs';
@@ -36,4 +37,13 @@ export async function openViewer(t, env, options) {
  */
 export function demoRange(server) {
   return { time_start: server.startedAt - 3600 - 120, time_end: server.startedAt + 120 };
+}
+
+/** Opens a Viewer on the demo's redis-server profile; returns { v, s } (s: the parsed status). */
+export async function openRedis(t, env, options) {
+  const v = await openViewer(t, env, options);
+  await v.query({ app: 'redis-server' });
+  const s = await v.waitForGraph();
+  assert.equal(s.root, 'redis-server');
+  return { v, s };
 }

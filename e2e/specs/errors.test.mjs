@@ -109,8 +109,7 @@ test('9. validation: start after end is reported next to the field, nothing is s
   const [msgBox, endBox] = [await message.boundingBox(), await v.el('time-end').boundingBox()];
   assert.ok(msgBox.y >= endBox.y + endBox.height - 1 && msgBox.y < endBox.y + endBox.height + 30,
     `message at ${JSON.stringify(msgBox)}, end input at ${JSON.stringify(endBox)}`);
-  await v.page.waitForTimeout(300);
-  assert.equal(v.requests.length, 0, 'no request is sent');
+  await v.stays(() => v.requests.length, 0, 300, { what: 'the number of requests sent' });
   assert.equal(await v.el('service-list').count(), 1, 'the page stays on every service');
   assert.equal(await v.errorText(), null);
   await v.screenshot('validation');
@@ -129,10 +128,13 @@ test('9. validation: start after end is reported next to the field, nothing is s
 
 test('10. cancelling a slow query says Cancelled, without an error', async (t) => {
   const v = await openViewer(t, env);
+  // The route holds the query until the test has cancelled it, then lets the answer through.
   let release;
+  let cancelled;
   const handled = new Promise((resolve) => { release = resolve; });
+  const afterCancel = new Promise((resolve) => { cancelled = resolve; });
   await v.page.route(ROUTE, async (route) => {
-    await new Promise((r) => setTimeout(r, 3000));
+    await afterCancel;
     // The browser has aborted the request by now; continuing it may fail, which is fine.
     await route.continue().catch(() => {});
     release();
@@ -142,7 +144,8 @@ test('10. cancelling a slow query says Cancelled, without an error', async (t) =
   await v.waitForStatus(/^Querying… \d+\.\d s$/u);
   assert.equal(await v.el('status').getAttribute('aria-busy'), 'true');
   assert.ok(await v.el('cancel').isEnabled(), 'cancel is enabled while querying');
-  await v.page.waitForTimeout(300);
+  // The request is out (held by the route) before it is cancelled.
+  await v.poll(() => v.requests.length, (n) => n === 1, { what: 'the query sent' });
   await v.el('cancel').click();
   assert.equal(await v.waitForStatus(/^Cancelled\.$/), 'Cancelled.');
   assert.equal(await v.errorText(), null);
@@ -150,11 +153,11 @@ test('10. cancelling a slow query says Cancelled, without an error', async (t) =
   assert.ok(await v.el('cancel').isDisabled());
   assert.equal(await v.el('status').getAttribute('aria-busy'), 'false');
 
-  // When the delayed answer would have arrived, nothing changes.
+  // When the held answer is let through, nothing changes.
+  cancelled();
   await handled;
-  await v.page.waitForTimeout(300);
-  assert.equal(await v.status(), 'Cancelled.');
-  assert.equal(await v.errorText(), null);
+  await v.stays(async () => [await v.status(), await v.errorText()], ['Cancelled.', null], 300,
+    { what: 'status and error after the late answer' });
 
   await v.page.unroute(ROUTE);
   await recovers(v);

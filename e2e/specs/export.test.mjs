@@ -167,9 +167,8 @@ test('A10b. exported folded stacks import back', async (t) => {
   const folded = await v.download('export-folded');
   assert.match(folded.text.split('\n')[1], /^\[t\] /, 'the first stack starts with a thread frame');
   await v.importFile(folded.name, folded.text);
-  await v.page.waitForTimeout(300);
-  assert.equal(await v.errorText(), null);
   const back = await v.poll(async () => parseStatus(await v.status()), (x) => x && x.shape === null, { what: 'folded import', timeout: 3000 });
+  assert.equal(await v.errorText(), null);
   assert.deepEqual(essentials(back), essentials(s0));
   v.assertNoErrors();
 });

@@ -8,10 +8,12 @@ use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
 use embers_model::synth::{SynthOptions, SynthProfile};
 use embers_model::view::layout::{layout, LayoutOptions, Viewport};
 use embers_model::wire::decode_response;
+use embers_model::Profile;
 
 struct Counting;
 static CURRENT: AtomicUsize = AtomicUsize::new(0);
@@ -43,6 +45,14 @@ fn mib(b: usize) -> f64 {
     b as f64 / (1024.0 * 1024.0)
 }
 
+const VIEWPORT: Viewport = Viewport {
+    width_css: 1600.0,
+    height_css: 900.0,
+    scroll_top_css: 0.0,
+};
+
+type Group<'a> = BenchmarkGroup<'a, WallTime>;
+
 fn bench(c: &mut Criterion) {
     let synth = SynthProfile::generate(SynthOptions {
         nodes: nodes(),
@@ -51,24 +61,30 @@ fn bench(c: &mut Criterion) {
     let body_b = synth.to_shape_b_json();
     let body_a = synth.to_shape_a_json();
     drop(synth);
+    let profile = first_decode(&body_b);
 
+    let mut g = c.benchmark_group("1M");
+    g.sample_size(10);
+    decode_benches(&mut g, &body_b, &body_a);
+    layout_benches(&mut g, &profile);
+    analysis_benches(&mut g, &profile);
+    g.finish();
+}
+
+/// Decodes `body_b` once, printing its size, the time, the memory the model keeps and the peak
+/// while decoding, and the bars of the root view.
+fn first_decode(body_b: &str) -> Profile {
     let before = CURRENT.load(Relaxed);
     PEAK.store(before, Relaxed);
     let t = Instant::now();
-    let profile = decode_response(200, &body_b)
+    let profile = decode_response(200, body_b)
         .expect("synthetic body decodes")
         .profile;
     let decode_once = t.elapsed();
     let peak = PEAK.load(Relaxed) - before;
     let kept = CURRENT.load(Relaxed) - before;
-    let viewport = Viewport {
-        width_css: 1600.0,
-        height_css: 900.0,
-        scroll_top_css: 0.0,
-    };
-    let opts = LayoutOptions::default();
     let mut bars = Vec::new();
-    layout(&profile, 0, &viewport, &opts, &mut bars);
+    layout(&profile, 0, &VIEWPORT, &LayoutOptions::default(), &mut bars);
     println!(
         "shape B: {} nodes, {} functions, depth {}, body {:.1} MiB; first decode {:.0} ms; \
          model keeps {:.1} MiB, decode peak {:.1} MiB above the body; {} bars in a 1600x900 view",
@@ -81,11 +97,13 @@ fn bench(c: &mut Criterion) {
         mib(peak),
         bars.len()
     );
+    profile
+}
 
-    let mut g = c.benchmark_group("1M");
-    g.sample_size(10);
+/// Whole decodes of both shapes, and shape B's two stages apart.
+fn decode_benches(g: &mut Group<'_>, body_b: &str, body_a: &str) {
     g.bench_function("decode shape B", |b| {
-        b.iter(|| decode_response(200, &body_b).map(|d| d.profile.node_count()))
+        b.iter(|| decode_response(200, body_b).map(|d| d.profile.node_count()))
     });
     let result_b = body_b
         .find(r#""result":"#)
@@ -99,10 +117,16 @@ fn bench(c: &mut Criterion) {
         b.iter(|| embers_model::Profile::from_table(table.clone()).node_count())
     });
     g.bench_function("decode shape A", |b| {
-        b.iter(|| decode_response(200, &body_a).map(|d| d.profile.node_count()))
+        b.iter(|| decode_response(200, body_a).map(|d| d.profile.node_count()))
     });
+}
+
+/// Layout of the root view and of a view zoomed to the middle of the deepest stack.
+fn layout_benches(g: &mut Group<'_>, profile: &Profile) {
+    let opts = LayoutOptions::default();
+    let mut bars = Vec::new();
     g.bench_function("layout root view", |b| {
-        b.iter(|| layout(&profile, 0, &viewport, &opts, &mut bars))
+        b.iter(|| layout(profile, 0, &VIEWPORT, &opts, &mut bars))
     });
     let deep = profile
         .nodes()
@@ -110,14 +134,17 @@ fn bench(c: &mut Criterion) {
         .unwrap_or(0);
     let mid = profile.path_to(deep)[profile.depth(deep) as usize / 2];
     g.bench_function("layout zoomed mid-stack", |b| {
-        b.iter(|| layout(&profile, mid, &viewport, &opts, &mut bars))
+        b.iter(|| layout(profile, mid, &VIEWPORT, &opts, &mut bars))
     });
-    // Analysis on the same profile: what a click on a chip, a view switch or a keystroke costs.
+}
+
+/// Analysis on the same profile: what a click on a chip, a view switch or a keystroke costs.
+fn analysis_benches(g: &mut Group<'_>, profile: &Profile) {
     g.bench_function("search (substring, 2 terms)", |b| {
         let terms = vec!["handle".to_string(), "[k] poll".to_string()];
         b.iter(|| {
             embers_model::tree::search::search(
-                &profile,
+                profile,
                 embers_model::tree::search::substring_matcher(&terms),
             )
             .nodes
@@ -125,26 +152,26 @@ fn bench(c: &mut Criterion) {
         })
     });
     g.bench_function("function table stats", |b| {
-        b.iter(|| embers_model::tree::stats::function_stats(&profile).len())
+        b.iter(|| embers_model::tree::stats::function_stats(profile).len())
     });
     g.bench_function("fold threads", |b| {
-        b.iter(|| embers_model::tree::transform::fold_threads(&profile).node_count())
+        b.iter(|| embers_model::tree::transform::fold_threads(profile).node_count())
     });
     g.bench_function("invert (bottom-up)", |b| {
         b.iter(|| {
-            embers_model::tree::transform::invert(&profile)
+            embers_model::tree::transform::invert(profile)
                 .profile
                 .node_count()
         })
     });
-    let busiest = embers_model::tree::stats::function_stats(&profile)
+    let busiest = embers_model::tree::stats::function_stats(profile)
         .iter()
         .skip(1)
         .max_by_key(|s| s.total)
         .map_or(0, |s| s.func);
     g.bench_function("sandwich of the busiest function", |b| {
         b.iter(|| {
-            embers_model::tree::transform::sandwich(&profile, busiest)
+            embers_model::tree::transform::sandwich(profile, busiest)
                 .callees
                 .node_count()
         })
@@ -154,15 +181,14 @@ fn bench(c: &mut Criterion) {
     g.bench_function("diff of two 1M profiles (normalised)", |b| {
         b.iter(|| {
             embers_model::tree::diff::Diff::new(
-                &profile,
-                &profile,
+                profile,
+                profile,
                 embers_model::tree::diff::DiffMode::Normalized,
             )
             .profile
             .node_count()
         })
     });
-    g.finish();
 }
 
 criterion_group!(benches, bench);

@@ -24,6 +24,6 @@ pub mod tree;
 pub mod view;
 pub mod wire;
 
-pub use tree::kind::FrameKind;
+pub use contract::kind::FrameKind;
 pub use tree::profile::{NodeId, Profile, ProfileParts, Warnings};
 pub use wire::{decode_response, DecodeError, Decoded};

@@ -8,10 +8,10 @@
 use std::fmt::Write as _;
 
 use crate::contract::envelope::{Envelope, SUCCESS};
+use crate::contract::kind::FrameKind;
 use crate::export::encode::{
     EncodedResult, NodeA, ShapeB, ValueTable, FUNCTION_COLUMNS, NODE_COLUMNS,
 };
-use crate::tree::kind::FrameKind;
 
 /// Knobs for [`SynthProfile::generate`]. `SynthOptions::default()` documents the defaults.
 #[derive(Clone, Copy, Debug)]

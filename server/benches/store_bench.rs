@@ -19,6 +19,10 @@ use embers_server::store::{Batch, BatchMeta, Sample, Store, Tags};
 use embers_server::tree;
 use inferno::collapse::Collapse;
 
+mod common;
+
+use common::env_usize;
+
 /// Start of the synthetic hour.
 const T0: i64 = 1_700_000_000;
 /// Samples per ingest transaction.
@@ -27,13 +31,6 @@ const BATCH: usize = 50_000;
 const HOSTS: usize = 4;
 /// Query repetitions (the minimum is reported).
 const REPEAT: usize = 3;
-
-fn env_usize(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// `n` distinct stacks with realistic shared prefixes: each new stack extends a random prefix of
 /// an earlier one. No frame repeats its parent (so inferno's recursion folding changes nothing).
@@ -213,8 +210,31 @@ fn main() {
             return;
         }
     };
+    let (written, ingest) = match ingest(&store, &stacks, &samples) {
+        Ok(done) => done,
+        Err(e) => {
+            eprintln!("insert: {e}");
+            return;
+        }
+    };
+    println!(
+        "ingest: {written} samples in {:.2} s = {:.0} samples/s ({} transactions of up to {BATCH}); db {:.0} MB",
+        ingest.as_secs_f64(),
+        written as f64 / ingest.as_secs_f64(),
+        n_samples.div_ceil(BATCH),
+        std::fs::metadata(dir.path().join("bench.db")).map_or(0.0, |m| m.len() as f64 / 1e6)
+    );
+    time_queries(&store);
+    in_memory(&stacks, &samples);
+}
 
-    // Ingest in transactions of BATCH samples, one Batch per host within each.
+/// Ingests `samples` in transactions of [`BATCH`] samples, one `Batch` per host within each;
+/// returns the samples written and the time taken.
+fn ingest(
+    store: &Store,
+    stacks: &[String],
+    samples: &[(usize, i64, u64, usize)],
+) -> Result<(u64, Duration), embers_server::store::StoreError> {
     let t = Instant::now();
     let mut written = 0u64;
     for chunk in samples.chunks(BATCH) {
@@ -231,23 +251,13 @@ fn main() {
                 value,
             });
         }
-        match store.insert(&batches) {
-            Ok(stats) => written += stats.samples,
-            Err(e) => {
-                eprintln!("insert: {e}");
-                return;
-            }
-        }
+        written += store.insert(&batches)?.samples;
     }
-    let ingest = t.elapsed();
-    println!(
-        "ingest: {written} samples in {:.2} s = {:.0} samples/s ({} transactions of up to {BATCH}); db {:.0} MB",
-        ingest.as_secs_f64(),
-        written as f64 / ingest.as_secs_f64(),
-        n_samples.div_ceil(BATCH),
-        std::fs::metadata(dir.path().join("bench.db")).map_or(0.0, |m| m.len() as f64 / 1e6)
-    );
+    Ok((written, t.elapsed()))
+}
 
+/// The ProfileTracing queries: the whole hour, one host, a 5-minute window.
+fn time_queries(store: &Store) {
     let query = |filter: &str, start: i64, end: i64| Selection {
         app_service: Some("bench-app".into()),
         language: Some("eBPF".into()),
@@ -257,22 +267,26 @@ fn main() {
         filter: tag_filter::parse(filter).unwrap_or_default(),
     };
     time_query(
-        &store,
+        store,
         "query whole hour (all samples)",
         &query("", T0, T0 + 3600),
     );
     time_query(
-        &store,
+        store,
         "query host='node-1' (1/4 of samples)",
         &query("host='node-1'", T0, T0 + 3600),
     );
     time_query(
-        &store,
+        store,
         "query 5-minute window",
         &query("", T0 + 600, T0 + 899),
     );
+}
 
-    // The same folding in memory, from folded lines, for comparison.
+/// The same folding in memory, from folded lines, for comparison: the model's parser, inferno's
+/// collapse and inferno's flame graph.
+fn in_memory(stacks: &[String], samples: &[(usize, i64, u64, usize)]) {
+    let n_samples = samples.len();
     let lines: Vec<String> = samples
         .iter()
         .map(|&(stack, _, value, _)| format!("{} {value}", stacks[stack]))

@@ -21,10 +21,12 @@ use embers_model::contract::envelope::{Envelope, FAIL, INVALID_POST_DATA};
 use embers_model::contract::shape::ResultShape;
 use embers_model::export::encode::encode_result;
 use serde::Serialize;
-use serde_json::Value;
+
+use crate::diagnostics::Diagnostics;
 
 /// An error answered with the envelope.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
+#[error("{} {opt_status}: {description}{}", status.as_u16(), in_parentheses(detail))]
 pub struct Error {
     status: StatusCode,
     opt_status: &'static str,
@@ -34,7 +36,8 @@ pub struct Error {
     /// When set, `result` is the empty tree of this shape instead of null.
     empty_shape: Option<ResultShape>,
     /// The request's `debug` flag, and diagnostics to show when it is set.
-    debug: Option<Value>,
+    /// (Boxed: it is rare, and an `Err` this type is in stays small.)
+    debug: Option<Box<Diagnostics>>,
     /// Seconds for a `Retry-After` header (overload answers).
     retry_after: Option<u32>,
 }
@@ -153,8 +156,8 @@ impl Error {
 
     /// Show `diagnostics` (plus the internal detail) in `debug`; call only when the request
     /// asked for debug output.
-    pub fn with_debug(mut self, diagnostics: Value) -> Error {
-        self.debug = Some(diagnostics);
+    pub fn with_debug(mut self, diagnostics: Diagnostics) -> Error {
+        self.debug = Some(Box::new(diagnostics));
         self
     }
 
@@ -169,23 +172,13 @@ impl Error {
     }
 }
 
-impl std::fmt::Display for Error {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} {}: {}",
-            self.status.as_u16(),
-            self.opt_status,
-            self.description
-        )?;
-        if let Some(detail) = &self.detail {
-            write!(f, " ({detail})")?;
-        }
-        Ok(())
-    }
+/// ` (detail)`, or nothing.
+fn in_parentheses(detail: &Option<String>) -> String {
+    detail
+        .as_ref()
+        .map(|d| format!(" ({d})"))
+        .unwrap_or_default()
 }
-
-impl std::error::Error for Error {}
 
 impl IntoResponse for Error {
     fn into_response(self) -> Response {
@@ -195,16 +188,10 @@ impl IntoResponse for Error {
             tracing::info!(status = self.status.as_u16(), "{}", self.description);
         }
         let result = self.empty_shape.map(|shape| encode_result(None, shape, ""));
-        let debug = match (self.debug, self.detail) {
-            (Some(mut diagnostics), Some(detail)) => {
-                if let Some(obj) = diagnostics.as_object_mut() {
-                    obj.insert("error".to_owned(), Value::String(detail));
-                }
-                diagnostics
-            }
-            (Some(diagnostics), None) => diagnostics,
-            (None, _) => Value::Null,
-        };
+        let debug = self.debug.map(|diagnostics| Diagnostics {
+            error: self.detail,
+            ..*diagnostics
+        });
         let mut response = envelope(
             self.status,
             self.opt_status,
@@ -250,9 +237,14 @@ pub fn envelope_json(
     };
     serde_json::to_string(&envelope).unwrap_or_else(|e| {
         tracing::error!("cannot serialise an answer: {e}");
-        format!(
-            r#"{{"OPT_STATUS":"{FAIL}","DESCRIPTION":"internal error: the answer could not be serialised","result":null,"debug":null}}"#
-        )
+        let failed = Envelope {
+            opt_status: FAIL,
+            description: "internal error: the answer could not be serialised",
+            result: (),
+            debug: (),
+        };
+        // Two strings and two nulls always serialise.
+        serde_json::to_string(&failed).unwrap_or_default()
     })
 }
 
@@ -275,5 +267,18 @@ mod tests {
         let e = Error::internal("disk I/O error at /secret/path");
         assert!(!e.description().contains("secret"));
         assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn display_is_status_opt_status_description_and_detail() {
+        assert_eq!(
+            Error::invalid("time_start must be an integer").to_string(),
+            "400 INVALID_POST_DATA: time_start must be an integer"
+        );
+        assert_eq!(
+            Error::internal("disk full").to_string(),
+            "500 FAIL: internal error while answering the request; see the server log, or repeat \
+             the request with \"debug\": true (disk full)"
+        );
     }
 }

@@ -6,6 +6,7 @@
 
 pub mod cli;
 pub mod demo;
+pub mod diagnostics;
 pub mod error;
 pub mod http;
 pub mod input;

@@ -4,17 +4,10 @@
 
 mod common;
 
-use common::{folded_of, query_for, with, TempDb, TestServer, T0};
+use common::{folded_of, ok, query_for, with, TempDb, TestServer, T0};
 use serde_json::{json, Value};
 
 const MAX: i64 = i64::MAX;
-
-async fn ok(server: &TestServer, path: &str, body: Value) -> Value {
-    let (status, envelope) = server.post(path, &body).await;
-    assert_eq!(status, 200, "{path}: {envelope}");
-    assert_eq!(envelope["OPT_STATUS"], "SUCCESS", "{path}: {envelope}");
-    envelope
-}
 
 /// Every read of `app` over [T0, T0+60] succeeds; returns the ProfileTracing folded text
 /// (identical in both shapes) and the services table's value for `app`.

@@ -11,26 +11,24 @@ mod common;
 
 use std::sync::Arc;
 
-use common::clickhouse::{self as ch, Layout};
-use common::differential::{all_queries, answers, batch, batches};
-use common::{query_for, TempDb, TestServer, T0};
+use common::clickhouse::{self as ch, Layout, Pair};
+use common::differential::{all_queries, answers, batches};
+use common::groups;
+use common::{batch, query_for, TestServer, T0};
 use embers_server::store::Store;
 use serde_json::{json, Value};
 
 async fn differential(layout: Layout, name: &str) {
-    let Some(store) = ch::store(layout, name) else {
+    let Some(pair) = Pair::start(layout, name).await else {
         return;
     };
-    let db = TempDb::new();
-    let sqlite = TestServer::start(&db.path()).await;
-    let clickhouse =
-        TestServer::start_over(store.clone(), db.dir.path().join("none"), |_| {}).await;
-    for server in [&sqlite, &clickhouse] {
+    let (store, sqlite, clickhouse) = (&pair.store, &pair.sqlite, &pair.clickhouse);
+    for server in [sqlite, clickhouse] {
         server.ingest(batches()).await;
     }
     let queries = all_queries();
-    let want = answers(&sqlite, &queries).await;
-    let got = answers(&clickhouse, &queries).await;
+    let want = answers(sqlite, &queries).await;
+    let got = answers(clickhouse, &queries).await;
     for ((q, w), g) in queries.iter().zip(&want).zip(&got) {
         assert_eq!(w, g, "the backends differ on {} {}", q.0, q.1);
     }
@@ -47,12 +45,10 @@ async fn differential(layout: Layout, name: &str) {
         "{statuses:?}"
     );
     assert_eq!(store.sample_count().expect("count"), 15);
-    if let (Layout::TwoShards, Store::ClickHouse(c)) = (layout, &*store) {
+    if let (Layout::TwoShards, Store::ClickHouse(c)) = (layout, &**store) {
         spread_over_shards(&sqlite.client, c.database(), 15).await;
     }
-    sqlite.stop().await;
-    clickhouse.stop().await;
-    ch::drop_database(&store);
+    pair.finish().await;
 }
 
 /// Each shard's local table holds some of the rows, and together all of them.
@@ -80,6 +76,36 @@ async fn profile_tracing_answers_match_sqlite_on_one_node() {
 #[tokio::test]
 async fn profile_tracing_answers_match_sqlite_on_two_shards() {
     differential(Layout::TwoShards, "shards").await;
+}
+
+/// The timeline's default grouping (`common::groups`): ClickHouse answers byte for byte as
+/// SQLite, and both answer the ten largest pods by name and the rest as `other`.
+async fn default_groups(layout: Layout, name: &str) {
+    let Some(pair) = Pair::start(layout, name).await else {
+        return;
+    };
+    let request = [("timeline", groups::request(json!({})))];
+    let mut bodies = Vec::new();
+    for server in [&pair.sqlite, &pair.clickhouse] {
+        server.ingest(groups::batches()).await;
+        let (status, body) = answers(server, &request).await.remove(0);
+        assert_eq!(status, 200, "{body}");
+        let envelope: Value = serde_json::from_str(&body).expect("an envelope");
+        groups::check(&serde_json::from_value(envelope["result"].clone()).expect("a timeline"));
+        bodies.push(body);
+    }
+    assert_eq!(bodies[0], bodies[1]);
+    pair.finish().await;
+}
+
+#[tokio::test]
+async fn default_groups_match_sqlite_on_one_node() {
+    default_groups(Layout::Single, "groups_single").await;
+}
+
+#[tokio::test]
+async fn default_groups_match_sqlite_on_two_shards() {
+    default_groups(Layout::TwoShards, "groups_shards").await;
 }
 
 /// A snapshot's life on one server: save an answer, list it, fetch it, delete it, miss it.
@@ -122,26 +148,22 @@ async fn snapshot_life(server: &TestServer, answer: &str) -> Vec<Value> {
 #[tokio::test]
 async fn snapshots_match_sqlite() {
     for layout in [Layout::Single, Layout::TwoShards] {
-        let Some(store) = ch::store(layout, "snaps") else {
+        let Some(pair) = Pair::start(layout, "snaps").await else {
             return;
         };
-        let db = TempDb::new();
-        let sqlite = TestServer::start(&db.path()).await;
-        let clickhouse = TestServer::start_over(store.clone(), "none".into(), |_| {}).await;
+        let (sqlite, clickhouse) = (&pair.sqlite, &pair.clickhouse);
         sqlite.ingest(batches()).await;
         let request = query_for("redis-server").to_string().into_bytes();
         let (status, answer) = sqlite
             .post_raw("/v1/profile/ProfileTracing", "application/json", request)
             .await;
         assert_eq!(status, 200, "{answer}");
-        let want = snapshot_life(&sqlite, &answer).await;
-        let got = snapshot_life(&clickhouse, &answer).await;
+        let want = snapshot_life(sqlite, &answer).await;
+        let got = snapshot_life(clickhouse, &answer).await;
         assert_eq!(want, got);
         assert_eq!(want[2], json!(200));
         assert_eq!(want[6], json!(404));
-        sqlite.stop().await;
-        clickhouse.stop().await;
-        ch::drop_database(&store);
+        pair.finish().await;
     }
 }
 

@@ -11,9 +11,9 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::clickhouse::{self as ch, Layout};
-use common::differential::{all_queries, answers, batch, batches};
-use common::{query_for, TempDb, TestServer, T0};
+use common::clickhouse::{self as ch, Layout, Pair};
+use common::differential::{all_queries, answers, batches};
+use common::{batch, query_for, TestServer, T0};
 use embers_server::retention;
 use embers_server::store::Store;
 use serde_json::{json, Value};
@@ -61,20 +61,17 @@ async fn delete_on_both(sqlite: &TestServer, clickhouse: &TestServer, app: &str)
 }
 
 async fn retention_and_delete(layout: Layout, name: &str) {
-    let Some(store) = ch::store(layout, name) else {
+    let Some(pair) = Pair::start(layout, name).await else {
         return;
     };
-    let db = TempDb::new();
-    let mut sqlite_store = None;
-    let sqlite = TestServer::start_with(&db.path(), |s| sqlite_store = Some(s.store.clone())).await;
-    let sqlite_store = sqlite_store.expect("store");
-    let clickhouse = TestServer::start_over(store.clone(), "none".into(), |_| {}).await;
-    for server in [&sqlite, &clickhouse] {
+    let (store, sqlite_store) = (&pair.store, &pair.sqlite_store);
+    let (sqlite, clickhouse) = (&pair.sqlite, &pair.clickhouse);
+    for server in [sqlite, clickhouse] {
         server.ingest(batches()).await;
         server.ingest(around_the_cutoff()).await;
     }
-    let stores = [&sqlite_store, &store];
-    let before = same_answers(&sqlite, &clickhouse, "after ingest").await;
+    let stores = [sqlite_store, store];
+    let before = same_answers(sqlite, clickhouse, "after ingest").await;
     assert_eq!(store.sample_count().expect("count"), 21);
 
     // A pass drops the two old hours and cuts T0's hour at the cutoff, as SQLite does.
@@ -89,16 +86,16 @@ async fn retention_and_delete(layout: Layout, name: &str) {
     );
     assert_eq!(store.sample_count().expect("count"), 6);
     assert_eq!(sqlite_store.sample_count().expect("count"), 6);
-    let after = same_answers(&sqlite, &clickhouse, "after a retention pass").await;
+    let after = same_answers(sqlite, clickhouse, "after a retention pass").await;
     assert_ne!(before, after, "the pass changed answers");
-    let again = retention::pass_before(&store, CUTOFF).await.expect("pass");
+    let again = retention::pass_before(store, CUTOFF).await.expect("pass");
     assert_eq!(again, Default::default(), "nothing left to expire");
 
     // Deleting a process, then again (idempotent).
-    assert_eq!(delete_on_both(&sqlite, &clickhouse, "nginx").await, 1);
-    let after_delete = same_answers(&sqlite, &clickhouse, "after deleting nginx").await;
+    assert_eq!(delete_on_both(sqlite, clickhouse, "nginx").await, 1);
+    let after_delete = same_answers(sqlite, clickhouse, "after deleting nginx").await;
     assert_ne!(after, after_delete, "the delete changed answers");
-    assert_eq!(delete_on_both(&sqlite, &clickhouse, "nginx").await, 0);
+    assert_eq!(delete_on_both(sqlite, clickhouse, "nginx").await, 0);
     assert_eq!(store.sample_count().expect("count"), 5);
 
     // 72 hours of retention (the default) expires everything of 2023.
@@ -107,10 +104,8 @@ async fn retention_and_delete(layout: Layout, name: &str) {
         assert_eq!(r.expect("pass").samples, 5);
         assert_eq!(s.sample_count().expect("count"), 0);
     }
-    same_answers(&sqlite, &clickhouse, "after everything expired").await;
-    sqlite.stop().await;
-    clickhouse.stop().await;
-    ch::drop_database(&store);
+    same_answers(sqlite, clickhouse, "after everything expired").await;
+    pair.finish().await;
 }
 
 #[tokio::test]

@@ -4,39 +4,18 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 use common::{folded_of, TempDb, TestServer, T0};
+use embers_model::testkit::fixtures;
 use serde_json::{json, Value};
-
-fn fixtures_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../model/tests/data/fixtures")
-}
-
-fn read_json(path: PathBuf) -> Value {
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
 
 #[tokio::test]
 async fn fixtures_round_trip_through_the_store() {
     let mut checked = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(fixtures_dir())
-        .expect("fixtures directory")
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.join("case.json").is_file())
-        .collect();
-    entries.sort();
-    for dir in entries {
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let case = read_json(dir.join("case.json"));
-        let expected = read_json(dir.join("expected.json"));
-        let folded = std::fs::read_to_string(dir.join("expected.folded")).expect("folded");
-        if case["expect"] != "ok" || folded.trim().is_empty() {
+    for fixture in fixtures() {
+        let name = &fixture.name;
+        let expected = &fixture.expected;
+        let folded = fixture.expected_folded();
+        if fixture.expects_error() || folded.trim().is_empty() {
             continue;
         }
         let root = folded.split(';').next().expect("root").to_owned();
@@ -49,7 +28,7 @@ async fn fixtures_round_trip_through_the_store() {
             })
             .collect();
         let event = expected["event_type"].as_str().unwrap_or("on-cpu");
-        let shape = case["shape"].as_str().unwrap_or("B");
+        let shape = fixture.shape();
 
         let db = TempDb::new();
         let server = TestServer::start(&db.path()).await;

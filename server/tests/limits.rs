@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{folded_of, query_for, with, TempDb, TestServer, T0};
+use common::{description, folded_of, query_for, with, TempDb, TestServer, T0};
 use embers_model::tree::truncate::TRUNCATED_FRAME;
 use embers_server::limits::{Caps, Limiter, StackLimits};
 use embers_server::store::{Batch, BatchMeta, Sample, Store, Tags};
@@ -19,10 +19,6 @@ async fn server_with(db: &TempDb, caps: Caps) -> (TestServer, Arc<Limiter>) {
     let shared = limiter.clone();
     let server = TestServer::start_with(&db.path(), move |s| s.limiter = shared).await;
     (server, limiter)
-}
-
-fn description(envelope: &Value) -> &str {
-    envelope["DESCRIPTION"].as_str().unwrap_or("")
 }
 
 #[tokio::test]

@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{folded_of, query_for, with, TempDb, TestServer, T0};
+use common::{
+    batch, differential, folded_of, query_for, seeded_with, with, TempDb, TestServer, T0,
+};
 use serde_json::{json, Value};
 
 /// Sorted `root;...;leaf self` lines, as `to_folded` writes them.
@@ -16,46 +18,8 @@ fn lines(rows: &[&str]) -> String {
     out
 }
 
-fn batch(app: &str, event: &str, time: i64, tags: Value, folded: &str) -> Value {
-    json!({
-        "app_service": app,
-        "profile_language_type": "eBPF",
-        "profile_event_type": event,
-        "profile_value_unit": "microseconds",
-        "time": time,
-        "tags": tags,
-        "folded": folded,
-    })
-}
-
 async fn seeded() -> (TempDb, TestServer) {
-    let db = TempDb::new();
-    let server = TestServer::start(&db.path()).await;
-    let node_a = json!({"host": "node-a", "host_ip": "10.0.0.1", "pod": "redis-0", "pod_ns": "cache",
-        "region": "r1", "k8s.label.app": "redis", "vtap": "agent-a"});
-    let node_b = json!({"host": "node-b", "host_ip": "10.0.0.2", "pod": "redis-1", "pod_ns": "team-o'brien",
-        "region": "r1", "k8s.label.app": "redis", "agent": "agent-b"});
-    let batches = json!({"batches": [
-        batch("redis-server", "on-cpu", T0 + 10, node_a.clone(), "\
-[t] redis-server;main;aeMain;[k] entry_SYSCALL_64;[k] do_syscall_64;[k] ep_poll 100
-[t] redis-server;main;aeMain;dictFind 40
-[t] redis-server;main;aeMain 5
-[t] io_thd_1;[l] start_thread;readQuery;[l] read;[k] entry_SYSCALL_64;[k] vfs_read 30
-[t] redis-server;main;aeMain;dictFind 10
-"),
-        batch("redis-server", "on-cpu", T0, node_b.clone(), "[t] redis-server;main;aeMain;dictFind 7\n"),
-        batch("redis-server", "on-cpu", T0 + 60, node_a.clone(), "[t] redis-server;main;serverCron 3\n"),
-        batch("redis-server", "on-cpu", T0 + 61, node_a.clone(), "[t] redis-server;main;after 1000\n"),
-        batch("redis-server", "on-cpu", T0 - 1, node_a.clone(), "[t] redis-server;main;before 1000\n"),
-        batch("redis-server", "mem-alloc", T0 + 5, node_a.clone(), "[t] redis-server;main;zmalloc;[l] malloc 4096\n"),
-        batch("nginx", "on-cpu", T0 + 20, json!({"host": "node-a", "pod": "nginx-0", "k8s.label.app": "nginx"}),
-            "[t] nginx;ngx_worker_process_cycle;[k] ep_poll 20\n"),
-        batch("Total", "on-cpu", T0 + 10, json!({"host": "node-a"}),
-            "[p] redis-server;[t] io_thd_1 30\n[p] redis-server 155\n[p] nginx;[t] nginx 20\n"),
-        batch("Total", "on-cpu", T0, json!({"host": "node-b"}), "[p] redis-server 7\n"),
-    ]});
-    server.ingest(batches).await;
-    (db, server)
+    seeded_with(differential::batches()).await
 }
 
 const REDIS_ALL: [&str; 5] = [
@@ -219,6 +183,18 @@ async fn kernel_depth_trims_kernel_tails() {
         ])
     );
     assert_eq!(server.folded(&depth(-1)).await, lines(&REDIS_ALL));
+    // The interface defines -1 (keep all) and depths of 0 or more; other negative depths are
+    // refused as the viewer's form and snapshot save refuse them, naming the member.
+    for n in [-2, -5, i64::MIN] {
+        let (status, envelope) = server.query(&depth(n)).await;
+        assert_eq!(status, 400, "{n}: {envelope}");
+        assert_eq!(envelope["OPT_STATUS"], "INVALID_POST_DATA");
+        let d = envelope["DESCRIPTION"].as_str().unwrap_or("");
+        assert!(
+            d.starts_with("max_kernel_stack_depth: ") && d.contains("-1 (keep all)"),
+            "{d}"
+        );
+    }
     assert_eq!(
         server.folded(&depth(2)).await,
         lines(&[

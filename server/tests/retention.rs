@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use common::{query_for, with, TempDb, TestServer, T0};
 use embers_server::retention;
 use embers_server::store::Store;
-use serde_json::{json, Value};
+use serde_json::json;
 
 const DAY: i64 = 86_400;
 
@@ -188,17 +188,6 @@ async fn the_background_task_expires_data_while_ingest_and_queries_go_on() {
     server.stop().await;
 }
 
-async fn delete(server: &TestServer, app: &str) -> (u16, Value) {
-    let response = server
-        .client
-        .delete(format!("{}/v1/profile/processes/{app}", server.base))
-        .send()
-        .await
-        .expect("request");
-    let status = response.status().as_u16();
-    (status, response.json().await.expect("envelope"))
-}
-
 #[tokio::test]
 async fn deleting_a_process_over_http_removes_exactly_that_process() {
     let db = TempDb::new();
@@ -211,7 +200,7 @@ async fn deleting_a_process_over_http_removes_exactly_that_process() {
         )
         .await;
     fill(&server, "kept", T0, 100).await;
-    let (status, envelope) = delete(&server, "gone").await;
+    let (status, envelope) = server.delete("/v1/profile/processes/gone").await;
     assert_eq!(status, 200, "{envelope}");
     assert_eq!(envelope["OPT_STATUS"], "SUCCESS");
     assert_eq!(envelope["result"]["samples_deleted"], 1201);
@@ -223,7 +212,7 @@ async fn deleting_a_process_over_http_removes_exactly_that_process() {
     assert_eq!(server.folded(&query_for("gone")).await, "");
     assert_eq!(server.folded(&query_for("kept")).await.lines().count(), 50);
     // Idempotent; other methods are refused with the envelope.
-    let (status, envelope) = delete(&server, "gone").await;
+    let (status, envelope) = server.delete("/v1/profile/processes/gone").await;
     assert_eq!(
         (status, envelope["result"]["samples_deleted"].clone()),
         (200, json!(0))

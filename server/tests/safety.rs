@@ -6,25 +6,17 @@ mod common;
 use axum::http::HeaderMap;
 use axum::routing::post;
 use axum::Router;
-use common::{folded_of, query_for, with, TempDb, TestServer, T0};
+use common::{description, folded_of, query_for, seeded_with, with, TempDb, TestServer, T0};
 use serde_json::{json, Value};
 
 const GOOD: &str = "web;[t] web;main;work 5\n";
 
 async fn seeded() -> (TempDb, TestServer) {
-    let db = TempDb::new();
-    let server = TestServer::start(&db.path()).await;
-    server
-        .ingest(
-            json!({"app_service": "web", "time": T0, "tags": {"pod": "web-1"},
-            "folded": "[t] web;main;work 5\n"}),
-        )
-        .await;
-    (db, server)
-}
-
-fn description(envelope: &Value) -> &str {
-    envelope["DESCRIPTION"].as_str().unwrap_or("")
+    seeded_with(
+        json!({"app_service": "web", "time": T0, "tags": {"pod": "web-1"},
+        "folded": "[t] web;main;work 5\n"}),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -332,7 +324,12 @@ async fn upstream_mode_forwards_and_relays() {
     assert_eq!(response.status().as_u16(), 299);
     let envelope: Value = response.json().await.expect("json");
     assert_eq!(envelope["debug"]["org"], "7");
-    assert_eq!(envelope["debug"]["body"], body);
+    // The forwarded body is the request as the contract read it, re-serialised.
+    let forwarded: Value =
+        serde_json::from_str(envelope["debug"]["body"].as_str().unwrap_or("")).expect("json");
+    let mut sent = query_for("redis-server");
+    sent["tag_filter"] = "".into();
+    assert_eq!(forwarded, sent);
     server.stop().await;
     upstream_task.abort();
 

@@ -6,12 +6,8 @@
 mod common;
 
 use common::snapshots::{big_answer, save_body, SNAPSHOTS};
-use common::{query_for, with, TempDb, TestServer};
+use common::{description, query_for, with, TempDb, TestServer};
 use serde_json::{json, Value};
-
-fn description(envelope: &Value) -> &str {
-    envelope["DESCRIPTION"].as_str().unwrap_or("")
-}
 
 #[tokio::test]
 async fn answers_over_the_limit_are_refused_and_nothing_is_stored() {

@@ -14,9 +14,9 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::post;
 use axum::Router;
-use common::http::serve_stub as stub;
-use common::{query_for, TempDb, TestServer};
-use embers_server::http::upstream::{Upstream, UpstreamOptions};
+use common::http::{proxying, serve_stub as stub};
+use common::{query_for, TestServer};
+use embers_server::http::upstream::UpstreamOptions;
 use futures_util::stream::{self, StreamExt};
 use serde_json::{json, Value};
 use tokio::sync::Notify;
@@ -33,13 +33,6 @@ async fn post_tracing(server: &TestServer) -> reqwest::Response {
         .send()
         .await
         .expect("send")
-}
-
-async fn embers(base: &str, options: UpstreamOptions) -> (TempDb, TestServer) {
-    let db = TempDb::new();
-    let up = Arc::new(Upstream::with_options(base, options).expect("upstream"));
-    let server = TestServer::start_with(&db.path(), |s| s.upstream = Some(up)).await;
-    (db, server)
 }
 
 fn limit(max_bytes: u64) -> UpstreamOptions {
@@ -67,7 +60,7 @@ fn bad_gateway(status: u16, envelope: &Value, needle: &str) {
 async fn answers_over_the_limit_are_a_502_naming_it() {
     // Announced size over the limit, and an unannounced one that crosses it early.
     let base = stub(Router::new().route(TRACING, post(|| async { vec![b'x'; 5000] }))).await;
-    let (_db, server) = embers(&base, limit(4096)).await;
+    let (_db, server) = proxying(&base, limit(4096)).await;
     let (status, envelope) = server.query(&query_for("web")).await;
     bad_gateway(
         status,
@@ -75,12 +68,12 @@ async fn answers_over_the_limit_are_a_502_naming_it() {
         "larger than 4096 bytes (--upstream-max-bytes)",
     );
     let base = stub(Router::new().route(TRACING, post(|| async { chunked(5, 1000, b'x') }))).await;
-    let (_db, server) = embers(&base, limit(4096)).await;
+    let (_db, server) = proxying(&base, limit(4096)).await;
     let (status, envelope) = server.query(&query_for("web")).await;
     bad_gateway(status, &envelope, "--upstream-max-bytes");
     // At the limit is fine.
     let base = stub(Router::new().route(TRACING, post(|| async { chunked(4, 1024, b'y') }))).await;
-    let (_db, server) = embers(&base, limit(4096)).await;
+    let (_db, server) = proxying(&base, limit(4096)).await;
     let (status, text) = server
         .post_raw(
             TRACING,
@@ -111,7 +104,7 @@ async fn big_answers_stream_and_are_cut_at_the_limit() {
         }
     };
     let base = stub(Router::new().route(TRACING, post(handler))).await;
-    let (_db, server) = embers(&base, UpstreamOptions::default()).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     let mut response = post_tracing(&server).await;
     assert_eq!(response.status().as_u16(), 200);
     let mut got = Vec::new();
@@ -136,7 +129,7 @@ async fn big_answers_stream_and_are_cut_at_the_limit() {
     // Past the first MiB the status is out: an answer over the limit is cut there.
     let base =
         stub(Router::new().route(TRACING, post(|| async { chunked(12, 256 * 1024, b'z') }))).await;
-    let (_db, server) = embers(&base, limit(2 * MIB as u64)).await;
+    let (_db, server) = proxying(&base, limit(2 * MIB as u64)).await;
     let mut response = post_tracing(&server).await;
     assert_eq!(response.status().as_u16(), 200);
     let (mut received, mut failed) = (0, false);
@@ -177,7 +170,7 @@ async fn redirects_are_not_followed() {
             ),
     )
     .await;
-    let (_db, server) = embers(&base, UpstreamOptions::default()).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     let (status, envelope) = server.query(&query_for("web")).await;
     bad_gateway(
         status,
@@ -228,7 +221,7 @@ async fn slow_and_stalled_queriers_time_out() {
         ),
     ] {
         let base = stub(router).await;
-        let (_db, server) = embers(&base, quick.clone()).await;
+        let (_db, server) = proxying(&base, quick.clone()).await;
         let started = Instant::now();
         let (status, envelope) = server.query(&query_for("web")).await;
         bad_gateway(status, &envelope, needle);
@@ -265,7 +258,7 @@ async fn connecting_times_out() {
         connect_timeout: Duration::from_millis(300),
         ..UpstreamOptions::default()
     };
-    let (_db, server) = embers(&format!("http://{addr}"), options).await;
+    let (_db, server) = proxying(&format!("http://{addr}"), options).await;
     let started = Instant::now();
     let (status, envelope) = server.query(&query_for("web")).await;
     bad_gateway(
@@ -318,7 +311,7 @@ async fn the_org_header_is_sent_only_as_configured() {
             (status, response.json::<Value>().await.expect("json"))
         }
     };
-    let (_db, server) = embers(&base, UpstreamOptions::default()).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
     assert_eq!(ask(&server, TRACING, None).await.0, 200);
     let (status, envelope) = ask(&server, TRACING, Some("7")).await;
     assert_eq!(status, 403, "{envelope}");
@@ -341,7 +334,7 @@ async fn the_org_header_is_sent_only_as_configured() {
         allow_org_ids: vec![9],
         ..UpstreamOptions::default()
     };
-    let (_db, server) = embers(&base, options).await;
+    let (_db, server) = proxying(&base, options).await;
     seen.lock().expect("lock").clear();
     assert_eq!(ask(&server, TRACING, None).await.0, 200);
     assert_eq!(ask(&server, TRACING, Some("9")).await.0, 200);

@@ -1,7 +1,7 @@
 //! The explore endpoints (services, timeline, tags, tag values): small JSON answers, decoded
 //! on the page with the contract's answer types. Profiles go through [`super::decode_worker`].
 
-use embers_model::contract::envelope::{Table, SUCCESS};
+use embers_model::contract::envelope::{Incoming, Table, SUCCESS};
 use embers_model::contract::explore::{
     ServiceRow, ServicesRequest, TagValuesRequest, TagsRequest, TimelineAnswer, TimelineRequest,
     ValueCount,
@@ -9,7 +9,7 @@ use embers_model::contract::explore::{
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::snapshot::{SnapshotMeta, SNAPSHOTS_PATH};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use web_sys::AbortController;
 
 use crate::net::http::{
@@ -43,15 +43,6 @@ fn opt(opt_status: &Option<String>) -> String {
         .map_or_else(String::new, |s| format!(" {s}"))
 }
 
-#[derive(Deserialize)]
-struct Envelope<R> {
-    #[serde(rename = "OPT_STATUS")]
-    opt_status: Option<String>,
-    #[serde(rename = "DESCRIPTION", default)]
-    description: Option<String>,
-    result: Option<R>,
-}
-
 /// Posts `request` to `path` and decodes the envelope's `result`.
 pub async fn call<Req: Serialize, Res: DeserializeOwned>(
     base_url: &str,
@@ -72,7 +63,7 @@ pub async fn call<Req: Serialize, Res: DeserializeOwned>(
 /// The `result` of an envelope answer, or why there is none.
 fn read_envelope<Res: DeserializeOwned>(raw: RawResponse) -> Result<Res, ApiFailure> {
     let bytes = raw.body.to_vec();
-    let envelope = serde_json::from_slice::<Envelope<Res>>(&bytes);
+    let envelope = serde_json::from_slice::<Incoming<Res>>(&bytes);
     match envelope {
         Ok(e) if raw.status == 200 && e.opt_status.as_deref() == Some(SUCCESS) => e
             .result

@@ -1,6 +1,8 @@
 //! Reading request bodies as the service does: JSON objects whose members are checked one by
 //! one, so every rejection names the member and what it should be. [`parse_tracing_body`] reads
-//! `POST /v1/profile/ProfileTracing`; [`Members`] is the reader the other endpoints share.
+//! `POST /v1/profile/ProfileTracing` into a [`ProfileRequest`] that passed
+//! [`ProfileRequest::validate`], the rules the viewer's form and the snapshot store apply;
+//! [`Members`] is the reader the other endpoints share.
 
 use serde_json::{Map, Value};
 use thiserror::Error;
@@ -170,16 +172,26 @@ pub fn parse_tracing_body(body: &[u8]) -> Result<TracingRequest, RequestError> {
             ))
         })?),
     };
+    let request = ProfileRequest {
+        app_service,
+        profile_language_type: language,
+        profile_event_type: event_type,
+        tag_filter,
+        time_start,
+        time_end,
+        max_kernel_stack_depth,
+    };
+    // The form's and the snapshot store's rules, so a request means the same everywhere.
+    let problems = request.validate();
+    if !problems.is_empty() {
+        let lines: Vec<String> = problems
+            .iter()
+            .map(|p| format!("{}: {}", p.field, p.message))
+            .collect();
+        return Err(RequestError::new(lines.join("\n")));
+    }
     Ok(TracingRequest {
-        request: ProfileRequest {
-            app_service,
-            profile_language_type: language,
-            profile_event_type: event_type,
-            tag_filter,
-            time_start,
-            time_end,
-            max_kernel_stack_depth,
-        },
+        request,
         filter,
         debug,
         shape,
@@ -262,6 +274,36 @@ mod tests {
             r#"{{{BASE},"time_start":1,"time_end":2,"tag_filter":"pod='x' OR 1=1"}}"#
         ))
         .contains("character 9"));
+    }
+
+    #[test]
+    fn the_forms_rules_apply() {
+        let e = err(&format!(
+            r#"{{{BASE},"time_start":1,"time_end":2,"max_kernel_stack_depth":-5}}"#
+        ));
+        assert!(
+            e.starts_with("max_kernel_stack_depth: ") && e.contains("-1 (keep all)"),
+            "{e}"
+        );
+        for depth in [-1, 0, 7] {
+            let r = ok(&format!(
+                r#"{{{BASE},"time_start":1,"time_end":2,"max_kernel_stack_depth":{depth}}}"#
+            ));
+            assert_eq!(r.request.kernel_depth(), depth);
+        }
+        let e = err(
+            r#"{"app_service":"Total","profile_language_type":"eBPF","profile_event_type":"off-cpu","time_start":1,"time_end":2}"#,
+        );
+        assert!(
+            e.starts_with("app_service: ") && e.contains("on-CPU"),
+            "{e}"
+        );
+        let e = err(&format!(r#"{{{BASE},"time_start":-5,"time_end":2}}"#));
+        assert!(e.starts_with("time_start: "), "{e}");
+        let e = err(
+            r#"{"profile_language_type":" ","profile_event_type":"on-cpu","time_start":1,"time_end":2}"#,
+        );
+        assert!(e.starts_with("profile_language_type: "), "{e}");
     }
 
     #[test]

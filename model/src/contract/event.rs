@@ -1,5 +1,5 @@
 //! Event types, language types and the defaults of a request, and what an event type implies:
-//! which support the per-host `Total` graph, and which measure bytes rather than time.
+//! which support the per-host `Total` graph, and what their values measure ([`measure`]).
 
 /// The fixed value of `app_service` that asks for the per-host graph.
 pub const TOTAL_APP_SERVICE: &str = "Total";
@@ -32,6 +32,33 @@ pub fn is_memory_event(event_type: &str) -> bool {
     event_type.starts_with("mem-") || event_type.starts_with("hbm-")
 }
 
+/// What the values of an event type measure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Measure {
+    /// Time on the CPU (`on-cpu`).
+    CpuTime,
+    /// Time off the CPU, waiting (`off-cpu`).
+    WaitingTime,
+    /// Bytes allocated over the range (`mem-alloc`, `hbm-alloc`).
+    Allocated,
+    /// Bytes still allocated (`mem-inuse`, `hbm-inuse`).
+    InUse,
+    /// An event type this contract does not know.
+    Other,
+}
+
+/// What `event_type`'s values measure: the CPU events by name, the memory events (host or
+/// HBM) by their `-alloc`/`-inuse` suffix.
+pub fn measure(event_type: &str) -> Measure {
+    match event_type {
+        "on-cpu" => Measure::CpuTime,
+        "off-cpu" => Measure::WaitingTime,
+        e if is_memory_event(e) && e.ends_with("-alloc") => Measure::Allocated,
+        e if is_memory_event(e) && e.ends_with("-inuse") => Measure::InUse,
+        _ => Measure::Other,
+    }
+}
+
 /// Whether the per-host (`Total`) graph exists for an event type: on-CPU only.
 pub fn supports_whole_host(event_type: &str) -> bool {
     event_type == "on-cpu"
@@ -53,5 +80,17 @@ mod tests {
         assert!(supports_whole_host("on-cpu"));
         assert!(!EVENT_TYPES[1..].iter().any(|e| supports_whole_host(e)));
         assert!(is_ebpf("ebpf") && !is_ebpf("Java"));
+    }
+
+    #[test]
+    fn every_event_type_has_a_measure() {
+        let measures: Vec<Measure> = EVENT_TYPES.iter().map(|e| measure(e)).collect();
+        use Measure::*;
+        assert_eq!(
+            measures,
+            [CpuTime, WaitingTime, Allocated, InUse, Allocated, InUse]
+        );
+        assert_eq!(measure("mem-other"), Other);
+        assert_eq!(measure("cpu"), Other);
     }
 }

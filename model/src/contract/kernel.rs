@@ -7,7 +7,7 @@
 //! boundary; the sample's value then lands on the last kept frame. A stack without trailing `[k]`
 //! frames gets the same treatment for trailing `[c]` (CUDA) frames. `N < 0` keeps everything.
 
-use crate::tree::kind::FrameKind;
+use crate::contract::kind::FrameKind;
 
 /// The trailing kernel and CUDA runs of a stack, followed frame by frame from the root: the
 /// state a tree walk carries from a parent to its child.

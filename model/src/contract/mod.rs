@@ -1,7 +1,8 @@
 //! The ProfileTracing contract, written once for the viewer, the decode worker and the service:
 //! the request and its validation ([`request`]), how the service reads bodies ([`body`]) and
 //! which samples they select ([`selection`]), the result shapes ([`shape`]), the tag field
-//! table ([`fields`]) and the `tag_filter` grammar ([`tag_filter`]), the rules for
+//! table ([`fields`]) and the `tag_filter` grammar ([`tag_filter`]), the frame kinds DeepFlow's name
+//! prefixes and `function_types` letters mark ([`kind`]), the rules for
 //! `max_kernel_stack_depth` ([`kernel`]) and event types ([`event`]), and the response envelope
 //! ([`envelope`]), and who may embed the page ([`embed`]). Facts about the interface live here and nowhere else.
 
@@ -12,6 +13,7 @@ pub mod event;
 pub mod explore;
 pub mod fields;
 pub mod kernel;
+pub mod kind;
 pub mod request;
 pub mod selection;
 pub mod shape;

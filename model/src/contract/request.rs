@@ -25,7 +25,8 @@ pub struct ProfileRequest {
     pub time_start: i64,
     /// Unix seconds, inclusive.
     pub time_end: i64,
-    /// Keep at most this many leading kernel frames; -1 keeps all.
+    /// Keep at most this many leading kernel frames; -1 keeps all. Other negative values are
+    /// refused: the interface defines only -1 (its default) and depths of 0 or more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_kernel_stack_depth: Option<i64>,
 }

@@ -8,8 +8,8 @@
 use serde::Serialize;
 
 use crate::contract::event::{is_memory_event, TOTAL_APP_SERVICE};
+use crate::contract::kind::FrameKind;
 use crate::contract::shape::ResultShape;
-use crate::tree::kind::FrameKind;
 use crate::tree::profile::{NodeId, Profile};
 
 /// A `result` member, ready to serialise.

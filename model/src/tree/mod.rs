@@ -4,7 +4,6 @@
 
 pub mod build;
 pub mod diff;
-pub mod kind;
 pub mod matches;
 pub mod profile;
 pub mod search;

@@ -4,7 +4,7 @@
 //! none), and the self/total values the server claims. [`crate::Profile::from_table`] then turns
 //! this into a sound tree, counting whatever it had to repair.
 
-use crate::tree::kind::FrameKind;
+use crate::contract::kind::FrameKind;
 use rustc_hash::FxHashMap;
 
 /// Marks "no parent" in a [`NodeTable`] (the root) and in a [`crate::Profile`].

@@ -7,8 +7,8 @@
 //! merge, exactly like duplicate stacks do. No recursion over depth anywhere.
 
 use crate::contract::kernel::Tail;
+use crate::contract::kind::FrameKind;
 use crate::tree::build::TreeBuilder;
-use crate::tree::kind::FrameKind;
 use crate::tree::profile::{NodeId, Profile};
 use crate::tree::table::{NodeTable, NO_PARENT};
 use rustc_hash::FxHashMap;

@@ -1,7 +1,7 @@
 //! Bar colours: a hue family per frame kind, varied within the family by a stable hash of the
 //! name, so a function keeps its colour across profiles, zooms and sessions.
 
-use crate::tree::kind::FrameKind;
+use crate::contract::kind::FrameKind;
 
 /// An sRGB colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,6 +2,8 @@
 
 use std::borrow::Cow;
 
+use crate::contract::event::{measure, Measure};
+
 /// What the numbers of a profile measure, from its `profile_event_type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ValueUnit {
@@ -27,12 +29,12 @@ impl ValueUnit {
 
 /// What a profile's values mean, in words, for the status line and tooltips.
 pub fn measure_name(event_type: &str) -> &'static str {
-    match event_type {
-        "on-cpu" => "CPU time",
-        "off-cpu" => "waiting time",
-        "mem-alloc" | "hbm-alloc" => "allocated bytes",
-        "mem-inuse" | "hbm-inuse" => "bytes in use",
-        _ => "value",
+    match measure(event_type) {
+        Measure::CpuTime => "CPU time",
+        Measure::WaitingTime => "waiting time",
+        Measure::Allocated => "allocated bytes",
+        Measure::InUse => "bytes in use",
+        Measure::Other => "value",
     }
 }
 

@@ -14,11 +14,10 @@ mod one_pass;
 pub mod shape_a;
 pub mod shape_b;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use thiserror::Error;
 
-use crate::contract::envelope::SUCCESS;
+use crate::contract::envelope::{Incoming, SUCCESS};
 use crate::contract::shape::ResultShape;
 use crate::tree::profile::Profile;
 use crate::tree::table::NodeTable;
@@ -91,15 +90,7 @@ fn description_suffix(description: &str) -> String {
 }
 
 /// The response envelope, `result` left raw for the shape decoders.
-#[derive(Deserialize)]
-pub(crate) struct Envelope<'a> {
-    #[serde(rename = "OPT_STATUS")]
-    opt_status: Option<String>,
-    #[serde(rename = "DESCRIPTION", default)]
-    description: Option<String>,
-    #[serde(borrow, default)]
-    pub(crate) result: Option<&'a RawValue>,
-}
+pub(crate) type Envelope<'a> = Incoming<&'a RawValue>;
 
 /// How many characters of a non-JSON body to quote back to the user.
 const SNIPPET_CHARS: usize = 120;

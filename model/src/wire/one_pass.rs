@@ -188,20 +188,16 @@ mod tests {
 
     #[test]
     fn fixtures_and_synthetic_bodies_read_the_same_in_one_pass() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fixtures");
         let mut taken = [0, 0];
-        for entry in std::fs::read_dir(dir).expect("fixtures") {
-            let path = entry.expect("an entry").path().join("response.json");
-            if !path.exists() {
-                continue;
-            }
-            let text = std::fs::read_to_string(&path).expect("a response");
+        for fixture in crate::testkit::fixtures() {
+            let text = fixture.response();
             if let Some((table, shape, _)) = decode_success(text.as_bytes()) {
                 let fast = Profile::from_table(table);
                 assert_eq!(
                     format!("{fast:?}"),
                     format!("{:?}", general(&text)),
-                    "{path:?}"
+                    "{}",
+                    fixture.name
                 );
                 taken[usize::from(shape == ResultShape::B)] += 1;
             }

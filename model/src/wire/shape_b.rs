@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 
 use super::int_rows::{scan_int_rows, Scanned};
 use super::num::deserialize_i64;
-use crate::tree::kind::FrameKind;
+use crate::contract::kind::FrameKind;
 use crate::tree::table::{NodeTable, NO_PARENT};
 
 #[derive(Deserialize)]

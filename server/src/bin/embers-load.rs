@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use clap::{Args, Parser, Subcommand};
+use embers_model::contract::envelope::SUCCESS;
 use serde_json::{json, Value};
 
 #[derive(Parser)]
@@ -220,8 +221,7 @@ async fn stub(args: StubArgs) -> Result<(), String> {
         embers_model::contract::shape::ResultShape::B,
         "on-cpu",
     );
-    let body = json!({"OPT_STATUS": "SUCCESS", "DESCRIPTION": "", "result": result, "debug": null})
-        .to_string();
+    let body = embers_server::error::envelope_json(SUCCESS, "", result, ());
     let delay = args.delay;
     let answer = move || {
         let body = body.clone();

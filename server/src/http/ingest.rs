@@ -13,7 +13,8 @@ use axum::extract::rejection::{BytesRejection, QueryRejection};
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use embers_model::contract::envelope::SUCCESS;
 
@@ -100,6 +101,15 @@ fn text_batch(
     input::to_batch_of(&batch_input, text, now, limits).map_err(|e| Error::invalid(e.to_string()))
 }
 
+/// The `result` of an ingest. Members in alphabetical order, as answered since the first
+/// release (then a sorted `serde_json::Value`).
+#[derive(Serialize)]
+struct Ingested {
+    batches: usize,
+    new_stacks: u64,
+    samples: u64,
+}
+
 async fn ingest(
     state: &AppState,
     headers: &HeaderMap,
@@ -136,10 +146,10 @@ async fn ingest(
         new_stacks = stats.new_stacks,
         "ingested"
     );
-    let result = json!({
-        "batches": batch_count,
-        "samples": stats.samples,
-        "new_stacks": stats.new_stacks,
-    });
+    let result = Ingested {
+        batches: batch_count,
+        new_stacks: stats.new_stacks,
+        samples: stats.samples,
+    };
     Ok(envelope(StatusCode::OK, SUCCESS, "", result, Value::Null))
 }

@@ -9,10 +9,19 @@ use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use embers_model::contract::envelope::FAIL;
-use serde_json::json;
+use serde::Serialize;
 
 use crate::error::{envelope, json_response};
 use crate::{AppState, Error};
+
+/// The `result` of a delete. Members in alphabetical order, as answered since the first release
+/// (then a sorted `serde_json::Value`).
+#[derive(Serialize)]
+struct Deleted {
+    app_service: String,
+    rollup_rows_deleted: u64,
+    samples_deleted: u64,
+}
 
 /// The handler.
 pub async fn delete(
@@ -34,11 +43,11 @@ pub async fn delete(
         samples = removed.samples,
         "deleted a process's samples"
     );
-    let result = json!({
-        "app_service": app_service,
-        "samples_deleted": removed.samples,
-        "rollup_rows_deleted": removed.rollup_rows,
-    });
+    let result = Deleted {
+        app_service,
+        rollup_rows_deleted: removed.rollup_rows,
+        samples_deleted: removed.samples,
+    };
     Ok(json_response(
         StatusCode::OK,
         crate::http::explore::success(&result),

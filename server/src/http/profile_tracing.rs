@@ -16,8 +16,8 @@ use axum::response::{IntoResponse, Response};
 use embers_model::contract::body::parse_tracing_body;
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::export::encode::encode_result;
-use serde_json::{json, Value};
 
+use crate::diagnostics::Diagnostics;
 use crate::error::{envelope_json, json_response};
 use crate::store::QueryError;
 use crate::{tree, AppState, Error};
@@ -47,21 +47,6 @@ pub async fn handle(
     }
 }
 
-/// The querier's `debug` member for our one statement list.
-fn diagnostics(statements: &[String], query_time: &str, format_time: &str) -> Value {
-    json!({
-        "querier_debug": statements.iter().map(|sql| json!({
-            "ip": "embedded-sqlite",
-            "sql": sql,
-            "sql_CH": sql,
-            "query_time": query_time,
-            "query_uuid": "",
-            "error": "",
-        })).collect::<Vec<_>>(),
-        "format_time": format_time,
-    })
-}
-
 async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
     let req = parse_tracing_body(body).map_err(|e| Error::invalid(e.to_string()))?;
     let shape = req.shape.unwrap_or(state.default_shape);
@@ -71,7 +56,7 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
     let fail = move |detail: String| {
         let e = Error::internal(detail).with_shape(shape);
         if debug {
-            e.with_debug(diagnostics(&[], "", ""))
+            e.with_debug(Diagnostics::new(&[], "", ""))
         } else {
             e
         }
@@ -105,8 +90,9 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
             let notice = cut.map(|c| c.notice()).unwrap_or_default();
             let result = encode_result(profile.as_ref(), shape, &req.request.profile_event_type);
             let format_time = format!("{:?}", started.elapsed());
-            let debug_value = debug
-                .then(|| diagnostics(&out.statements, &format!("{:?}", out.elapsed), &format_time));
+            let debug_value = debug.then(|| {
+                Diagnostics::new(&out.statements, &format!("{:?}", out.elapsed), &format_time)
+            });
             Ok(envelope_json(SUCCESS, &notice, result, debug_value))
         })
         .await?;

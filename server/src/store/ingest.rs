@@ -7,7 +7,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use super::rollup::{Pending, SeriesIds, SeriesKey};
 use super::StoreError;
 use embers_model::contract::explore::thread_of;
-use embers_model::contract::fields::{self, FieldKind, FieldRef, ResolveError, Scope};
+use embers_model::contract::fields::{self, FieldKind, FieldRef, Scope};
 
 /// Tags shared by every sample of a batch: fixed columns (`host`, `pod`, ...) and open-family
 /// tags (`k8s.label.app`, ...).
@@ -49,12 +49,7 @@ impl Tags {
                 self.open.insert(name, value.to_owned());
                 Ok(())
             }
-            Err(ResolveError::MissingKey(family)) => Err(format!(
-                "tag family '{}' needs a key, e.g. {}.app",
-                family.base(),
-                family.base()
-            )),
-            Err(ResolveError::Unknown) => Err(format!("unknown tag '{name}'")),
+            Err(e) => Err(e.to_string()),
         }
     }
 
@@ -301,7 +296,8 @@ fn stack_id<'s>(
 
 /// The canonical text identifying a tag set (unit, columns and open tags), as unambiguous JSON.
 fn fingerprint(meta: &BatchMeta) -> String {
-    serde_json::json!([meta.unit, meta.tags.columns, meta.tags.open]).to_string()
+    // A tuple of a string and two string maps always serialises (as a JSON array).
+    serde_json::to_string(&(&meta.unit, &meta.tags.columns, &meta.tags.open)).unwrap_or_default()
 }
 
 /// Find or create the tag set of `meta`.

@@ -5,6 +5,8 @@ use std::sync::Arc;
 
 use embers_server::store::{ClickHouseConfig, Store};
 
+use super::{TempDb, TestServer};
+
 /// The single node of `scripts/clickhouse.sh single`.
 pub const SINGLE: &str = "http://127.0.0.1:18123";
 /// The two shards of `scripts/clickhouse.sh cluster`, cluster `embers`.
@@ -57,6 +59,46 @@ pub fn store(layout: Layout, test: &str) -> Option<Arc<Store>> {
     Some(Arc::new(
         Store::open_clickhouse(&config).expect("open ClickHouse store"),
     ))
+}
+
+/// A server over SQLite and one over ClickHouse (a database of the test's own), side by side,
+/// for the differential tests.
+pub struct Pair {
+    /// The ClickHouse store.
+    pub store: Arc<Store>,
+    /// The SQLite store.
+    pub sqlite_store: Arc<Store>,
+    pub sqlite: TestServer,
+    pub clickhouse: TestServer,
+    /// Holds the SQLite database.
+    pub db: TempDb,
+}
+
+impl Pair {
+    /// Both servers; `None` when ClickHouse is skipped (see [`store`]).
+    pub async fn start(layout: Layout, test: &str) -> Option<Pair> {
+        let store = store(layout, test)?;
+        let db = TempDb::new();
+        let mut sqlite_store = None;
+        let sqlite =
+            TestServer::start_with(&db.path(), |s| sqlite_store = Some(s.store.clone())).await;
+        let clickhouse =
+            TestServer::start_over(store.clone(), db.dir.path().join("none"), |_| {}).await;
+        Some(Pair {
+            store,
+            sqlite_store: sqlite_store.expect("the SQLite store"),
+            sqlite,
+            clickhouse,
+            db,
+        })
+    }
+
+    /// Stops both servers and drops the ClickHouse database.
+    pub async fn finish(self) {
+        self.sqlite.stop().await;
+        self.clickhouse.stop().await;
+        drop_database(&self.store);
+    }
 }
 
 /// Drop the test's database on every node.

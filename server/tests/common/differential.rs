@@ -4,16 +4,9 @@
 
 use serde_json::{json, Value};
 
-use super::{query_for, with, TestServer, T0};
+use super::{batch, query_for, with, TestServer, T0};
 
-pub fn batch(app: &str, event: &str, time: i64, tags: Value, folded: &str) -> Value {
-    json!({
-        "app_service": app, "profile_language_type": "eBPF", "profile_event_type": event,
-        "profile_value_unit": "microseconds", "time": time, "tags": tags, "folded": folded,
-    })
-}
-
-/// Batches over two processes, `Total`, two events, fixed and open tags (with a quote), and
+/// Batches over two processes (also the seed of `query.rs`), `Total`, two events, fixed and open tags (with a quote), and
 /// samples on and just outside the query's time edges.
 pub fn batches() -> Value {
     let a = json!({"host": "node-a", "host_ip": "10.0.0.1", "pod": "redis-0", "pod_ns": "cache",

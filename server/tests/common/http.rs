@@ -4,7 +4,11 @@ use reqwest::header::HeaderMap;
 use reqwest::Method;
 use serde_json::Value;
 
-use super::TestServer;
+use std::sync::Arc;
+
+use embers_server::http::upstream::{Upstream, UpstreamOptions};
+
+use super::{TempDb, TestServer};
 
 /// An answer: status, headers and the envelope (or `Value::String` of a non-JSON body).
 pub struct Answer {
@@ -62,4 +66,12 @@ pub async fn serve_stub(router: axum::Router) -> String {
         let _ = axum::serve(listener, router).await;
     });
     base
+}
+
+/// An Embers server over a fresh database that proxies ProfileTracing to the querier at `base`.
+pub async fn proxying(base: &str, options: UpstreamOptions) -> (TempDb, TestServer) {
+    let db = TempDb::new();
+    let up = Arc::new(Upstream::with_options(base, options).expect("upstream"));
+    let server = TestServer::start_with(&db.path(), |s| s.upstream = Some(up)).await;
+    (db, server)
 }

@@ -4,8 +4,11 @@
 
 pub mod clickhouse;
 pub mod differential;
+pub mod explore;
+pub mod groups;
 pub mod http;
 pub mod process;
+pub mod querier;
 pub mod snapshots;
 
 use std::path::{Path, PathBuf};
@@ -125,11 +128,25 @@ impl TestServer {
         (status, value)
     }
 
+    /// DELETE `path`; status and envelope.
+    pub async fn delete(&self, path: &str) -> (u16, Value) {
+        let (status, _, text) = self.send(reqwest::Method::DELETE, path).await;
+        (
+            status,
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")),
+        )
+    }
+
     /// GET `path`; returns status, content type and body text.
     pub async fn get(&self, path: &str) -> (u16, String, String) {
+        self.send(reqwest::Method::GET, path).await
+    }
+
+    /// A request without a body; status, content type and body text.
+    async fn send(&self, method: reqwest::Method, path: &str) -> (u16, String, String) {
         let response = self
             .client
-            .get(format!("{}{path}", self.base))
+            .request(method, format!("{}{path}", self.base))
             .send()
             .await
             .expect("request");
@@ -180,6 +197,35 @@ pub fn query_for(app: &str) -> Value {
         "time_start": T0,
         "time_end": T0 + 60,
     })
+}
+
+/// One ingest batch of eBPF samples in microseconds.
+pub fn batch(app: &str, event: &str, time: i64, tags: Value, folded: &str) -> Value {
+    json!({
+        "app_service": app, "profile_language_type": "eBPF", "profile_event_type": event,
+        "profile_value_unit": "microseconds", "time": time, "tags": tags, "folded": folded,
+    })
+}
+
+/// A server over a fresh database that holds `batches` (an ingest body).
+pub async fn seeded_with(batches: Value) -> (TempDb, TestServer) {
+    let db = TempDb::new();
+    let server = TestServer::start(&db.path()).await;
+    server.ingest(batches).await;
+    (db, server)
+}
+
+/// The `DESCRIPTION` of an envelope (`""` when absent).
+pub fn description(envelope: &Value) -> &str {
+    envelope["DESCRIPTION"].as_str().unwrap_or("")
+}
+
+/// POSTs `body` to `path`, which must answer 200 `SUCCESS`; returns the envelope.
+pub async fn ok(server: &TestServer, path: &str, body: Value) -> Value {
+    let (status, envelope) = server.post(path, &body).await;
+    assert_eq!(status, 200, "{path} {body}: {envelope}");
+    assert_eq!(envelope["OPT_STATUS"], "SUCCESS", "{path}: {envelope}");
+    envelope
 }
 
 /// `base` with `extra`'s members set.

@@ -48,20 +48,4 @@ impl TestServer {
         );
         envelope["result"].as_array().cloned().expect("a list")
     }
-
-    /// DELETE `path`; status and envelope.
-    pub async fn delete(&self, path: &str) -> (u16, Value) {
-        let response = self
-            .client
-            .delete(format!("{}{path}", self.base))
-            .send()
-            .await
-            .expect("request");
-        let status = response.status().as_u16();
-        let text = response.text().await.expect("body");
-        (
-            status,
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}")),
-        )
-    }
 }

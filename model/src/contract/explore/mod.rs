@@ -20,7 +20,7 @@ pub use answer::*;
 pub use request::*;
 
 use crate::contract::body::RequestError;
-use crate::contract::fields::{self, FieldRef, ResolveError, Scope};
+use crate::contract::fields::{self, FieldRef, Scope};
 
 /// The intervals (seconds) a timeline picks from when the request names none.
 pub const INTERVAL_LADDER: [i64; 9] = [1, 5, 10, 30, 60, 300, 600, 1800, 3600];
@@ -43,9 +43,11 @@ pub const MAX_VALUES_LIMIT: usize = 1000;
 /// The pseudo-tag naming a stack's thread (its first `[t] ` frame).
 pub const THREAD: &str = "thread";
 
-/// Start of the bucket of `interval` seconds holding `t`: `floor(t / interval) * interval`.
+/// Start of the bucket of `interval` seconds holding `t`: `floor(t / interval) * interval`
+/// (saturating: the bucket of a time near `i64::MIN` starts before it).
 pub fn bucket_start(t: i64, interval: i64) -> i64 {
-    t.div_euclid(interval.max(1)) * interval.max(1)
+    t.div_euclid(interval.max(1))
+        .saturating_mul(interval.max(1))
 }
 
 /// How many buckets of `interval` seconds `[time_start, time_end]` touches.
@@ -57,13 +59,28 @@ pub fn bucket_count(time_start: i64, time_end: i64, interval: i64) -> i64 {
     i64::try_from((last - first) / i128::from(interval) + 1).unwrap_or(i64::MAX)
 }
 
-/// The smallest ladder interval giving at most [`MAX_AUTO_BUCKETS`] buckets (3600 if none does).
-pub fn pick_interval(time_start: i64, time_end: i64) -> i64 {
-    INTERVAL_LADDER
+/// The smallest ladder interval giving at most [`MAX_AUTO_BUCKETS`] buckets; past the ladder's
+/// top, its largest step while that gives at most [`MAX_BUCKETS`] (as an explicit interval
+/// may), and an error beyond (a range over ~83 days), rather than an unbounded bucket count.
+pub fn pick_interval(time_start: i64, time_end: i64) -> Result<i64, RequestError> {
+    if let Some(i) = INTERVAL_LADDER
         .iter()
         .copied()
         .find(|&i| bucket_count(time_start, time_end, i) <= MAX_AUTO_BUCKETS)
-        .unwrap_or(3600)
+    {
+        return Ok(i);
+    }
+    let top = INTERVAL_LADDER[INTERVAL_LADDER.len() - 1];
+    let buckets = bucket_count(time_start, time_end, top);
+    if buckets > MAX_BUCKETS {
+        return Err(RequestError(format!(
+            "the range [{time_start}, {time_end}] is too long for an automatic interval: even \
+             {top} s gives {buckets} buckets, and at most {MAX_BUCKETS} are allowed; choose a \
+             range of at most {} days or a larger interval",
+            MAX_BUCKETS * top / 86_400
+        )));
+    }
+    Ok(top)
 }
 
 /// Checks an explicit interval: positive, and at most [`MAX_BUCKETS`] buckets over the range.
@@ -124,16 +141,10 @@ impl Dimension {
                 ))),
             },
             Ok(field) => Ok(Dimension::Tag(field)),
-            Err(ResolveError::MissingKey(family)) => Err(RequestError(format!(
-                "{member}: tag family '{}' needs a key, e.g. {}.app",
-                family.base(),
-                family.base()
+            Err(e @ fields::ResolveError::Unknown(_)) => Err(RequestError(format!(
+                "{member}: {e}; or app_service, profile_language_type, profile_event_type or thread"
             ))),
-            Err(ResolveError::Unknown) => Err(RequestError(format!(
-                "{member}: unknown tag '{name}'; use a tag of the field table (pod, host, \
-                 k8s.label.<key>, ...), app_service, profile_language_type, \
-                 profile_event_type or thread"
-            ))),
+            Err(e) => Err(RequestError(format!("{member}: {e}"))),
         }
     }
 }
@@ -164,13 +175,20 @@ mod tests {
     #[test]
     fn the_ladder_picks_the_smallest_interval_within_300_buckets() {
         let t = 1_700_000_000; // a multiple of 100 but not of 60
+        let pick_interval = |a, b| pick_interval(a, b).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(pick_interval(t, t), 1);
         assert_eq!(pick_interval(t, t + 299), 1);
         assert_eq!(pick_interval(t, t + 300), 5);
         assert_eq!(pick_interval(t, t + 3599), 30); // 10 s would give 360 buckets
         assert_eq!(pick_interval(t, t + 6 * 3600), 300);
         assert_eq!(pick_interval(t, t + 300 * 3600), 3600);
-        assert_eq!(pick_interval(t, t + 400 * 3600), 3600, "none fits: 3600");
+        assert_eq!(
+            pick_interval(t, t + 400 * 3600),
+            3600,
+            "none fits 300: 3600"
+        );
+        let h = t - t % 3600;
+        assert_eq!(pick_interval(h, h + 2000 * 3600 - 1), 3600, "2000 buckets");
         // A range that straddles bucket boundaries touches one bucket more than it spans.
         assert_eq!(bucket_count(t, t + 299 * 60, 60), 300);
         assert_eq!(pick_interval(t, t + 299 * 60), 60);
@@ -180,6 +198,17 @@ mod tests {
             300,
             "301 minutes touched"
         );
+    }
+
+    #[test]
+    fn ranges_past_the_ladder_are_refused_not_bucketed_without_bound() {
+        let h = 1_699_999_200; // a whole hour
+        let e = err(super::pick_interval(h, h + 2000 * 3600));
+        assert!(
+            e.contains("even 3600 s gives 2001 buckets") && e.contains("83 days"),
+            "{e}"
+        );
+        assert!(super::pick_interval(i64::MIN, i64::MAX).is_err());
     }
 
     #[test]

@@ -202,7 +202,7 @@ pub fn parse_timeline_body(body: &[u8]) -> Result<TimelineQuery, RequestError> {
             check_interval(start, end, interval)?;
             interval
         }
-        None => pick_interval(start, end),
+        None => pick_interval(start, end)?,
     };
     let group_by = match m.non_empty("group_by")? {
         Some(name) => Some((name.clone(), Dimension::parse("group_by", &name)?)),
@@ -318,6 +318,13 @@ mod tests {
         assert!(err(timeline(r#","interval":0"#)).contains("positive"));
         assert!(err(timeline(r#","interval":1.5"#)).contains("interval must be an integer"));
         assert!(err(timeline(r#","group_by":"nope""#)).contains("unknown tag 'nope'"));
+        // No interval over ~84 days: even hours are too many buckets.
+        let long = format!(
+            r#"{{{TRACING},"time_start":1000,"time_end":{}}}"#,
+            1000 + 2001 * 3600
+        );
+        let e = err(parse_timeline_body(long.as_bytes()));
+        assert!(e.contains("too long for an automatic interval"), "{e}");
         assert!(err(timeline(r#","group_limit":51"#)).contains("group_limit must be 1 to 50"));
         assert!(err(timeline(r#","group_limit":0"#)).contains("group_limit must be 1 to 50"));
         assert!(

@@ -3,7 +3,8 @@
 //! DeepFlow pastes this string into SQL; Embers parses it with a small grammar into typed
 //! [`Condition`]s, which a store turns into SQL with bound parameters. The text of the filter
 //! never becomes SQL text. The viewer's builder writes filters with [`render_tag_filter`], which
-//! this parser reads back (tested both ways).
+//! this parser reads back (tested both ways); parsed conditions are written again, as a filter
+//! or as the querier's SQL, by [`render_conditions`] (one renderer, two [`Dialect`]s).
 //!
 //! Grammar (keywords case-insensitive, whitespace free between tokens):
 //! ```text
@@ -20,10 +21,15 @@
 
 mod lex;
 mod parser;
+mod render;
 
 use thiserror::Error;
 
 use crate::contract::fields::FieldRef;
+pub use render::{
+    quote_tag_value, render_conditions, render_name, render_tag_filter, Dialect, TagCondition,
+    UnwritableName,
+};
 
 /// Most conditions one filter may hold.
 pub const MAX_CONDITIONS: usize = 64;
@@ -104,65 +110,6 @@ pub fn parse(input: &str) -> Result<TagFilter, ParseError> {
         pos: 0,
     }
     .filter()
-}
-
-/// One `name = 'value'` row of the tag-filter builder.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TagCondition {
-    /// Tag name, e.g. `pod` or `k8s.label.app`.
-    pub name: String,
-    /// Raw value; quoting is applied by [`render_tag_filter`].
-    pub value: String,
-    /// `!=` instead of `=`.
-    pub negated: bool,
-}
-
-/// Quotes a value for a tag filter: single quotes, with `\` and `'` escaped by a backslash
-/// (what both ClickHouse and [`parse`] read).
-pub fn quote_tag_value(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() + 2);
-    out.push('\'');
-    for c in value.chars() {
-        if c == '\'' || c == '\\' {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out.push('\'');
-    out
-}
-
-/// Writes a tag name so that [`parse`] reads back exactly that name: bare when it is one
-/// word, in backticks otherwise (open-family keys may hold spaces, quotes, `AND`...). The
-/// grammar cannot quote a backtick, and writing such a name bare or in backticks could read
-/// back as other conditions; it is written as a quoted value instead, which [`parse`]
-/// refuses, so the filter fails loudly rather than meaning something else.
-fn render_tag_name(name: &str) -> String {
-    let word = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(lex::is_word_char);
-    if word {
-        name.to_owned()
-    } else if !name.contains('`') {
-        format!("`{name}`")
-    } else {
-        quote_tag_value(name)
-    }
-}
-
-/// Renders builder rows as `name='value' AND ...`, skipping rows without a name.
-pub fn render_tag_filter(rows: &[TagCondition]) -> String {
-    rows.iter()
-        .filter(|r| !r.name.trim().is_empty())
-        .map(|r| {
-            format!(
-                "{}{}{}",
-                render_tag_name(r.name.trim()),
-                if r.negated { "!=" } else { "=" },
-                quote_tag_value(&r.value)
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" AND ")
 }
 
 #[cfg(test)]

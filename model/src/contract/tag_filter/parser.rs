@@ -3,7 +3,7 @@
 
 use super::lex::{error_at, Tok, Token};
 use super::{Condition, Op, ParseError, TagFilter, Value, MAX_CONDITIONS, MAX_IN_VALUES};
-use crate::contract::fields::{self, FieldKind, FieldRef, ResolveError};
+use crate::contract::fields::{self, FieldKind, FieldRef};
 
 pub(super) struct Parser<'a> {
     pub(super) input: &'a str,
@@ -75,28 +75,7 @@ impl Parser<'_> {
             }
             _ => return Err(self.err(name_tok.at, "expected a tag name")),
         };
-        let field = fields::resolve(&name).map_err(|e| match e {
-            ResolveError::Unknown => self.err(
-                name_tok.at,
-                format!(
-                    "unknown tag '{name}'; known tags: {}, vtap, and k8s.label.<key>, \
-                     k8s.annotation.<key>, k8s.env.<key>, cloud.tag.<key>",
-                    fields::FIELDS
-                        .iter()
-                        .map(|d| d.name)
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ),
-            ResolveError::MissingKey(family) => self.err(
-                name_tok.at,
-                format!(
-                    "tag family '{}' needs a key, e.g. {}.app",
-                    family.base(),
-                    family.base()
-                ),
-            ),
-        })?;
+        let field = fields::resolve(&name).map_err(|e| self.err(name_tok.at, e.to_string()))?;
 
         let op_tok = self.bump();
         let op = match &op_tok.tok {

@@ -10,7 +10,7 @@
 //! table: unreachable rows (orphans, cycles), negative values and totals below their parts are
 //! repaired and counted in [`Warnings`].
 
-use crate::tree::kind::FrameKind;
+use crate::contract::kind::FrameKind;
 mod builder;
 mod child_index;
 mod level_order;

@@ -5,7 +5,7 @@
 //! rest of the model relies on is verified, so a bad message is an error, never a panic later.
 
 use super::{Profile, Warnings};
-use crate::tree::kind::FrameKind;
+use crate::contract::kind::FrameKind;
 use crate::tree::table::NO_PARENT;
 
 /// The arrays of a [`Profile`] (see there for what each column means).

@@ -14,7 +14,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::sql_api::{column, integer, number, text, Rows, SqlApiError};
-use super::statements::{self, RenderError, MAP_TAGS, TIMELINE_ROWS};
+use super::statements::{self, RenderError, TAG_ROWS, TIMELINE_ROWS};
 use super::{Org, Upstream};
 use crate::http::explore::{success, Explore};
 use crate::Error;
@@ -31,7 +31,7 @@ pub enum UpstreamExploreError {
     /// The answer hit the statement's row limit, so sums would be incomplete (answered 502).
     #[error(
         "the querier's answer reached {0} rows, so the sums would be incomplete; use a larger \
-         interval, a narrower range, or a tag filter"
+         interval, a narrower range, a prefix or a tag filter"
     )]
     TooManyRows(usize),
     /// Thread grouping met compressed stacks (answered 502).
@@ -137,6 +137,10 @@ impl Upstream {
 
     async fn tags(&self, h: &Org, q: &TagsQuery) -> Outcome<Table<ValueCount>> {
         let rows = self.select(h, &statements::tags(q)?).await?;
+        // A cut answer would drop tags and undercount the rest.
+        if rows.values.len() >= TAG_ROWS {
+            return Err(UpstreamExploreError::TooManyRows(TAG_ROWS));
+        }
         let n = column(&rows, "n")?;
         let columns: Vec<(usize, &str)> = statements::tag_column_names()
             .filter_map(|name| column(&rows, name).ok().map(|i| (i, name)))
@@ -147,7 +151,7 @@ impl Upstream {
             let count = number(cell(n))?;
             for &(at, name) in &columns {
                 let value = text(cell(at));
-                if !MAP_TAGS.contains(&name) {
+                if !statements::is_map_tag(name) {
                     if !value.is_empty() {
                         *counts.entry(name.to_owned()).or_default() += count;
                     }
@@ -167,6 +171,12 @@ impl Upstream {
 
     async fn tag_values(&self, h: &Org, q: &TagValuesQuery) -> Outcome<Table<ValueCount>> {
         let rows = self.select(h, &statements::tag_values(q)?).await?;
+        // The statement keeps the most frequent values (prefix applied in SQL), so a cut answer
+        // still holds the top `limit` (at most MAX_VALUES_LIMIT < TAG_ROWS) with exact counts;
+        // not for `thread`, where many stacks add up to one value.
+        if q.dimension == Dimension::Thread && rows.values.len() >= TAG_ROWS {
+            return Err(UpstreamExploreError::TooManyRows(TAG_ROWS));
+        }
         let n = column(&rows, "n")?;
         let at = other_column(&rows, &["n"])?;
         let mut counts: HashMap<String, u64> = HashMap::new();

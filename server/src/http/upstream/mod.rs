@@ -1,9 +1,10 @@
 //! `--upstream URL`: answer from a real DeepFlow querier instead of the local store.
 //!
-//! ProfileTracing requests are forwarded and the querier's answer (status and body) relayed
-//! unchanged, except that the client's `tag_filter`, which the querier pastes into SQL, is
-//! parsed by the contract first (a bad one is a 400 here) and replaced by its canonical rendering
-//! ([`statements::render_filter`]). The explore endpoints are answered from the querier's SQL API
+//! ProfileTracing requests are read and checked by the contract (a bad one is a 400 here, by
+//! the same rules as without `--upstream`) and forwarded re-serialised from the checked
+//! request, with the `tag_filter`, which the querier pastes into SQL, rendered again from its
+//! parsed conditions ([`statements::render_filter`]); the querier's answer (status and body) is
+//! relayed unchanged. The explore endpoints are answered from the querier's SQL API
 //! ([`sql_api`], [`explore`]) with fixed statements.
 //!
 //! Every exchange is bounded ([`options`]): answers by size ([`relay`]: big ProfileTracing
@@ -23,8 +24,10 @@ use axum::body::Bytes;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
-use embers_model::contract::body::{Members, RequestError};
+use embers_model::contract::body::{parse_tracing_body, RequestError};
+use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::shape::ResultShape;
+use serde::Serialize;
 
 use crate::Error;
 pub use explore::UpstreamExploreError;
@@ -91,7 +94,7 @@ impl Upstream {
     }
 
     async fn try_forward(&self, headers: &HeaderMap, body: Bytes) -> Result<Response, Error> {
-        let body = canonical_body(body).map_err(|e| Error::invalid(e.0))?;
+        let body = canonical_body(&body).map_err(|e| Error::invalid(e.0))?;
         let org = self.options.org(headers)?;
         let url = self.url();
         let content_type = headers
@@ -117,20 +120,27 @@ impl Upstream {
     }
 }
 
-/// The body with its `tag_filter` parsed and rendered again; unchanged when it has none.
-fn canonical_body(body: Bytes) -> Result<Bytes, RequestError> {
-    let members = Members::parse(&body)?;
-    let (text, filter) = members.tag_filter()?;
-    if text.is_empty() {
-        return Ok(body);
-    }
-    let canonical = statements::render_filter(&filter).map_err(|e| RequestError(e.to_string()))?;
-    let mut value: serde_json::Value = serde_json::from_slice(&body)
-        .map_err(|e| RequestError(format!("request body is not valid JSON: {e}")))?;
-    if let Some(object) = value.as_object_mut() {
-        object.insert("tag_filter".to_owned(), canonical.into());
-    }
-    serde_json::to_vec(&value)
-        .map(Bytes::from)
-        .map_err(|e| RequestError(format!("cannot re-encode the request: {e}")))
+/// What is forwarded: the request as the contract read and checked it, its `tag_filter`
+/// rendered again from the parsed conditions in the querier's SQL, and `debug` (a DeepFlow
+/// member). Members the contract does not know are dropped; `result_shape` is Embers' own.
+#[derive(Serialize)]
+struct Forwarded<'a> {
+    #[serde(flatten)]
+    request: &'a ProfileRequest,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    debug: bool,
+}
+
+/// The body to forward, re-serialised from the validated request.
+fn canonical_body(body: &[u8]) -> Result<Bytes, RequestError> {
+    let read = parse_tracing_body(body)?;
+    let mut request = read.request;
+    request.tag_filter =
+        statements::render_filter(&read.filter).map_err(|e| RequestError(e.to_string()))?;
+    serde_json::to_vec(&Forwarded {
+        request: &request,
+        debug: read.debug,
+    })
+    .map(Bytes::from)
+    .map_err(|e| RequestError(format!("cannot re-encode the request: {e}")))
 }

@@ -1,14 +1,13 @@
 //! The querier's SQL API: `POST {upstream}/v1/query/` with the form body `db=profile&sql=...`,
 //! answered `{"OPT_STATUS", "DESCRIPTION", "result": {"columns", "values"}, "debug"}`.
 //!
-//! Statements try `in_process_metrics` first (DeepFlow ≥ v7.1.2); when the querier says that
+//! Statements try `in_process_metrics` first (DeepFlow ≥ v7.1); when the querier says that
 //! table is unknown, the same statement runs on `in_process`, and the metrics table is not
 //! tried again for [`RETRY_METRICS_AFTER`] (an upgraded querier is picked up without a restart).
 
 use std::time::{Duration, Instant};
 
-use embers_model::contract::envelope::Table;
-use serde::Deserialize;
+use embers_model::contract::envelope::{Incoming, Table, SUCCESS};
 use serde_json::Value;
 use thiserror::Error;
 
@@ -49,16 +48,6 @@ pub enum SqlApiError {
     /// The answer is a redirect or too big; the text says which and what to do.
     #[error("{0}")]
     Unusable(String),
-}
-
-#[derive(Deserialize)]
-struct Answer {
-    #[serde(rename = "OPT_STATUS", default)]
-    opt_status: String,
-    #[serde(rename = "DESCRIPTION", default)]
-    description: String,
-    #[serde(default)]
-    result: Option<Rows>,
 }
 
 /// Whether a failure says the metrics table does not exist (the querier's own check, or
@@ -136,16 +125,18 @@ impl Upstream {
                 )))
             }
         };
-        let parsed: Result<Answer, _> = serde_json::from_slice(&body);
+        let parsed: Result<Incoming<Rows>, _> = serde_json::from_slice(&body);
         match parsed {
-            Ok(a) if status == 200 && a.opt_status == "SUCCESS" => Ok(a.result.unwrap_or(Table {
-                columns: Vec::new(),
-                values: Vec::new(),
-            })),
+            Ok(a) if status == 200 && a.opt_status.as_deref() == Some(SUCCESS) => {
+                Ok(a.result.unwrap_or(Table {
+                    columns: Vec::new(),
+                    values: Vec::new(),
+                }))
+            }
             Ok(a) => Err(SqlApiError::Failed {
                 status,
-                opt_status: a.opt_status,
-                description: a.description,
+                opt_status: a.opt_status.unwrap_or_default(),
+                description: a.description.unwrap_or_default(),
             }),
             Err(e) if status == 200 => Err(SqlApiError::Format(e.to_string())),
             Err(_) => Err(SqlApiError::Failed {

@@ -9,19 +9,22 @@
 //! | services | `SELECT app_service, profile_language_type, profile_event_type, Sum(profile_value) AS v FROM T WHERE W GROUP BY app_service, profile_language_type, profile_event_type ORDER BY v DESC LIMIT 1000` |
 //! | timeline | `SELECT time(time, I) AS toi[, G], Sum(profile_value) AS v FROM T WHERE W GROUP BY toi[, G] ORDER BY toi LIMIT N` |
 //! | tags | `SELECT C1, ..., Cn, Count(row) AS n FROM T WHERE W GROUP BY C1, ..., Cn LIMIT 10000` |
-//! | tag_values | `SELECT G, Count(row) AS n FROM T WHERE W GROUP BY G ORDER BY n DESC LIMIT 10000` |
+//! | tag_values | `SELECT G, Count(row) AS n FROM T WHERE W[ AND G ILIKE 'P%'] GROUP BY G ORDER BY n DESC LIMIT 10000` |
 //!
-//! `T` is `in_process_metrics` (DeepFlow ≥ v7.1.2's 1-second aggregate) or `in_process` (older
+//! `T` is `in_process_metrics` (DeepFlow ≥ v7.1's 1-second aggregate) or `in_process` (older
 //! servers, per-sample fields, and `thread`, which needs the stack text: then `G` is
 //! `profile_location_str`). `W` is `time>=S AND time<=E` plus the process, language, event type
 //! and filter conditions.
 
 use embers_model::contract::explore::{
     Dimension, ServicesQuery, TagValuesQuery, TagsQuery, TimelineQuery, MAX_SERVICES,
+    MAX_VALUES_LIMIT,
 };
+use embers_model::contract::fields::{self, DeepFlowColumn, Family, FieldRef};
 use embers_model::contract::selection::Selection;
-use embers_model::contract::tag_filter::{quote_tag_value, Condition, Op, TagFilter, Value};
-use thiserror::Error;
+use embers_model::contract::tag_filter::{
+    quote_tag_value, render_conditions, render_name, Dialect, TagFilter, UnwritableName,
+};
 
 use embers_model::contract::event::TOTAL_APP_SERVICE;
 
@@ -29,57 +32,11 @@ use embers_model::contract::event::TOTAL_APP_SERVICE;
 pub(crate) const TIMELINE_ROWS: usize = 200_000;
 /// Most rows of a tags or tag-values statement.
 pub(crate) const TAG_ROWS: usize = 10_000;
+// A tag-values answer cut at TAG_ROWS still holds the top values any request may ask for.
+const _: () = assert!(MAX_VALUES_LIMIT < TAG_ROWS);
 
-/// Text tag columns of both profile tables that the tags statement groups by.
-const TAG_COLUMNS: [&str; 28] = [
-    "region",
-    "az",
-    "host",
-    "chost",
-    "vpc",
-    "router",
-    "dhcpgw",
-    "lb",
-    "natgw",
-    "redis",
-    "rds",
-    "pod_cluster",
-    "pod_ns",
-    "pod_node",
-    "pod_service",
-    "pod_group",
-    "pod",
-    "service",
-    "gprocess",
-    "host_ip",
-    "host_hostname",
-    "chost_ip",
-    "chost_hostname",
-    "pod_node_ip",
-    "pod_node_hostname",
-    "ip",
-    "app_instance",
-    "agent",
-];
-
-/// Map-valued tags (a JSON object per row), whose keys are the open families' keys.
-pub(crate) const MAP_TAGS: [&str; 4] = ["k8s.label", "k8s.annotation", "k8s.env", "cloud.tag"];
-
-/// Fields only the raw `in_process` table has.
-const SAMPLE_ONLY: [&str; 7] = [
-    "_id",
-    "profile_create_timestamp",
-    "profile_in_timestamp",
-    "profile_value_unit",
-    "profile_id",
-    "trace_id",
-    "span_name",
-];
-
-/// A name that cannot be written into a statement.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("tag name {0:?} cannot be sent to the querier (backticks and control characters are not allowed)")]
-pub struct RenderError(String);
+/// A name that cannot be written into a statement (the contract's renderer refuses it).
+pub type RenderError = UnwritableName;
 
 /// Which table a statement reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,44 +82,34 @@ impl Statement {
     }
 }
 
-/// A field name as the querier reads it: bare if it is a plain identifier, else in backticks.
+/// A field name as the querier reads it (the contract's renderer, SQL dialect).
 pub(crate) fn name(field: &str) -> Result<String, RenderError> {
-    if !field.is_empty() && field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-        Ok(field.to_owned())
-    } else if field.is_empty() || field.chars().any(|c| c == '`' || c.is_control()) {
-        Err(RenderError(field.to_owned()))
-    } else {
-        Ok(format!("`{field}`"))
-    }
-}
-
-fn literal(v: &Value) -> String {
-    match v {
-        Value::Text(s) => quote_tag_value(s),
-        Value::Int(i) => i.to_string(),
-    }
-}
-
-fn condition(c: &Condition) -> Result<String, RenderError> {
-    let values: Vec<String> = c.values.iter().map(literal).collect();
-    let first = values.first().cloned().unwrap_or_default();
-    let op = match c.op {
-        Op::Eq => format!("={first}"),
-        Op::Ne => format!("!={first}"),
-        Op::In => format!(" IN ({})", values.join(", ")),
-        Op::NotIn => format!(" NOT IN ({})", values.join(", ")),
-    };
-    Ok(format!("{}{op}", name(c.field.name())?))
+    render_name(field, Dialect::Sql)
 }
 
 /// The canonical text of a parsed filter, in the querier's SQL: `pod='a' AND host IN ('x', 'y')`.
 pub fn render_filter(filter: &TagFilter) -> Result<String, RenderError> {
-    let parts: Result<Vec<String>, RenderError> = filter.conditions.iter().map(condition).collect();
-    Ok(parts?.join(" AND "))
+    render_conditions(filter, Dialect::Sql)
 }
 
 fn metrics_has(field: &str) -> bool {
-    !SAMPLE_ONLY.contains(&field)
+    fields::resolve(field).is_ok_and(|f| match f {
+        FieldRef::Column(def) => def.deepflow != DeepFlowColumn::SamplesOnly,
+        FieldRef::Open { .. } => true,
+    })
+}
+
+/// Escapes `%`, `_` and `\` of a `LIKE` pattern (ClickHouse's escape character is `\`).
+fn like_prefix(prefix: &str) -> String {
+    let mut pattern = String::with_capacity(prefix.len() + 1);
+    for c in prefix.chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
 }
 
 /// `W`: the range, process, language, event type and filter; and whether the metrics table has
@@ -189,8 +136,8 @@ fn condition_of(sel: &Selection, skip_total: bool) -> Result<(String, bool), Ren
     if let Some(event) = &sel.event_type {
         parts.push(format!("profile_event_type={}", quote_tag_value(event)));
     }
-    for c in &sel.filter.conditions {
-        parts.push(condition(c)?);
+    if !sel.filter.conditions.is_empty() {
+        parts.push(render_filter(&sel.filter)?);
     }
     let metrics = sel
         .filter
@@ -262,9 +209,8 @@ pub(crate) fn timeline(q: &TimelineQuery) -> Result<Statement, RenderError> {
 /// The tags statement.
 pub(crate) fn tags(q: &TagsQuery) -> Result<Statement, RenderError> {
     let (condition, metrics) = condition_of(&q.selection, false)?;
-    let mut columns: Vec<String> = TAG_COLUMNS.iter().map(|c| (*c).to_owned()).collect();
-    columns.extend(MAP_TAGS.iter().map(|m| format!("`{m}`")));
-    let columns = columns.join(", ");
+    let columns: Result<Vec<String>, RenderError> = tag_column_names().map(name).collect();
+    let columns = columns?.join(", ");
     Ok(Statement {
         select: format!("{columns}, Count(row) AS n"),
         condition,
@@ -274,10 +220,18 @@ pub(crate) fn tags(q: &TagsQuery) -> Result<Statement, RenderError> {
     })
 }
 
-/// The tag-values statement (the prefix and limit are applied to its answer).
+/// The tag-values statement. The prefix narrows the rows in SQL (`ILIKE`, a superset of the
+/// contract's ASCII-case-insensitive prefix; the exact test is applied to the answer); for
+/// `thread` it cannot, as the column is the whole stack.
 pub(crate) fn tag_values(q: &TagValuesQuery) -> Result<Statement, RenderError> {
-    let (condition, metrics) = condition_of(&q.selection, false)?;
+    let (mut condition, metrics) = condition_of(&q.selection, false)?;
     let (column, ok) = group_column(&q.dimension)?;
+    if let (Some(prefix), false) = (&q.prefix, q.dimension == Dimension::Thread) {
+        condition.push_str(&format!(
+            " AND {column} ILIKE {}",
+            quote_tag_value(&like_prefix(prefix))
+        ));
+    }
     Ok(Statement {
         select: format!("{column}, Count(row) AS n"),
         condition,
@@ -287,9 +241,17 @@ pub(crate) fn tag_values(q: &TagValuesQuery) -> Result<Statement, RenderError> {
     })
 }
 
-/// The answer columns of [`TAG_COLUMNS`] and [`MAP_TAGS`], as the querier names them.
+/// The columns the tags statement groups by, as the querier names them in its answer: the
+/// contract's text tags of both DeepFlow tables, then the map-valued open families.
 pub(crate) fn tag_column_names() -> impl Iterator<Item = &'static str> {
-    TAG_COLUMNS.iter().chain(MAP_TAGS.iter()).copied()
+    fields::deepflow_tag_columns()
+        .map(|def| def.name)
+        .chain(Family::ALL.iter().map(|f| f.base()))
+}
+
+/// Whether a column of the tags answer holds a map (a JSON object of key -> value).
+pub(crate) fn is_map_tag(column: &str) -> bool {
+    Family::ALL.iter().any(|f| f.base() == column)
 }
 
 #[cfg(test)]
@@ -302,18 +264,20 @@ mod tests {
     fn filters_are_rendered_from_typed_conditions() {
         let f = parse(concat!(
             r"pod_ns='team-o''brien' AND vtap!='a\\b' AND k8s.label.app IN ('x','y') AND ",
-            r"`k8s.label.a b`NOT IN ('q') AND is_ipv4=1"
+            r"`k8s.annotation.example.com/a-b`NOT IN ('q') AND is_ipv4=1"
         ))
         .unwrap();
         assert_eq!(
             render_filter(&f).unwrap(),
-            r"pod_ns='team-o\'brien' AND agent!='a\\b' AND `k8s.label.app` IN ('x', 'y') AND `k8s.label.a b` NOT IN ('q') AND is_ipv4=1"
+            r"pod_ns='team-o\'brien' AND agent!='a\\b' AND `k8s.label.app` IN ('x', 'y') AND `k8s.annotation.example.com/a-b` NOT IN ('q') AND is_ipv4=1"
         );
         // What a client hides in a value stays inside the quotes.
         let f = parse(r"pod='x\' OR 1=1 --'").unwrap();
         assert_eq!(render_filter(&f).unwrap(), r"pod='x\' OR 1=1 --'");
         assert_eq!(render_filter(&parse("").unwrap()).unwrap(), "");
-        assert!(name("a`b").is_err() && name("a\nb").is_err() && name("").is_err());
+        for bad in ["a`b", "a\nb", "", "k8s.label.a\\", "k8s.label.a b", "a'b"] {
+            assert!(name(bad).is_err(), "{bad:?}");
+        }
     }
 
     fn timeline(extra: &str) -> String {
@@ -357,6 +321,8 @@ mod tests {
             "SELECT agent, Count(row) AS n FROM in_process_metrics WHERE time>=1 AND time<=2 AND \
              app_service='x' GROUP BY agent ORDER BY n DESC LIMIT 10000"
         );
-        assert_eq!(tag_column_names().count(), 32);
+        assert_eq!(tag_column_names().count(), 34);
+        assert!(tag_column_names()
+            .all(|c| !["pod_group_type", "trace_id", "is_ipv4", "time"].contains(&c)));
     }
 }

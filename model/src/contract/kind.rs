@@ -1,4 +1,6 @@
-//! Frame kinds: what a function name says about where the frame runs.
+//! Frame kinds: what a function name says about where the frame runs. A wire fact (DeepFlow
+//! decides the prefixes and letters), so it lives in the contract, where the kernel-depth rule
+//! ([`super::kernel`]) reads it, and the tree and view only consume it.
 //!
 //! DeepFlow marks frames with a bracketed prefix (`[k] `, `[t] `, ...); shape B responses may also
 //! carry an explicit one-letter `function_types` entry, which wins when present because it knows

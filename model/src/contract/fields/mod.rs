@@ -23,6 +23,19 @@ pub enum Scope {
     Batch,
 }
 
+/// Where DeepFlow's profile database keeps a field (its querier's tag descriptions of
+/// `in_process` and, from v7.1, the 1-second aggregate `in_process_metrics`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeepFlowColumn {
+    /// A column of both tables.
+    Both,
+    /// Both tables, stored as an integer enum code (`pod_group_type`): filterable, but its
+    /// values are codes, so it is not listed among the tags that have values.
+    Coded,
+    /// Only the raw `in_process` table: it varies per sample and the aggregate drops it.
+    SamplesOnly,
+}
+
 /// One named, filterable field.
 #[derive(Debug, PartialEq, Eq)]
 pub struct FieldDef {
@@ -32,6 +45,8 @@ pub struct FieldDef {
     pub kind: FieldKind,
     /// Per sample or per batch.
     pub scope: Scope,
+    /// Which of DeepFlow's profile tables have it.
+    pub deepflow: DeepFlowColumn,
 }
 
 const fn text(name: &'static str) -> FieldDef {
@@ -39,6 +54,15 @@ const fn text(name: &'static str) -> FieldDef {
         name,
         kind: FieldKind::Text,
         scope: Scope::Batch,
+        deepflow: DeepFlowColumn::Both,
+    }
+}
+
+/// A text field of a batch that only DeepFlow's raw table has.
+const fn sample_text(name: &'static str) -> FieldDef {
+    FieldDef {
+        deepflow: DeepFlowColumn::SamplesOnly,
+        ..text(name)
     }
 }
 
@@ -48,41 +72,48 @@ pub const FIELDS: &[FieldDef] = &[
         name: "_id",
         kind: FieldKind::Int,
         scope: Scope::Sample,
+        deepflow: DeepFlowColumn::SamplesOnly,
     },
     FieldDef {
         name: "time",
         kind: FieldKind::Int,
         scope: Scope::Sample,
+        deepflow: DeepFlowColumn::Both,
     },
     FieldDef {
         name: "app_service",
         kind: FieldKind::Text,
         scope: Scope::Sample,
+        deepflow: DeepFlowColumn::Both,
     },
     FieldDef {
         name: "profile_language_type",
         kind: FieldKind::Text,
         scope: Scope::Sample,
+        deepflow: DeepFlowColumn::Both,
     },
     FieldDef {
         name: "profile_event_type",
         kind: FieldKind::Text,
         scope: Scope::Sample,
+        deepflow: DeepFlowColumn::Both,
     },
     FieldDef {
         name: "profile_create_timestamp",
         kind: FieldKind::Int,
         scope: Scope::Sample,
+        deepflow: DeepFlowColumn::SamplesOnly,
     },
     FieldDef {
         name: "profile_in_timestamp",
         kind: FieldKind::Int,
         scope: Scope::Sample,
+        deepflow: DeepFlowColumn::SamplesOnly,
     },
-    text("profile_value_unit"),
-    text("profile_id"),
-    text("trace_id"),
-    text("span_name"),
+    sample_text("profile_value_unit"),
+    sample_text("profile_id"),
+    sample_text("trace_id"),
+    sample_text("span_name"),
     text("app_instance"),
     text("region"),
     text("az"),
@@ -101,7 +132,10 @@ pub const FIELDS: &[FieldDef] = &[
     text("pod_node"),
     text("pod_ingress"),
     text("pod_service"),
-    text("pod_group_type"),
+    FieldDef {
+        deepflow: DeepFlowColumn::Coded,
+        ..text("pod_group_type")
+    },
     text("pod_group"),
     text("pod"),
     text("service"),
@@ -117,6 +151,7 @@ pub const FIELDS: &[FieldDef] = &[
         name: "is_ipv4",
         kind: FieldKind::Int,
         scope: Scope::Batch,
+        deepflow: DeepFlowColumn::Both,
     },
     text("agent"),
 ];
@@ -184,13 +219,39 @@ impl FieldRef {
     }
 }
 
-/// Why a name could not be resolved.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Longest key of an open-family tag: a Kubernetes label or annotation key is an optional DNS
+/// subdomain prefix (253) and `/` before a name (63).
+pub const MAX_KEY_LEN: usize = 317;
+
+/// Whether `c` may appear in an open-family key: the Kubernetes label/annotation key charset.
+/// Keys reach upstream SQL as backtick-quoted identifiers, where ClickHouse reads `\` and `` ` ``
+/// as escapes; this charset has neither, nor anything else a querier could read as syntax.
+pub fn is_key_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-')
+}
+
+/// Why a name could not be resolved; the one wording every reader of tag names answers with.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ResolveError {
     /// Not a known field nor an open-family tag.
-    Unknown,
+    #[error(
+        "unknown tag '{0}'; known tags: {list}, {aliases}, and {families}",
+        list = FIELDS.iter().map(|d| d.name).collect::<Vec<_>>().join(", "),
+        aliases = ALIASES.iter().map(|(a, _)| *a).collect::<Vec<_>>().join(", "),
+        families = Family::ALL.map(|f| format!("{}.<key>", f.base())).join(", ")
+    )]
+    Unknown(String),
     /// A family name without a key, e.g. `k8s.label` or `k8s.label.`.
+    #[error("tag family '{base}' needs a key, e.g. {base}.app", base = .0.base())]
     MissingKey(Family),
+    /// An open-family key with a character outside [`is_key_char`] or longer than
+    /// [`MAX_KEY_LEN`].
+    #[error(
+        "tag '{0}': a {base} key may hold only letters, digits, '.', '_', '/' and '-', at most \
+         {MAX_KEY_LEN} of them (as Kubernetes label keys)",
+        base = .1.base()
+    )]
+    InvalidKey(String, Family),
 }
 
 /// Resolve a tag name (exact, case-sensitive), accepting aliases and open families.
@@ -214,13 +275,16 @@ pub fn resolve(name: &str) -> Result<FieldRef, ResolveError> {
             if key.is_empty() {
                 return Err(ResolveError::MissingKey(family));
             }
+            if key.len() > MAX_KEY_LEN || !key.chars().all(is_key_char) {
+                return Err(ResolveError::InvalidKey(name.to_owned(), family));
+            }
             return Ok(FieldRef::Open {
                 family,
                 name: name.to_owned(),
             });
         }
     }
-    Err(ResolveError::Unknown)
+    Err(ResolveError::Unknown(name.to_owned()))
 }
 
 /// The names the viewer's tag-filter builder suggests: every field, the `vtap` alias, and each
@@ -232,65 +296,20 @@ pub fn offered_names() -> Vec<String> {
     fields.chain(aliases).chain(families).collect()
 }
 
+/// The text tags DeepFlow keeps in both profile tables, each a column with one value per
+/// batch: what the upstream tags statement groups by to find the tags that have values.
+pub fn deepflow_tag_columns() -> impl Iterator<Item = &'static FieldDef> {
+    FIELDS.iter().filter(|def| {
+        def.scope == Scope::Batch
+            && def.kind == FieldKind::Text
+            && def.deepflow == DeepFlowColumn::Both
+    })
+}
+
 /// The fixed fields an ingest request may set through `tags` (those stored per batch).
 pub fn settable_columns() -> impl Iterator<Item = &'static FieldDef> {
     FIELDS.iter().filter(|def| def.scope == Scope::Batch)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn resolves_columns_aliases_and_families() {
-        assert_eq!(
-            resolve("pod").map(|f| f.name().to_owned()),
-            Ok("pod".to_owned())
-        );
-        assert_eq!(
-            resolve("vtap").map(|f| f.name().to_owned()),
-            Ok("agent".to_owned())
-        );
-        match resolve("k8s.label.app.kubernetes.io/name") {
-            Ok(FieldRef::Open { family, name }) => {
-                assert_eq!(family, Family::K8sLabel);
-                assert_eq!(name, "k8s.label.app.kubernetes.io/name");
-            }
-            other => panic!("unexpected {other:?}"),
-        }
-        assert_eq!(
-            resolve("k8s.label"),
-            Err(ResolveError::MissingKey(Family::K8sLabel))
-        );
-        assert_eq!(
-            resolve("cloud.tag."),
-            Err(ResolveError::MissingKey(Family::CloudTag))
-        );
-        assert_eq!(resolve("Pod"), Err(ResolveError::Unknown));
-        assert_eq!(resolve("k8s.labels.app"), Err(ResolveError::Unknown));
-    }
-
-    #[test]
-    fn names_are_plain_identifiers() {
-        for def in FIELDS {
-            assert!(def
-                .name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()));
-        }
-    }
-
-    #[test]
-    fn every_offered_name_resolves_once_completed() {
-        for name in offered_names() {
-            let complete = if name.ends_with('.') {
-                format!("{name}key")
-            } else {
-                name.clone()
-            };
-            assert!(resolve(&complete).is_ok(), "{name}");
-        }
-        assert!(offered_names().iter().any(|n| n == "k8s.label."));
-        assert!(!offered_names().iter().any(|n| n == "tag."));
-    }
-}
+mod tests;

@@ -1,0 +1,114 @@
+// The harness' report: the table, first views, target checks (PASS/FAIL lines, never the exit
+// status), and the git revision the results describe.
+
+import { execFileSync } from 'node:child_process';
+
+import { BUDGET_KB } from './bundle.mjs';
+import { ROOT_DIR } from './server.mjs';
+import { fmtCount, fmtMB, fmtMs, fmtPair, fmtParts } from './stats.mjs';
+
+export function gitInfo() {
+  try {
+    const rev = execFileSync('git', ['-C', ROOT_DIR, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['-C', ROOT_DIR, 'status', '--porcelain', '--', 'src', 'model', 'style', 'index.html'], { encoding: 'utf8' }).trim() !== '';
+    return { rev, dirty };
+  } catch {
+    return null;
+  }
+}
+
+export function firstViewRows(results) {
+  const rows = [];
+  for (const s of results.sizes) {
+    for (const [name, v] of Object.entries(s.viewers)) {
+      const fv = v.firstView;
+      if (!fv) continue;
+      const parts = [];
+      if (fv.form) parts.push(`form ${fmtMs(fv.form.median)}`);
+      if (fv.graph) parts.push(`graph ${fmtMs(fv.graph.median)}`);
+      if (fv.error) parts.push(`FAILED: ${fv.error.slice(0, 80)}`);
+      rows.push(`${fmtCount(s.nodes).padStart(9)}  ${(LABELS[name] ?? name).padEnd(34)} ${parts.join(', ')}`);
+    }
+  }
+  return rows;
+}
+
+const LABELS = { embers: 'Embers (shape B)', embersCompare: 'Embers comparing two (shape B)', embersShapeA: 'Embers (shape A)', speedscope: 'speedscope', grafana: 'Grafana flame graph (with table)', grafanaGraph: 'Grafana flame graph (graph only)' };
+
+export function renderTable(results) {
+  const head = ['nodes', 'viewer', 'render (median)', 'decode', 'zoom p50/p95', 'reset p50/p95', 'hover p50/p95', 'search p50/p95', 'JS heap', 'wasm', 'JS+wasm'];
+  const rows = [];
+  for (const s of results.sizes) {
+    if (s.baseline) {
+      rows.push([fmtCount(s.nodes), `JSON.parse of shape B (${(s.baseline.bytes / 2 ** 20).toFixed(1)} MB)`, fmtMs(s.baseline.parseMs), '', '', '', '', '', '', '', '']);
+    }
+    if (s.baselineShapeA) {
+      rows.push([fmtCount(s.nodes), `JSON.parse of shape A (${(s.baselineShapeA.bytes / 2 ** 20).toFixed(1)} MB)`, fmtMs(s.baselineShapeA.parseMs), '', '', '', '', '', '', '', '']);
+    }
+    for (const [name, v] of Object.entries(s.viewers)) {
+      const i = v.interactions ?? {};
+      const failed = !v.ok ? ` FAILED: ${(v.errors ?? [])[0]?.slice(0, 80) ?? ''}` : '';
+      rows.push([
+        fmtCount(s.nodes),
+        `${LABELS[name] ?? name}${failed}`,
+        v.render?.median != null ? `${fmtMs(v.render.median)}${v.settled ? ` (settled ${fmtMs(v.settled.median)})` : ''}` : '—',
+        v.decode?.median != null ? fmtMs(v.decode.median) : '',
+        fmtPair(i.zoom), fmtPair(i.reset), fmtPair(i.hover), fmtPair(i.search),
+        v.memory ? fmtMB(v.memory.jsHeapUsedMB) : '—',
+        v.memory ? (v.memory.wasmMB ? fmtMB(v.memory.wasmMB) : '—') : '—',
+        v.memory ? fmtMB(v.memory.totalMB) : '—',
+      ]);
+    }
+  }
+  const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => r[c].length)));
+  const line = (r) => r.map((x, c) => (c < 2 ? x.padEnd(widths[c]) : x.padStart(widths[c]))).join('  ');
+  const sep = widths.map((w) => '-'.repeat(w)).join('  ');
+  return [
+    `Embers browser benchmark — ${results.date} — Chromium ${results.chromium}, ${results.machine.cpus} cores, ${results.viewport.width}×${results.viewport.height}`,
+    `Embers bundle (page + worker + styles, brotli -11): ${results.bundle.brotliKB.toFixed(1)} KB (${fmtParts(results.bundle)}); load average ${results.machine.loadAvgAtStart[0]} at start, ${results.machine.loadAvgAtEnd[0]} at end (other work on the machine inflates every number)`,
+    '',
+    line(head),
+    sep,
+    ...rows.map(line),
+  ].join('\n');
+}
+
+export function targetChecks(results) {
+  const checks = [];
+  const s = results.sizes.at(-1);
+  if (!s) return checks;
+  const e = s.viewers.embers;
+  const label = `${fmtCount(s.nodes)} nodes`;
+  const peers = ['speedscope', 'grafana'].map((p) => s.viewers[p]).filter((p) => p?.ok && p.render?.median != null);
+  if (e?.render?.median != null && peers.length) {
+    const fastest = Math.min(...peers.map((p) => p.render.median));
+    checks.push({ target: `render ≤ 25 % of the fastest peer (${label})`, value: `${fmtMs(e.render.median)} vs ${fmtMs(fastest)} = ${((e.render.median / fastest) * 100).toFixed(1)} %`, pass: e.render.median <= 0.25 * fastest });
+  }
+  if (e?.render?.median != null && s.baseline) {
+    checks.push({ target: `render ≤ 2× JSON.parse of the same bytes (${label})`, value: `${fmtMs(e.render.median)} vs ${fmtMs(s.baseline.parseMs)} = ${(e.render.median / s.baseline.parseMs).toFixed(2)}×`, pass: e.render.median <= 2 * s.baseline.parseMs });
+  }
+  for (const k of ['zoom', 'reset', 'hover', 'search']) {
+    const x = e?.interactions?.[k];
+    if (x?.p95 != null) checks.push({ target: `${k} p95 ≤ 16 ms (${label})`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
+  }
+  if (e?.memory) checks.push({ target: `memory after render ≤ 120 MB (${label})`, value: `${fmtMB(e.memory.totalMB)} (JS ${fmtMB(e.memory.jsHeapUsedMB)} + wasm ${fmtMB(e.memory.wasmMB)})`, pass: e.memory.totalMB <= 120 });
+  const c = s.viewers.embersCompare;
+  if (c?.render?.median != null && e?.render?.median != null) {
+    checks.push({ target: `compare render ≤ 2× one profile's (${label})`, value: `${fmtMs(c.render.median)} vs ${fmtMs(e.render.median)} = ${(c.render.median / e.render.median).toFixed(2)}×`, pass: c.render.median <= 2 * e.render.median });
+  }
+  for (const k of ['zoom', 'hover', 'search']) {
+    const x = c?.interactions?.[k];
+    if (x?.p95 != null) checks.push({ target: `compare ${k} p95 ≤ 16 ms (${label})`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
+  }
+  const a = s.viewers.embersShapeA;
+  if (a?.decode?.median != null && e?.decode?.median != null) {
+    checks.push({ target: `shape A decode ≤ 3× shape B (${label})`, value: `${fmtMs(a.decode.median)} vs ${fmtMs(e.decode.median)} = ${(a.decode.median / Math.max(1, e.decode.median)).toFixed(2)}×`, pass: a.decode.median <= 3 * Math.max(1, e.decode.median) });
+  }
+  const tl = results.timeline;
+  for (const [k, what] of [['hover', 'timeline hover'], ['brush', 'timeline brush overlay']]) {
+    const x = tl?.[k];
+    if (x?.p95 != null) checks.push({ target: `${what} p95 ≤ 16 ms (input → next frame painted)`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
+  }
+  checks.push({ target: `bundle (page + worker + styles, brotli) ≤ ${BUDGET_KB} KB`, value: `${results.bundle.brotliKB.toFixed(1)} KB (${fmtParts(results.bundle)})`, pass: results.bundle.brotliBytes > 0 && results.bundle.brotliKB <= BUDGET_KB });
+  return checks;
+}

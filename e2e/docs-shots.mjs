@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// Regenerates the README's screenshots from the real page and the demo service:
+//   docs/screenshot.png  redis-server's on-CPU profile: timeline strip, flame graph, a tooltip
+//   docs/timeline.png    nginx's profile with its timeline grouped by pod, a bucket read out
+// Both use the form's default range (the last hour, which the demo's data fills). Needs what the
+// e2e suite needs (EMBERS_SERVER or target/release/embers-server, and dist/).
+//   cd e2e && EMBERS_SERVER=… node docs-shots.mjs
+
+import path from 'node:path';
+
+import { REPO_DIR, startServer } from './lib/server.mjs';
+import { launchBrowser, ROW_H, Viewer } from './lib/viewer.mjs';
+
+const VIEWPORT = { width: 1400, height: 800 };
+const out = (name) => path.join(REPO_DIR, 'docs', name);
+
+async function flameShot(browser, server) {
+  const v = await Viewer.open(browser, server, { viewport: VIEWPORT, params: { app_service: 'redis-server' } });
+  try {
+    await v.waitForGraph();
+    // Once more, so the status line's "decoded in" is a warm decode's, not the worker's first.
+    await v.query({});
+    await v.waitForGraph();
+    await v.el('timeline').waitFor();
+    await v.hoverRow(7, { label: /epoll_wait/ });
+    await v.page.screenshot({ path: out('screenshot.png') });
+    v.assertNoErrors();
+  } finally {
+    await v.close();
+  }
+}
+
+async function timelineShot(browser, server) {
+  const v = await Viewer.open(browser, server, { viewport: VIEWPORT, params: { app_service: 'nginx' } });
+  try {
+    await v.waitForGraph();
+    await v.el('group-by').selectOption('pod');
+    await v.poll(() => v.frame.locator('[data-testid="legend-item"]').count(), (n) => n >= 3, { what: 'a legend entry per pod' });
+    const box = await v.el('timeline').boundingBox();
+    await v.page.mouse.move(box.x + box.width * 0.55, box.y + 30);
+    await v.el('timeline-tooltip').waitFor();
+    await v.settle();
+    // The form, the strip and its legend, and the graph's top rows (cut at a row's edge).
+    const canvas = await v.el('flame-canvas').boundingBox();
+    const height = Math.round(canvas.y + 6 * ROW_H);
+    await v.page.screenshot({ path: out('timeline.png'), clip: { x: 0, y: 0, width: VIEWPORT.width, height } });
+    v.assertNoErrors();
+  } finally {
+    await v.close();
+  }
+}
+
+const [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+try {
+  await flameShot(browser, server);
+  await timelineShot(browser, server);
+  console.log(`wrote ${out('screenshot.png')} and ${out('timeline.png')}`);
+} finally {
+  await browser.close();
+  await server.stop();
+}

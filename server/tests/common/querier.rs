@@ -1,0 +1,290 @@
+//! A stub DeepFlow querier for the upstream tests: its SQL API (`/v1/query/`) accepts only the
+//! statement templates Embers' explore endpoints may send (anything else is recorded as a
+//! violation and refused) and answers them from fixed tables, with or without
+//! `in_process_metrics`, or with a given failure; its ProfileTracing records the bodies it gets.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use axum::extract::{Form, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::Router;
+use regex::Regex;
+use serde_json::{json, Value};
+
+/// The hour-aligned base time of the stub's answers.
+pub const H: i64 = 1_699_999_200;
+
+/// The tag columns the tags statement groups by (the template is part of the contract).
+pub const TAG_COLUMNS: &str = "app_instance, region, az, host, chost, vpc, router, dhcpgw, lb, \
+    lb_listener, natgw, redis, rds, pod_cluster, pod_ns, pod_node, pod_ingress, pod_service, \
+    pod_group, pod, service, gprocess, host_ip, host_hostname, chost_ip, chost_hostname, \
+    pod_node_ip, pod_node_hostname, ip, agent, `k8s.label`, `k8s.annotation`, `k8s.env`, \
+    `cloud.tag`";
+
+/// Which template a statement follows, with its group column where it has one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    Services,
+    Timeline(Option<String>),
+    Tags,
+    TagValues(String),
+}
+
+/// The statement templates, as regular expressions.
+pub struct Templates {
+    services: Regex,
+    timeline: Regex,
+    tags: Regex,
+    tag_values: Regex,
+}
+
+impl Templates {
+    pub fn new() -> Templates {
+        let lit = r"(?:'(?:[^'\\]|\\.)*'|-?\d+)";
+        // Backtick identifiers only of the open-family key charset: no backslash, quote,
+        // space or backtick can reach the querier inside one.
+        let name = r"(?:[a-z_][a-z0-9_]*|`[A-Za-z0-9._/-]+`)";
+        let cond = format!(r"{name}(?:=|!=| ILIKE ){lit}|{name} (?:NOT )?IN \({lit}(?:, {lit})*\)");
+        let w = format!(r"time>=-?\d+ AND time<=-?\d+(?: AND (?:{cond}))*");
+        let t = "(?:in_process_metrics|in_process)";
+        let re = |s: String| Regex::new(&format!("^{s}$")).expect("template regex");
+        let keys = "app_service, profile_language_type, profile_event_type";
+        let cols = regex::escape(TAG_COLUMNS);
+        Templates {
+            services: re(format!(
+                r"SELECT {keys}, Sum\(profile_value\) AS v FROM {t} WHERE {w} GROUP BY {keys} ORDER BY v DESC LIMIT 1000"
+            )),
+            timeline: re(format!(
+                r"SELECT time\(time, [1-9]\d*\) AS toi(?:, ({name}))?, Sum\(profile_value\) AS v FROM {t} WHERE {w} GROUP BY toi(?:, ({name}))? ORDER BY toi LIMIT 200000"
+            )),
+            tags: re(format!(
+                r"SELECT {cols}, Count\(row\) AS n FROM {t} WHERE {w} GROUP BY {cols} LIMIT 10000"
+            )),
+            tag_values: re(format!(
+                r"SELECT ({name}), Count\(row\) AS n FROM {t} WHERE {w} GROUP BY ({name}) ORDER BY n DESC LIMIT 10000"
+            )),
+        }
+    }
+
+    pub fn kind(&self, sql: &str) -> Option<Kind> {
+        let group = |c: &regex::Captures<'_>, i| c.get(i).map(|m| m.as_str().to_owned());
+        if self.services.is_match(sql) {
+            return Some(Kind::Services);
+        }
+        if self.tags.is_match(sql) {
+            return Some(Kind::Tags);
+        }
+        if let Some(c) = self.timeline.captures(sql) {
+            return (group(&c, 1) == group(&c, 2)).then(|| Kind::Timeline(group(&c, 1)));
+        }
+        let c = self.tag_values.captures(sql)?;
+        (group(&c, 1) == group(&c, 2)).then(|| Kind::TagValues(group(&c, 1).unwrap_or_default()))
+    }
+}
+
+/// What the stub saw and how it behaves.
+#[derive(Default)]
+pub struct Seen {
+    pub statements: Vec<String>,
+    pub violations: Vec<String>,
+    pub tracing_bodies: Vec<String>,
+    pub org: Vec<String>,
+}
+
+/// The stub querier: its templates, what it saw, and how it answers.
+pub struct Stub {
+    pub templates: Templates,
+    pub seen: Mutex<Seen>,
+    /// Whether the querier knows `in_process_metrics` (DeepFlow ≥ v7.1).
+    pub metrics_table: bool,
+    /// Answer every statement with this failure instead.
+    pub fail: Option<&'static str>,
+    /// The stack text of thread-grouping answers.
+    pub stacks: Vec<(&'static str, u64)>,
+    /// Pad tags and tag-values answers to this many rows (a querier's answer at the limit).
+    pub rows: usize,
+}
+
+fn answer(status: StatusCode, opt: &str, description: &str, result: Value) -> (StatusCode, String) {
+    let body =
+        json!({"OPT_STATUS": opt, "DESCRIPTION": description, "result": result, "debug": null});
+    (status, body.to_string())
+}
+
+fn table(columns: &[&str], values: Value) -> Value {
+    json!({"columns": columns, "values": values})
+}
+
+async fn query(
+    State(stub): State<Arc<Stub>>,
+    headers: HeaderMap,
+    Form(form): Form<HashMap<String, String>>,
+) -> (StatusCode, String) {
+    let sql = form.get("sql").cloned().unwrap_or_default();
+    let kind = stub.templates.kind(&sql);
+    {
+        let mut seen = stub.seen.lock().expect("lock");
+        if form.get("db").map(String::as_str) != Some("profile") || kind.is_none() {
+            seen.violations.push(format!("{form:?}"));
+        }
+        seen.statements.push(sql.clone());
+        let org = headers.get("x-org-id").and_then(|v| v.to_str().ok());
+        seen.org.push(org.unwrap_or("").to_owned());
+    }
+    let Some(kind) = kind else {
+        return answer(
+            StatusCode::BAD_REQUEST,
+            "INVALID_POST_DATA",
+            "not a template",
+            Value::Null,
+        );
+    };
+    if let Some(description) = stub.fail {
+        return answer(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "FAIL",
+            description,
+            Value::Null,
+        );
+    }
+    if !stub.metrics_table && sql.contains(" FROM in_process_metrics ") {
+        let d = "Code: 60. DB::Exception: Table profile.in_process_metrics does not exist. (UNKNOWN_TABLE)";
+        return answer(StatusCode::INTERNAL_SERVER_ERROR, "FAIL", d, Value::Null);
+    }
+    let result = match kind {
+        Kind::Services => table(
+            &[
+                "app_service",
+                "profile_language_type",
+                "profile_event_type",
+                "v",
+            ],
+            json!([
+                ["redis-server", "eBPF", "on-cpu", 187],
+                ["Total", "eBPF", "on-cpu", 155],
+                ["nginx", "eBPF", "on-cpu", 28.0],
+                ["api", "eBPF", "on-cpu", 155]
+            ]),
+        ),
+        // Columns in another order than selected, as the querier may answer.
+        Kind::Timeline(None) => table(&["v", "toi"], json!([[57, H + 60], [130, H]])),
+        Kind::Timeline(Some(g)) if g == "profile_location_str" => {
+            let rows: Vec<Value> = stub.stacks.iter().map(|(s, v)| json!([H, s, v])).collect();
+            table(&["toi", "profile_location_str", "v"], json!(rows))
+        }
+        Kind::Timeline(Some(g)) => table(
+            &["toi", g.trim_matches('`'), "v"],
+            json!([
+                [H, "a", 10],
+                [H, "b", 7],
+                [H + 60, "a", 5],
+                [H + 60, "c", 3],
+                [H + 60, "", 1]
+            ]),
+        ),
+        Kind::Tags => tags_answer(),
+        Kind::TagValues(g) => table(
+            &[g.trim_matches('`'), "n"],
+            json!([["db", 9], ["web-1", 5], ["", 4], ["Web-2", 3]]),
+        ),
+    };
+    let result = pad(result, stub.rows);
+    answer(StatusCode::OK, "SUCCESS", "", result)
+}
+
+/// `result` with its last row repeated (count 1, distinct text) up to `rows` rows.
+fn pad(mut result: Value, rows: usize) -> Value {
+    if let Some(values) = result["values"].as_array_mut() {
+        let last = values.last().cloned().unwrap_or(Value::Null);
+        let mut i = 0;
+        while values.len() < rows {
+            let mut row = last.clone();
+            if let Some(cells) = row.as_array_mut() {
+                let n = cells.len();
+                cells[0] = json!(format!("pad-{i}"));
+                cells[n - 1] = json!(1);
+            }
+            values.push(row);
+            i += 1;
+        }
+    }
+    result
+}
+
+fn tags_answer() -> Value {
+    let names: Vec<&str> = TAG_COLUMNS
+        .split(", ")
+        .map(|c| c.trim_matches('`'))
+        .collect();
+    let mut columns = names.clone();
+    columns.push("n");
+    let row = |pairs: &[(&str, &str)], n: u64| {
+        let mut cells: Vec<Value> = names
+            .iter()
+            .map(|c| json!(pairs.iter().find(|(k, _)| k == c).map_or("", |(_, v)| *v)))
+            .collect();
+        cells.push(json!(n));
+        Value::Array(cells)
+    };
+    let rows = json!([
+        row(
+            &[
+                ("host", "node-a"),
+                ("pod", "web-1"),
+                ("k8s.label", r#"{"app":"web","tier":""}"#)
+            ],
+            5
+        ),
+        row(&[("host", "node-b"), ("cloud.tag", r#"{"team":"x"}"#)], 2),
+    ]);
+    table(&columns, rows)
+}
+
+async fn tracing(State(stub): State<Arc<Stub>>, body: String) -> (StatusCode, String) {
+    stub.seen.lock().expect("lock").tracing_bodies.push(body);
+    answer(StatusCode::OK, "SUCCESS", "", Value::Null)
+}
+
+pub async fn start_stub(stub: Stub) -> (String, Arc<Stub>) {
+    let stub = Arc::new(stub);
+    let router = Router::new()
+        .route("/v1/query/", post(query))
+        .route("/v1/profile/ProfileTracing", post(tracing))
+        .with_state(stub.clone());
+    (super::http::serve_stub(router).await, stub)
+}
+
+pub fn stub(metrics_table: bool) -> Stub {
+    Stub {
+        templates: Templates::new(),
+        seen: Mutex::new(Seen::default()),
+        metrics_table,
+        fail: None,
+        stacks: vec![
+            ("[t] main;a;b", 10),
+            ("[t] main;c", 5),
+            ("[t] io;x", 3),
+            ("orphan", 2),
+        ],
+        rows: 0,
+    }
+}
+
+pub fn statements(stub: &Stub) -> Vec<String> {
+    let seen = stub.seen.lock().expect("lock");
+    assert_eq!(
+        seen.violations,
+        Vec::<String>::new(),
+        "statements outside the templates"
+    );
+    seen.statements.clone()
+}
+
+pub fn stub_with(metrics_table: bool, fail: Option<&'static str>) -> Stub {
+    Stub {
+        fail,
+        ..stub(metrics_table)
+    }
+}
