@@ -80,6 +80,7 @@ fi
 
 step fmt         ""           bash -c 'cargo fmt --all -- --check && cargo fmt --manifest-path fuzz/Cargo.toml -- --check'
 step clippy      ""           cargo clippy --workspace --all-targets -- -D warnings
+step layers      ""           python3 scripts/layers.py
 step clippy-fuzz ""           cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --target wasm32-unknown-unknown --all-targets -- -D warnings
 # The ClickHouse tests (differential against SQLite) need the local single node and two-shard

@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Checks that each crate's top-level modules (its layers) import only the layers they may.
+
+The tables below are the ones docs/architecture.md shows; a `crate::` path from one layer to a
+layer it may not import, an import cycle between layers, or a top-level module missing from its
+table fails the check (exit 1), so the documented layering cannot drift from the code. Test code
+(`#[cfg(test)] mod … { }` blocks) is left out: tests may reach anywhere.
+
+    python3 scripts/layers.py          (run in the project root; scripts/test.sh runs it)
+"""
+
+import os
+import re
+import sys
+
+# layer -> the layers it may import ("*" = anything: composition roots and test/bench support).
+# "root" stands for items of the crate root itself (lib.rs), e.g. the service's `AppState`.
+LAYERS = {
+    "model/src": {
+        "contract": [],
+        "tree": ["contract"],
+        "wire": ["contract", "tree"],
+        "view": ["contract", "tree"],
+        "export": ["contract", "tree", "view"],
+        "synth": ["*"],
+        "testkit": ["*"],
+        "lib": ["*"],
+    },
+    "src": {
+        "net": [],
+        "state": [],
+        "session": ["net", "state"],
+        "components": ["state", "session"],
+        "app": ["*"],
+        "lib": ["*"],
+        "main": ["*"],
+    },
+    "server/src": {
+        "store": [],
+        "diagnostics": [],
+        "error": ["store", "diagnostics"],
+        "limits": ["store", "error", "root"],
+        "input": ["limits", "store"],
+        "tree": ["store"],
+        "store_args": ["store"],
+        "retention": ["store", "store_args"],
+        "demo": ["store"],
+        "http": ["error", "diagnostics", "store", "retention", "tree", "input", "limits", "root"],
+        "cli": ["*"],
+        "bin": ["*"],
+        "lib": ["*"],
+        "main": ["*"],
+    },
+    "worker/src": {"lib": ["*"], "main": ["*"]},
+    "bench/src": {"tree": [], "formats": ["tree"], "main": ["*"]},
+}
+
+
+def strip_comments_and_strings(text):
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r'"(\\.|[^"\\])*"', '""', text)
+
+
+def without_test_modules(text):
+    while True:
+        m = re.search(r"#\[cfg\(test\)\]\s*mod\s+\w+\s*\{", text)
+        if not m:
+            return text
+        depth, end = 0, len(text)
+        for j in range(m.end() - 1, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[j], 0)
+            if depth == 0:
+                end = j + 1
+                break
+        text = text[: m.start()] + text[end:]
+
+
+def split_top_level(inner):
+    parts, depth, cur = [], 0, ""
+    for c in inner:
+        depth += {"{": 1, "}": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += c
+    return parts + [cur]
+
+
+def imported_names(code):
+    """First path segments after every `crate::` (grouped `crate::{a::x, b}` forms included)."""
+    for m in re.finditer(r"crate::(\{)?", code):
+        if not m.group(1):
+            name = re.match(r"(\w+)", code[m.end():])
+            if name:
+                yield name.group(1)
+            continue
+        depth, j = 1, m.end()
+        while depth and j < len(code):
+            depth += {"{": 1, "}": -1}.get(code[j], 0)
+            j += 1
+        for part in split_top_level(code[m.end(): j - 1]):
+            name = re.match(r"\s*(\w+)", part)
+            if name:
+                yield name.group(1)
+
+
+def layer_imports(root):
+    """{layer: {imported layer: first file that does it}} for one crate root."""
+    modules = {n.removesuffix(".rs") for n in os.listdir(root)}
+    graph = {}
+    for dirpath, _, files in os.walk(root):
+        for f in sorted(files):
+            if not f.endswith(".rs"):
+                continue
+            path = os.path.join(dirpath, f)
+            layer = os.path.relpath(path, root).split(os.sep)[0].removesuffix(".rs")
+            code = without_test_modules(strip_comments_and_strings(open(path).read()))
+            for name in imported_names(code):
+                target = name if name in modules else "root"
+                if target != layer:
+                    graph.setdefault(layer, {}).setdefault(target, path)
+    return modules, graph
+
+
+def find_cycle(graph):
+    state, stack = {}, []
+
+    def visit(n):
+        state[n] = "open"
+        stack.append(n)
+        for m in graph.get(n, {}):
+            if m == "root":
+                continue
+            if state.get(m) == "open":
+                return stack[stack.index(m):] + [m]
+            if m not in state and (c := visit(m)):
+                return c
+        state[n] = "done"
+        stack.pop()
+        return None
+
+    for n in sorted(graph):
+        if n not in state and (c := visit(n)):
+            return c
+    return None
+
+
+def check(root, table):
+    problems = []
+    modules, graph = layer_imports(root)
+    for layer in sorted(modules):
+        if layer not in table:
+            problems.append(f"{root}/{layer}: a top-level module missing from scripts/layers.py")
+    for layer, targets in sorted(graph.items()):
+        allowed = table.get(layer, [])
+        for target, path in sorted(targets.items()):
+            if "*" not in allowed and target not in allowed:
+                problems.append(f"{path}: layer `{layer}` may not import `{target}` (allowed: {allowed})")
+    cycle = find_cycle(graph)
+    if cycle:
+        problems.append(f"{root}: import cycle between layers: {' -> '.join(cycle)}")
+    return problems
+
+
+def main():
+    problems = []
+    for root, table in LAYERS.items():
+        if os.path.isdir(root):
+            problems += check(root, table)
+    for p in problems:
+        print(p)
+    print(f"layers: {len(LAYERS)} crates checked, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
