@@ -159,6 +159,16 @@ fn profile(p: &Pod, event: Event, source: Source) -> Profile {
 /// Per-host `Total` values: (host, time, `[p] proc;[t] thread`) -> value.
 type Totals = BTreeMap<(usize, i64, String), u64>;
 
+/// Per-host `Total` samples are summed per slot of this many seconds (one row per slot and
+/// stack instead of one per sample); a slot shorter than the finest usual timeline bucket on a
+/// page (30 s for the last hour) leaves no empty buckets in the host's timeline.
+const TOTAL_SLOT_S: i64 = 10;
+
+/// The time a per-host sample summed into the slot holding `time` is stored at: the slot's middle.
+fn total_slot(start: i64, time: i64) -> i64 {
+    start + (time - start).div_euclid(TOTAL_SLOT_S) * TOTAL_SLOT_S + TOTAL_SLOT_S / 2
+}
+
 /// Generate the demo batches for the six hours ending at `now` (Unix seconds).
 pub fn generate(now: i64) -> Vec<Batch> {
     generate_minutes(now - WINDOW_S + 1, 0..WINDOW_S / 60)
@@ -189,8 +199,13 @@ pub fn generate_minutes(start: i64, minutes: Range<i64>) -> Vec<Batch> {
         for minute in minutes.clone() {
             let per_minute = ticks * TICK_US;
             let value = per_minute / 2 + rng.below(per_minute) / TICK_US * TICK_US;
-            let bucket = start + minute * 60 + 30;
-            *totals.entry((host, bucket, name.to_owned())).or_insert(0) += value;
+            // Spread over the minute's slots, so the host's timeline has no holes.
+            let slots = (60 / TOTAL_SLOT_S) as u64;
+            for slot in 0..slots {
+                let part = value / slots + u64::from(slot < value % slots);
+                let at = start + minute * 60 + slot as i64 * TOTAL_SLOT_S + TOTAL_SLOT_S / 2;
+                *totals.entry((host, at, name.to_owned())).or_insert(0) += part;
+            }
         }
     }
     for (h, host) in fleet::HOSTS.iter().enumerate() {
@@ -256,7 +271,7 @@ fn samples(
             let time = start + minute * 60 + i64::try_from(rng.below(60)).unwrap_or(0);
             let value = sample_value(rng, event);
             if event == Event::OnCpu {
-                let bucket = start + minute * 60 + 30;
+                let bucket = total_slot(start, time);
                 *totals
                     .entry((p.host, bucket, host_stack(p.workload.app, &stack)))
                     .or_insert(0) += value;
@@ -427,6 +442,23 @@ mod tests {
 
     fn mean(v: &[u64]) -> f64 {
         v.iter().sum::<u64>() as f64 / v.len() as f64
+    }
+
+    /// A host's whole-host timeline at the finest bucket a page uses for the last hour (30 s)
+    /// has no holes: its samples are summed per 10 s slot, not per minute.
+    #[test]
+    fn every_host_has_whole_host_samples_in_every_30s_bucket() {
+        let start = NOW - WINDOW_S + 1;
+        let batches = generate_minutes(start, 0..60);
+        for host in fleet::HOSTS.iter() {
+            let meta = tags::host_meta(host);
+            let buckets: HashSet<i64> = batches
+                .iter()
+                .filter(|b| b.meta == meta)
+                .flat_map(|b| b.samples.iter().map(|s| (s.time - start).div_euclid(30)))
+                .collect();
+            assert_eq!(buckets.len(), 120, "{}", meta.app_service);
+        }
     }
 
     #[test]
