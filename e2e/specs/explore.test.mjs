@@ -61,6 +61,9 @@ test('E1. home lists every service ranked by CPU; a click opens its graph and ti
   }
   assert.ok(await v.frame.locator('.spark polyline').count() >= 10, 'sparklines drawn');
   await v.el('timeline').waitFor();
+  // The chart is stacked by service, and its Group by says so once the tag list has arrived.
+  await v.poll(() => v.frame.locator('[data-testid="legend-item"]').count(), (n) => n >= 3, { what: 'a legend per service' });
+  await v.poll(() => v.el('group-by').inputValue(), (g) => g === 'app_service', { what: 'Group by showing app_service' });
   await v.screenshot('home');
 
   // Each row's language is the answer's; the share bar: Total's fills its track, each service's

@@ -192,10 +192,15 @@ fn TimelineTools(
                     title="Every service in this range" on:click=move |_| nav.open_all_services()>"‹ All services"</button>
             })}
             <label class="check">"Group by"
+                // Each option says whether it is the chosen one: the options arrive with the
+                // tag list, after the select's value was set, which would then show "none".
                 <select data-testid="group-by" prop:value=move || group_by.get()
                     on:change=move |e| group_by.set(event_target_value(&e))>
-                    <option value="">"none"</option>
-                    {move || options().into_iter().map(|n| view! { <option value=n.clone()>{n.clone()}</option> }).collect_view()}
+                    <option value="" prop:selected=move || group_by.with(String::is_empty)>"none"</option>
+                    {move || options().into_iter().map(|n| {
+                        let (chosen, label) = (n.clone(), n.clone());
+                        view! { <option value=n prop:selected=move || group_by.with(|g| *g == chosen)>{label}</option> }
+                    }).collect_view()}
                 </select>
             </label>
             <button type="button" class="ghost small" data-testid="timeline-zoom-out"
