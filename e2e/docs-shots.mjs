@@ -2,6 +2,7 @@
 // Regenerates the README's screenshots from the real page and the demo service:
 //   docs/screenshot.png  redis-server's on-CPU profile: timeline strip, flame graph, a tooltip
 //   docs/timeline.png    nginx's profile with its timeline grouped by pod, a bucket read out
+//   docs/home.png        the home view: every service ranked, its share of the whole host, sparklines
 // Both use the form's default range (the last hour, which the demo's data fills). Needs what the
 // e2e suite needs (EMBERS_SERVER or target/release/embers-server, and dist/).
 //   cd e2e && EMBERS_SERVER=… node docs-shots.mjs
@@ -50,11 +51,26 @@ async function timelineShot(browser, server) {
   }
 }
 
+async function homeShot(browser, server) {
+  const v = await Viewer.open(browser, server, { viewport: { width: 1440, height: 830 } });
+  try {
+    await v.poll(() => v.frame.locator('[data-testid="service-row"]').count(), (n) => n >= 10, { what: 'the ranked services' });
+    await v.poll(() => v.frame.locator('[data-testid="service-row"] svg polyline').count(), (n) => n >= 10, { what: 'their sparklines' });
+    await v.poll(() => v.frame.locator('[data-testid="legend-item"]').count(), (n) => n >= 3, { what: 'the chart legend' });
+    await v.settle();
+    await v.page.screenshot({ path: out('home.png') });
+    v.assertNoErrors();
+  } finally {
+    await v.close();
+  }
+}
+
 const [server, browser] = await Promise.all([startServer(), launchBrowser()]);
 try {
   await flameShot(browser, server);
   await timelineShot(browser, server);
-  console.log(`wrote ${out('screenshot.png')} and ${out('timeline.png')}`);
+  await homeShot(browser, server);
+  console.log(`wrote ${out('screenshot.png')}, ${out('timeline.png')} and ${out('home.png')}`);
 } finally {
   await browser.close();
   await server.stop();
