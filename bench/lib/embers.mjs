@@ -8,6 +8,17 @@ import { MOUSE_JS, newPage, rectOf, repeat, waitPainted } from './page.mjs';
 /** Waits until Embers has booted with its query in flight: the app started, the decode worker
  *  ready and warmed up, the server's request count at `requests` (the held queries), no other
  *  request of the page still open (its timeline, tag lists), and the page idle. */
+/** The URLs of the page's requests other than the profile query that have not finished yet
+ *  (its timeline, tag lists), kept up to date as they come and go. */
+export function otherRequestsOpen(page) {
+  const open = new Set();
+  page.on('request', (r) => { if (!r.url().includes('ProfileTracing')) open.add(r.url()); });
+  const settled = (r) => open.delete(r.url());
+  page.on('requestfinished', settled);
+  page.on('requestfailed', settled);
+  return open;
+}
+
 export async function waitBooted(page, server, requests, timeoutMs, open) {
   await page.waitForFunction(() => ['embers:app-started', 'embers:worker-ready', 'embers:worker-warm']
     .every((m) => performance.getEntriesByName(m).length > 0), null, { timeout: timeoutMs });
@@ -65,11 +76,7 @@ export const embers = {
   async render(browser, server, { timeoutMs }) {
     const { context, page, errors } = await newPage(browser, this.name, 'ProfileTracing', { bytesCount: this.answers });
     // The page's other requests (timeline, tag lists) are answered while it boots.
-    const open = new Set();
-    page.on('request', (r) => { if (!r.url().includes('ProfileTracing')) open.add(r.url()); });
-    const settled = (r) => open.delete(r.url());
-    page.on('requestfinished', settled);
-    page.on('requestfailed', settled);
+    const open = otherRequestsOpen(page);
     server.hold();
     const sent = server.requests.length;
     try {

@@ -1,7 +1,7 @@
 // Where Embers spends its render time: one extra load under the CDP sampling profiler, its
 // samples cut to "bytes in the page → first painted frame" and grouped into categories.
 
-import { waitBooted } from './embers.mjs';
+import { otherRequestsOpen, waitBooted } from './embers.mjs';
 import { newPage, waitPainted } from './page.mjs';
 
 // ------------------------------------------------------------------------------------------------
@@ -33,11 +33,7 @@ export async function profileEmbers(browser, server, { timeoutMs }) {
   const { context, page, errors } = await newPage(browser, 'embers', 'ProfileTracing', { markers: true });
   try {
     // The page's other requests (timeline, tag lists) are answered while it boots.
-    const open = new Set();
-    page.on('request', (r) => { if (!r.url().includes('ProfileTracing')) open.add(r.url()); });
-    const settled = (r) => open.delete(r.url());
-    page.on('requestfinished', settled);
-    page.on('requestfailed', settled);
+    const open = otherRequestsOpen(page);
     server.hold();
     const n0 = server.requests.length;
     await page.goto(`${server.url}/?app_service=synthetic-service&time_start=1&time_end=2`);

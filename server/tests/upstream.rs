@@ -6,24 +6,9 @@
 mod common;
 
 use common::http::proxying;
-use common::querier::{start_stub, statements, stub, stub_with, Kind, Templates, H};
-use common::TestServer;
+use common::querier::{result, start_stub, statements, stub, stub_with, tl, Kind, Templates, H};
 use embers_server::http::upstream::UpstreamOptions;
 use serde_json::{json, Value};
-
-async fn result(server: &TestServer, path: &str, body: Value) -> Value {
-    let (status, envelope) = server.post(path, &body).await;
-    assert_eq!(status, 200, "{path}: {envelope}");
-    envelope["result"].clone()
-}
-
-fn tl(extra: Value) -> Value {
-    common::with(
-        json!({"app_service": "api", "profile_language_type": "eBPF", "profile_event_type": "on-cpu",
-               "time_start": H, "time_end": H + 3599, "interval": 60}),
-        extra,
-    )
-}
 
 #[tokio::test]
 async fn explore_answers_come_from_in_process_metrics() {

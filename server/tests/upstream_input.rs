@@ -6,28 +6,15 @@
 mod common;
 
 use common::http::proxying;
-use common::querier::{start_stub, statements, stub, H};
+use common::querier::{result, start_stub, statements, stub, tl, H};
 use common::TestServer;
 use embers_server::http::upstream::UpstreamOptions;
 use serde_json::{json, Value};
 
-async fn result(server: &TestServer, path: &str, body: Value) -> Value {
-    let (status, envelope) = server.post(path, &body).await;
-    assert_eq!(status, 200, "{path}: {envelope}");
-    envelope["result"].clone()
-}
-
-fn tl(extra: Value) -> Value {
-    common::with(
-        json!({"app_service": "api", "profile_language_type": "eBPF", "profile_event_type": "on-cpu",
-               "time_start": H, "time_end": H + 3599, "interval": 60}),
-        extra,
-    )
-}
-
 async fn embers(base: &str) -> (common::TempDb, TestServer) {
     proxying(base, UpstreamOptions::default()).await
 }
+
 /// Open-family keys outside the Kubernetes key charset (a backslash would escape the closing
 /// backtick of a ClickHouse identifier) are refused before anything reaches the querier, on
 /// every endpoint that takes a tag name.

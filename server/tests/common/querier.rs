@@ -288,3 +288,17 @@ pub fn stub_with(metrics_table: bool, fail: Option<&'static str>) -> Stub {
         ..stub(metrics_table)
     }
 }
+
+/// The `result` of a successful answer to `body` at `path`.
+pub async fn result(server: &super::TestServer, path: &str, body: Value) -> Value {
+    super::ok(server, path, body).await["result"].clone()
+}
+
+/// A ProfileTracing (and timeline) body for `api` over the hour from `H`, with `extra`'s members.
+pub fn tl(extra: Value) -> Value {
+    super::with(
+        json!({"app_service": "api", "profile_language_type": "eBPF", "profile_event_type": "on-cpu",
+               "time_start": H, "time_end": H + 3599, "interval": 60}),
+        extra,
+    )
+}
