@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use embers::components::viewer::Viewer;
+use embers::session::runner::decode_to_state;
 use embers::state::loaded::LoadState;
 use embers::state::view_spec::ViewSpec;
 use embers::state::view_state::ViewState;
@@ -164,4 +165,19 @@ pub fn press(target: &web_sys::EventTarget, key: &str) {
     init.set_bubbles(true);
     let ev = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &init).unwrap();
     target.dispatch_event(&ev).unwrap();
+}
+
+/// The on-CPU fixture, shape B.
+pub const ONCPU_B: &str =
+    include_str!("../../model/tests/data/fixtures/process-oncpu-b/response.json");
+
+/// Mounts the viewer with the on-CPU fixture and waits until its graph is painted.
+pub async fn mounted_fixture() -> (Mounted, HtmlCanvasElement) {
+    let m = mount_viewer(decode_to_state(200, ONCPU_B, request()));
+    until("the graph is painted", || {
+        canvas(&m.root, "flame-canvas").is_some_and(|c| is_painted(&c, 0.05))
+    })
+    .await;
+    let c = canvas(&m.root, "flame-canvas").unwrap();
+    (m, c)
 }

@@ -218,7 +218,7 @@ const fn pod(
 
 /// Every pod. Rates keep the long-standing processes wide enough in the per-host graph for
 /// their `[p]` labels to show.
-pub(super) const PODS: [Pod; 26] = [
+pub(super) const PODS: [Pod; 34] = [
     pod(&REDIS, 0, 4123, "redis-0", "10.244.1.17", 55),
     pod(&REDIS, 3, 4188, "redis-1", "10.244.4.19", 20),
     pod(
@@ -329,6 +329,30 @@ pub(super) const PODS: [Pod; 26] = [
     pod(&PAYMENT, 1, 5522, "payment-6d9c4-x3b8n", "10.244.2.81", 5),
     pod(&KAFKA, 3, 8801, "kafka-0", "10.244.4.90", 8),
     pod(&KAFKA, 2, 8815, "kafka-1", "10.244.3.91", 7),
+    // A third pod for the services that had two (added last: the generator draws from one
+    // random stream in this order, so the earlier pods' data stay as they were).
+    pod(&REDIS, 1, 4201, "redis-2", "10.244.2.18", 10),
+    pod(&PYTHON, 1, 7455, "ml-worker-2", "10.244.2.41", 10),
+    pod(&POSTGRES, 1, 1930, "postgres-2", "10.244.2.22", 8),
+    pod(&PAYMENT, 2, 5534, "payment-6d9c4-q2m7d", "10.244.3.82", 4),
+    pod(&KAFKA, 0, 8830, "kafka-2", "10.244.1.92", 6),
+    pod(
+        &JAVA,
+        1,
+        4391,
+        "order-service-5c8d-v8n3c",
+        "10.244.2.29",
+        15,
+    ),
+    pod(
+        &GATEWAY,
+        3,
+        3181,
+        "api-gateway-6b7c9-w2h6t",
+        "10.244.4.58",
+        15,
+    ),
+    pod(&SEARCH, 1, 6247, "search-api-5f7b8-z7d1q", "10.244.2.72", 8),
 ];
 
 /// Processes without pods that only appear in the per-host graph: (host, `[p]` name, on-CPU
