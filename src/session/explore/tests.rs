@@ -117,3 +117,41 @@ fn suggestions_are_the_services_starting_with_the_text() {
     assert_eq!(starting_with(&all, "", 2), vec!["nginx", "gateway"]);
     assert!(starting_with(&all, "tot", 50).is_empty());
 }
+
+/// A future that is pending `polls` times (waking itself each time), then gives `value`.
+struct ReadyAfter {
+    polls: u32,
+    value: u32,
+}
+
+impl Future for ReadyAfter {
+    type Output = u32;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<u32> {
+        if self.polls == 0 {
+            return Poll::Ready(self.value);
+        }
+        self.polls -= 1;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+#[test]
+fn all_gives_what_join_all_gives_whatever_order_the_futures_finish_in() {
+    let cases: [&[u32]; 5] = [&[], &[0], &[3, 0, 1], &[0, 0, 0], &[5, 4, 3, 2, 1, 0]];
+    for polls in cases {
+        let make = || {
+            polls
+                .iter()
+                .enumerate()
+                .map(|(i, &polls)| ReadyAfter {
+                    polls,
+                    value: i as u32 * 10 + polls,
+                })
+                .collect::<Vec<_>>()
+        };
+        let ours = futures::executor::block_on(all(make()));
+        let reference = futures::executor::block_on(futures::future::join_all(make()));
+        assert_eq!(ours, reference, "{polls:?}");
+    }
+}
