@@ -50,15 +50,19 @@ pub async fn call<Req: Serialize, Res: DeserializeOwned>(
     path: &str,
     request: &Req,
 ) -> Result<Res, ApiFailure> {
+    let url = endpoint(base_url, path);
+    let body = serde_json::value::to_raw_value(request).map_err(|e| ApiError::Network {
+        url: url.clone(),
+        detail: e.to_string(),
+    })?;
+    read_envelope(post_raw(&url, &body).await?)
+}
+
+/// Not generic, so the request's future (the fetch, the body's stream) is one copy in the
+/// wasm for every endpoint rather than one per request and answer type.
+async fn post_raw(url: &str, body: &RawValue) -> Result<RawResponse, ApiFailure> {
     let controller = AbortController::new().map_err(|_| ApiError::Cancelled)?;
-    let raw = post_json(
-        &endpoint(base_url, path),
-        request,
-        &controller.signal(),
-        |_, _| {},
-    )
-    .await?;
-    read_envelope(raw)
+    Ok(post_json(url, &body, &controller.signal(), |_, _| {}).await?)
 }
 
 /// The `result` of an envelope answer, or why there is none.
