@@ -14,6 +14,7 @@
 //!
 //! [`request`] reads the bodies, [`answer`] builds the results; the rules they share are here.
 mod answer;
+mod point;
 mod request;
 
 pub use answer::*;
