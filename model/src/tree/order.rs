@@ -32,7 +32,7 @@ mod tests {
         let mut items: Vec<(u32, &str)> =
             vec![(3, "a"), (1, "b"), (3, "c"), (2, "d"), (1, "e"), (0, "f")];
         let mut want = items.clone();
-        want.sort_by(|a, b| a.0.cmp(&b.0));
+        want.sort_by_key(|a| a.0);
         sort_by_dyn(&mut items, &|a, b| a.0.cmp(&b.0));
         assert_eq!(items, want);
         assert_eq!(

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::point::PointForm;
+use super::point::TimelineRow;
 use super::{bucket_start, TimelineQuery, MAX_SERVICES, OTHER_GROUP};
 use crate::contract::envelope::Table;
 
@@ -130,19 +130,6 @@ pub fn rank_counts(
     rows.sort_by(|a, b| (b.count, &a.value).cmp(&(a.count, &b.value)));
     rows.truncate(limit);
     table(&["value", "count"], rows)
-}
-
-/// One timeline point: `[time, value]`, or `[time, group, value]` when grouped (read and
-/// written in [`super::point`]).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(into = "PointForm")]
-pub struct TimelineRow {
-    /// Bucket start, a multiple of the interval.
-    pub time: i64,
-    /// The group's name when grouped (`""` for samples without the tag, [`OTHER_GROUP`]).
-    pub group: Option<String>,
-    /// Summed `profile_value` in the bucket.
-    pub value: u64,
 }
 
 /// The `timeline` result.

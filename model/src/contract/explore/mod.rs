@@ -18,6 +18,7 @@ mod point;
 mod request;
 
 pub use answer::*;
+pub use point::TimelineRow;
 pub use request::*;
 
 use crate::contract::body::RequestError;

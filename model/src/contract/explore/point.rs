@@ -1,19 +1,30 @@
-//! How a [`TimelineRow`] is written and read: `[time, value]`, or `[time, group, value]` when
-//! grouped. Read by hand rather than as serde's untagged enum, which buffers every point into
-//! its generic `Content` tree and tries each form in turn (that machinery was the only use of it
-//! in the page's wasm); the second element's type tells the forms apart.
+//! One timeline point, and how it is written and read: `[time, value]`, or
+//! `[time, group, value]` when grouped. Read by hand rather than as serde's untagged enum, which
+//! buffers every point into its generic `Content` tree and tries each form in turn (that
+//! machinery was the only use of it in the page's wasm); the second element's type tells the
+//! forms apart.
 
 use std::fmt;
 
 use serde::de::{self, IgnoredAny, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::answer::TimelineRow;
+/// One timeline point: `[time, value]`, or `[time, group, value]` when grouped.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(into = "PointForm")]
+pub struct TimelineRow {
+    /// Bucket start, a multiple of the interval.
+    pub time: i64,
+    /// The group's name when grouped (`""` for samples without the tag, [`super::OTHER_GROUP`]).
+    pub group: Option<String>,
+    /// Summed `profile_value` in the bucket.
+    pub value: u64,
+}
 
 /// The written form.
 #[derive(Serialize)]
 #[serde(untagged)]
-pub(super) enum PointForm {
+enum PointForm {
     Plain(i64, u64),
     Grouped(i64, String, u64),
 }
