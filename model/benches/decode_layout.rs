@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
 use criterion::measurement::WallTime;
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion};
 use embers_model::synth::{SynthOptions, SynthProfile};
 use embers_model::view::layout::{layout, LayoutOptions, Viewport};
 use embers_model::wire::decode_response;
@@ -66,6 +66,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("1M");
     g.sample_size(10);
     decode_benches(&mut g, &body_b, &body_a);
+    parts_benches(&mut g, &profile);
     layout_benches(&mut g, &profile);
     analysis_benches(&mut g, &profile);
     g.finish();
@@ -118,6 +119,26 @@ fn decode_benches(g: &mut Group<'_>, body_b: &str, body_a: &str) {
     });
     g.bench_function("decode shape A", |b| {
         b.iter(|| decode_response(200, body_a).map(|d| d.profile.node_count()))
+    });
+}
+
+/// Taking a profile apart for the worker's message and putting it back together on the page
+/// (the copies in and out of JS are not included: they are the browser's).
+fn parts_benches(g: &mut Group<'_>, profile: &Profile) {
+    g.bench_function("into_parts", |b| {
+        b.iter_batched(
+            || profile.clone(),
+            |p| p.into_parts().func.len(),
+            BatchSize::LargeInput,
+        )
+    });
+    let parts = profile.clone().into_parts();
+    g.bench_function("from_parts (copies nothing, checks every column)", |b| {
+        b.iter_batched(
+            || parts.clone(),
+            |p| Profile::from_parts(p).map(|p| p.node_count()),
+            BatchSize::LargeInput,
+        )
     });
 }
 

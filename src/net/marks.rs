@@ -11,6 +11,9 @@ pub const WORKER_WARM: &str = "embers:worker-warm";
 pub const DECODE_START: &str = "embers:decode-start";
 /// The decoded profile is back on the page.
 pub const DECODE_END: &str = "embers:decode-end";
+/// The worker's message was read into a profile on the page (columns copied into the page's
+/// wasm memory and checked).
+pub const PROFILE_READ: &str = "embers:profile-read";
 /// The first flame graph of a load was drawn.
 pub const GRAPH_PAINTED: &str = "embers:graph-painted";
 

@@ -188,7 +188,9 @@ pub async fn decode(status: u16, body: &Body, id: u32) -> Result<DecodedProfile,
         _ => decode_on_page(&request).await?,
     };
     marks::mark(marks::DECODE_END);
-    read_reply(&reply)
+    let decoded = read_reply(&reply);
+    marks::mark(marks::PROFILE_READ);
+    decoded
 }
 
 /// Replaces `client` (its memory stays at the peak of the big body it decoded).
