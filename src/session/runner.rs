@@ -325,7 +325,6 @@ pub fn quiet_paint_marks(on: bool) {
 }
 
 /// Aborts the request after [`QUERY_TIMEOUT_MS`], noting that it timed out.
-
 fn arm_timeout(controller: &AbortController, timed_out: Rc<Cell<bool>>) -> Option<TimeoutHandle> {
     let controller = controller.clone();
     set_timeout_with_handle(
