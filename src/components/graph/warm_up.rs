@@ -27,11 +27,6 @@ use crate::session::runner::quiet_paint_marks;
 use crate::state::loaded::Loaded;
 use crate::state::view_state::ViewState;
 
-/// Where the warm-up graph is drawn: laid out (so it has a size and draws) but off-screen,
-/// invisible and out of the accessibility tree.
-const HIDDEN_STYLE: &str = "position:fixed;left:-10000px;top:0;width:480px;height:320px;\
-     display:flex;flex-direction:column;visibility:hidden;pointer-events:none;contain:strict";
-
 /// Ticks of the executor the graph's effects get to mount, size and draw it (three suffice:
 /// the canvas node, then its size, then the drawing; a few more for slack).
 const DRAW_TICKS: usize = 6;
@@ -82,7 +77,9 @@ fn hidden_container() -> Option<web_sys::HtmlElement> {
         .ok()?
         .dyn_into::<web_sys::HtmlElement>()
         .ok()?;
-    el.set_attribute("style", HIDDEN_STYLE).ok()?;
+    // Laid out (so it has a size and draws) but off-screen and invisible; a class, since
+    // the page's CSP refuses inline style attributes.
+    el.set_class_name("warm-up");
     el.set_attribute("aria-hidden", "true").ok()?;
     document.body()?.append_child(&el).ok()?;
     Some(el)
