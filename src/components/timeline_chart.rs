@@ -2,6 +2,7 @@
 //! Hovering and brushing only move two small overlays; the bars are drawn once per answer.
 
 use embers_model::contract::explore::OTHER_GROUP;
+use embers_model::tree::order::sort_by_dyn;
 use embers_model::view::color::{series_color, Palette};
 use embers_model::view::format::{format_value, ValueUnit};
 use embers_model::view::timeline::{
@@ -233,7 +234,7 @@ fn HoverReadout(
             total,
         )
     });
-    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    sort_by_dyn(&mut parts, &|a, b| b.1.cmp(&a.1));
     let grouped = parts.iter().any(|(name, _)| !name.is_empty());
     let head = format!(
         "{}–{} · {}",

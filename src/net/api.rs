@@ -10,6 +10,7 @@ use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::snapshot::{SnapshotMeta, SNAPSHOTS_PATH};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use web_sys::AbortController;
 
 use crate::net::http::{
@@ -49,21 +50,34 @@ pub async fn call<Req: Serialize, Res: DeserializeOwned>(
     path: &str,
     request: &Req,
 ) -> Result<Res, ApiFailure> {
+    let url = endpoint(base_url, path);
+    let body = serde_json::value::to_raw_value(request).map_err(|e| ApiError::Network {
+        url: url.clone(),
+        detail: e.to_string(),
+    })?;
+    read_envelope(post_raw(&url, &body).await?)
+}
+
+/// Not generic, so the request's future (the fetch, the body's stream) is one copy in the
+/// wasm for every endpoint rather than one per request and answer type.
+async fn post_raw(url: &str, body: &RawValue) -> Result<RawResponse, ApiFailure> {
     let controller = AbortController::new().map_err(|_| ApiError::Cancelled)?;
-    let raw = post_json(
-        &endpoint(base_url, path),
-        request,
-        &controller.signal(),
-        |_, _| {},
-    )
-    .await?;
-    read_envelope(raw)
+    Ok(post_json(url, &body, &controller.signal(), |_, _| {}).await?)
 }
 
 /// The `result` of an envelope answer, or why there is none.
 fn read_envelope<Res: DeserializeOwned>(raw: RawResponse) -> Result<Res, ApiFailure> {
+    let result = envelope_result(raw)?;
+    serde_json::from_slice(result.get().as_bytes())
+        .map_err(|e| ApiFailure::BadAnswer(e.to_string()))
+}
+
+/// The envelope's checks, once for every answer type: the `result` is kept as raw JSON and
+/// only read as its type by the caller, so the page does not carry a copy of the envelope's
+/// reading and its failures per answer type (six of them).
+fn envelope_result(raw: RawResponse) -> Result<Box<RawValue>, ApiFailure> {
     let bytes = raw.body.to_vec();
-    let envelope = serde_json::from_slice::<Incoming<Res>>(&bytes);
+    let envelope = serde_json::from_slice::<Incoming<Box<RawValue>>>(&bytes);
     match envelope {
         Ok(e) if raw.status == 200 && e.opt_status.as_deref() == Some(SUCCESS) => e
             .result
@@ -136,5 +150,5 @@ pub async fn save_snapshot(
 pub async fn delete_snapshot(base: &str, id: &str) -> Result<(), ApiFailure> {
     let url = endpoint(base, &format!("{SNAPSHOTS_PATH}/{id}"));
     let raw = send_empty(gloo_net::http::Method::DELETE, &url).await?;
-    read_envelope::<serde_json::Value>(raw).map(|_| ())
+    envelope_result(raw).map(|_| ())
 }

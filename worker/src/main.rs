@@ -7,7 +7,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod entry {
-    use embers_decode_worker::{answer, READY, WARM};
+    use embers_decode_worker::{answer, prefault, PREFAULT_BYTES, READY, WARM};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -17,15 +17,19 @@ mod entry {
     const WARM_UP_SLICES: usize = 6;
     const WARM_UP_SLICE_ROWS: usize = 10_000;
 
-    fn warm_up_in_slices(scope: DedicatedWorkerGlobalScope, left: usize) {
+    /// Each slice also writes its share of the heap the first decode will use (`prefault`);
+    /// the buffers are held until the last slice, then freed together (one free region).
+    fn warm_up_in_slices(scope: DedicatedWorkerGlobalScope, left: usize, mut held: Vec<Vec<u8>>) {
         if left == 0 {
+            drop(held);
             let _ = scope.post_message(&JsValue::from_str(WARM));
             return;
         }
         let timer_scope = scope.clone();
         let slice = Closure::once_into_js(move || {
             embers_decode_worker::warm_up(WARM_UP_SLICE_ROWS);
-            warm_up_in_slices(scope, left - 1);
+            held.push(prefault(PREFAULT_BYTES / WARM_UP_SLICES));
+            warm_up_in_slices(scope, left - 1, held);
         });
         let _ = timer_scope
             .set_timeout_with_callback_and_timeout_and_arguments_0(slice.unchecked_ref(), 0);
@@ -50,7 +54,7 @@ mod entry {
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
         let _ = scope.post_message(&JsValue::from_str(READY));
-        warm_up_in_slices(scope, WARM_UP_SLICES);
+        warm_up_in_slices(scope, WARM_UP_SLICES, Vec::new());
     }
 
     /// The page's fallback: answers a request message on the calling thread.

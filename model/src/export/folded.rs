@@ -2,6 +2,7 @@
 //! fixtures. Reading them is [`crate::wire::folded`].
 
 use crate::tree::diff::DiffValues;
+use crate::tree::order::sort_by_dyn;
 use crate::tree::profile::{NodeId, Profile};
 
 /// Writes `root;a;b self` for every node with self > 0, sorted, one per line (the fixtures'
@@ -32,7 +33,7 @@ fn folded_lines(profile: &Profile, with_root: bool) -> String {
             lines.push(format!("{} {}", frames.join(";"), profile.self_value(node)));
         }
     }
-    lines.sort();
+    sort_by_dyn(&mut lines, &|a, b| a.cmp(b));
     let mut out = lines.join("\n");
     if !out.is_empty() {
         out.push('\n');
@@ -57,7 +58,7 @@ pub fn to_diff_folded(p: &Profile, diff: &DiffValues) -> String {
             lines.push(format!("{} {b} {c}", path[1..].join(";")));
         }
     }
-    lines.sort();
+    sort_by_dyn(&mut lines, &|a, b| a.cmp(b));
     let mut out = lines.join("\n");
     if !out.is_empty() {
         out.push('\n');

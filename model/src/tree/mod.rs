@@ -5,6 +5,7 @@
 pub mod build;
 pub mod diff;
 pub mod matches;
+pub mod order;
 pub mod profile;
 pub mod search;
 pub mod stats;

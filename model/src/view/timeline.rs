@@ -3,6 +3,7 @@
 //! under the pointer, which time range a drag covers. Pure; the viewer only renders the rects.
 
 use crate::contract::explore::{bucket_count, bucket_start, TimelineAnswer, OTHER_GROUP};
+use crate::tree::order::sort_by_dyn;
 
 /// One series of a timeline: a group (or the whole selection) with a value per bucket.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,8 +64,9 @@ impl Timeline {
             series[k].total = series[k].total.saturating_add(row.value);
         }
         let is_other = |s: &Series| s.name.as_deref() == Some(OTHER_GROUP);
-        series
-            .sort_by(|a, b| (is_other(a), b.total, &a.name).cmp(&(is_other(b), a.total, &b.name)));
+        sort_by_dyn(&mut series, &|a, b| {
+            (is_other(a), b.total, &a.name).cmp(&(is_other(b), a.total, &b.name))
+        });
         Timeline {
             interval,
             time_start,

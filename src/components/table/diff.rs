@@ -6,6 +6,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use embers_model::tree::diff::DiffValues;
+use embers_model::tree::order::sort_by_dyn;
 use embers_model::tree::stats::{diff_stats, DiffStats};
 use embers_model::view::color::diff_color;
 use embers_model::view::format::{format_change, format_percent, format_value};
@@ -107,7 +108,7 @@ impl DiffData {
             SortBy::Comparison => &by_comparison,
             _ => &by_change,
         };
-        rows.sort_by(order);
+        sort_by_dyn(&mut rows, order);
         let matched = rows.len();
         rows.truncate(MAX_ROWS);
         (rows, matched)

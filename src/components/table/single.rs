@@ -3,6 +3,7 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+use embers_model::tree::order::sort_by_dyn;
 use embers_model::tree::stats::{function_stats, FunctionStats};
 use embers_model::view::format::{format_percent, format_value};
 use leptos::prelude::*;
@@ -35,7 +36,8 @@ impl TableData {
             .filter(|s| matches_filter(p.function_name(s.func), &needle))
             .copied()
             .collect();
-        // One sort behind a `dyn` order: each `sort_by` closure is its own copy of the sort
+        // One sort behind a `dyn` order, and the one the page's other cold sorts share
+        // (`sort_by_dyn`): each `sort_by` closure and element type is its own copy of the sort
         // in the wasm (~4 KB each), and a call through a pointer costs nothing next to it.
         let by_name = |a: &FunctionStats, b: &FunctionStats| {
             p.function_name(a.func).cmp(p.function_name(b.func))
@@ -51,7 +53,7 @@ impl TableData {
             SortBy::Total => &by_total,
             _ => &by_self,
         };
-        rows.sort_by(order);
+        sort_by_dyn(&mut rows, order);
         let matched = rows.len();
         rows.truncate(MAX_ROWS);
         (rows, matched)

@@ -6,6 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
+use super::point::TimelineRow;
 use super::{bucket_start, TimelineQuery, MAX_SERVICES, OTHER_GROUP};
 use crate::contract::envelope::Table;
 
@@ -129,51 +130,6 @@ pub fn rank_counts(
     rows.sort_by(|a, b| (b.count, &a.value).cmp(&(a.count, &b.value)));
     rows.truncate(limit);
     table(&["value", "count"], rows)
-}
-
-/// One timeline point: `[time, value]`, or `[time, group, value]` when grouped.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "PointForm", into = "PointForm")]
-pub struct TimelineRow {
-    /// Bucket start, a multiple of the interval.
-    pub time: i64,
-    /// The group's name when grouped (`""` for samples without the tag, [`OTHER_GROUP`]).
-    pub group: Option<String>,
-    /// Summed `profile_value` in the bucket.
-    pub value: u64,
-}
-
-#[derive(Clone, Serialize, Deserialize)]
-#[serde(untagged)]
-enum PointForm {
-    Plain(i64, u64),
-    Grouped(i64, String, u64),
-}
-
-impl From<PointForm> for TimelineRow {
-    fn from(form: PointForm) -> Self {
-        match form {
-            PointForm::Plain(time, value) => TimelineRow {
-                time,
-                group: None,
-                value,
-            },
-            PointForm::Grouped(time, group, value) => TimelineRow {
-                time,
-                group: Some(group),
-                value,
-            },
-        }
-    }
-}
-
-impl From<TimelineRow> for PointForm {
-    fn from(r: TimelineRow) -> Self {
-        match r.group {
-            None => PointForm::Plain(r.time, r.value),
-            Some(group) => PointForm::Grouped(r.time, group, r.value),
-        }
-    }
 }
 
 /// The `timeline` result.

@@ -14,9 +14,11 @@
 //!
 //! [`request`] reads the bodies, [`answer`] builds the results; the rules they share are here.
 mod answer;
+mod point;
 mod request;
 
 pub use answer::*;
+pub use point::TimelineRow;
 pub use request::*;
 
 use crate::contract::body::RequestError;
