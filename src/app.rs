@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::components::export_menu::DropZone;
 use crate::components::form::query_form::QueryForm;
+use crate::components::graph::warm_up::warm_up_when_idle;
 use crate::components::home::HomeView;
 use crate::components::theme::theme_state;
 use crate::components::timeline::TimelineStrip;
@@ -37,6 +38,7 @@ pub fn App() -> impl IntoView {
     provide_context(nav);
     embed::listen(nav);
     history::sync(nav, view, embedded);
+    warm_up_when_idle(view);
     // The page opens on what its URL names: a snapshot, a profile (compared with a baseline),
     // or (without a process) every service.
     nav.baseline.set(BaselineSpec::from_params(

@@ -307,12 +307,24 @@ impl QueryRunner {
     }
 }
 
-/// Aborts the request after [`QUERY_TIMEOUT_MS`], noting that it timed out.
-/// Records that a load's first graph was painted (the last of its timing marks).
-pub fn graph_painted() {
-    marks::mark(marks::GRAPH_PAINTED);
+thread_local! {
+    /// Set while a graph that shows no load is drawn (the warm-up): its paint is not marked.
+    static QUIET: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Records that a load's first graph was painted (the last of its timing marks).
+pub fn graph_painted() {
+    if !QUIET.with(Cell::get) {
+        marks::mark(marks::GRAPH_PAINTED);
+    }
+}
+
+/// While on, [`graph_painted`] records nothing.
+pub fn quiet_paint_marks(on: bool) {
+    QUIET.with(|q| q.set(on));
+}
+
+/// Aborts the request after [`QUERY_TIMEOUT_MS`], noting that it timed out.
 fn arm_timeout(controller: &AbortController, timed_out: Rc<Cell<bool>>) -> Option<TimeoutHandle> {
     let controller = controller.clone();
     set_timeout_with_handle(

@@ -5,3 +5,4 @@
 pub mod canvas;
 pub mod flame_graph;
 mod tooltip;
+pub mod warm_up;
