@@ -123,13 +123,35 @@ test('W4. the boot script starts the decode worker before the page\'s wasm runs;
   }));
   assert.equal(r.created.length, 1, `one decode worker, the boot script's (created at ${r.created})`);
   const m = r.marks;
-  for (const name of ['app-started', 'worker-ready', 'decode-start', 'decode-end', 'graph-painted']) {
+  for (const name of ['app-started', 'worker-ready', 'decode-start', 'decode-end', 'profile-read', 'graph-painted']) {
     assert.ok(m[`embers:${name}`] != null, `mark embers:${name} (marks: ${Object.keys(m)})`);
   }
   // The warm-up ends after the worker said it was ready (its message may come before or after
   // the page took the worker over: both paths mark it).
   await v.page.waitForFunction(() => performance.getEntriesByName('embers:worker-warm').length === 1);
   assert.ok(r.created[0] < m['embers:app-started'], `worker created at ${r.created[0]} ms, before the app started at ${m['embers:app-started']} ms`);
-  assert.ok(m['embers:decode-start'] <= m['embers:decode-end'] && m['embers:decode-end'] <= m['embers:graph-painted'], 'decode, then paint');
+  assert.ok(m['embers:decode-start'] <= m['embers:decode-end'] && m['embers:decode-end'] <= m['embers:profile-read']
+    && m['embers:profile-read'] <= m['embers:graph-painted'], 'decode, read on the page, then paint');
+  v.assertNoErrors();
+});
+
+test('W5. while the page waits for its first answer the graph warms up off-screen once, leaves nothing behind and marks no paint', async (t) => {
+  const v = await openViewer(t, env, { params: null });
+  await v.goto({});
+  await v.page.waitForFunction(() => performance.getEntriesByName('embers:graph-warm').length === 1);
+  const idle = await v.page.evaluate(() => ({
+    leftovers: document.querySelectorAll('.warm-up, [data-testid=graph-warm-up]').length,
+    painted: performance.getEntriesByName('embers:graph-painted').length,
+  }));
+  assert.deepEqual(idle, { leftovers: 0, painted: 0 }, 'the warm-up graph is gone and its paint is not a load\'s');
+  // A query after it: its graph is the one painted and marked, once.
+  await v.goto({ app_service: 'redis-server' });
+  const s = await v.waitForGraph();
+  assert.equal(s.root, 'redis-server');
+  const after = await v.page.evaluate(() => ({
+    leftovers: document.querySelectorAll('.warm-up, [data-testid=graph-warm-up]').length,
+    painted: performance.getEntriesByName('embers:graph-painted').length,
+  }));
+  assert.deepEqual(after, { leftovers: 0, painted: 1 });
   v.assertNoErrors();
 });

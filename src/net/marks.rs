@@ -7,6 +7,8 @@ pub const APP_STARTED: &str = "embers:app-started";
 pub const WORKER_READY: &str = "embers:worker-ready";
 /// The decode worker finished warming up (its decoder runs at full speed from here on).
 pub const WORKER_WARM: &str = "embers:worker-warm";
+/// The flame graph's warm-up drew its off-screen profile and removed it.
+pub const GRAPH_WARM: &str = "embers:graph-warm";
 /// A body was handed to the decoder.
 pub const DECODE_START: &str = "embers:decode-start";
 /// The decoded profile is back on the page.
