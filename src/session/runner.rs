@@ -319,13 +319,17 @@ pub fn graph_painted() {
     }
 }
 
-/// While on, [`graph_painted`] records nothing; turning it off ends the warm-up, which is
-/// marked (the e2e suite and the benchmark see that it ran, and when).
-pub fn quiet_paint_marks(on: bool) {
-    QUIET.with(|q| q.set(on));
-    if !on {
-        marks::mark(marks::GRAPH_WARM);
-    }
+/// A graph that shows no load (the warm-up) is about to be drawn: [`graph_painted`] records
+/// nothing until [`warm_up_done`].
+pub fn warm_up_started() {
+    QUIET.with(|q| q.set(true));
+}
+
+/// The warm-up graph is gone: paints are marked again, and the warm-up's end is marked (the e2e
+/// suite and the benchmark see that it ran, and when).
+pub fn warm_up_done() {
+    QUIET.with(|q| q.set(false));
+    marks::mark(marks::GRAPH_WARM);
 }
 
 /// Aborts the request after [`QUERY_TIMEOUT_MS`], noting that it timed out.

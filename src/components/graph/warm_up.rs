@@ -24,7 +24,7 @@ use wasm_bindgen_futures::JsFuture;
 
 use crate::components::graph::flame_graph::FlameGraph;
 use crate::components::theme::theme_state;
-use crate::session::runner::quiet_paint_marks;
+use crate::session::runner::{warm_up_done, warm_up_started};
 use crate::state::loaded::Loaded;
 use crate::state::view_state::ViewState;
 
@@ -44,7 +44,7 @@ pub fn warm_up_when_idle(view: ViewState) {
             return;
         };
         // The warm-up's paint is no load's first paint: the page's timing marks skip it.
-        quiet_paint_marks(true);
+        warm_up_started();
         let loaded = Arc::new(Loaded::new(sample(), ProfileRequest::default(), None, 0.0));
         let handle = mount_to(container.clone(), move || {
             provide_context(theme);
@@ -65,7 +65,7 @@ pub fn warm_up_when_idle(view: ViewState) {
             }
             drop(handle);
             container.remove();
-            quiet_paint_marks(false);
+            warm_up_done();
         });
     };
     // Safari has no requestIdleCallback: then right after this task.
