@@ -43,7 +43,7 @@ async function runViewer(app, browser, server, { reps, interactions, timeoutMs, 
     try {
       await withPage(app, browser, server, { timeoutMs, dataUrl }, async ({ page, errors, result }) => {
         renders.push(result);
-        log(`  ${app.name} render ${i + 1}/${reps}: ${fmtMs(result.renderMs)}${result.decodeMs != null ? ` (decoded in ${result.decodeMs} ms)` : ''}${result.settledMs != null ? ` (settled ${fmtMs(result.settledMs)})` : ''}${result.marks ? ` [ms since navigation: bytes ${Math.round(result.bytesAtMs)}, ${Object.entries(result.marks).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}, painted ${Math.round(result.paintedAtMs)}]` : ''}`);
+        log(`  ${app.name} render ${i + 1}/${reps}: ${fmtMs(result.renderMs)}${result.decodeMs != null ? ` (decoded in ${result.decodeMs} ms)` : ''}${result.settledMs != null ? ` (settled ${fmtMs(result.settledMs)})` : ''}${result.marks ? ` [ms since navigation: bytes ${Math.round(result.bytesAtMs)}, ${(result.markList ?? Object.entries(result.marks)).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}, painted ${Math.round(result.paintedAtMs)}]` : ''}`);
         if (i === 0) {
           out.memory = await measureMemory(page);
           log(`  ${app.name} memory: JS ${fmtMB(out.memory.jsHeapUsedMB)} + wasm ${fmtMB(out.memory.wasmMB)}`);

@@ -49,6 +49,10 @@ async function embersResult(page, s) {
   const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark')
     .filter((m) => m.name.startsWith('embers:'))
     .map((m) => [m.name.slice(7), Math.round(m.startTime * 10) / 10])));
+  // Every mark in time order: a comparison decodes twice, so a name can occur twice.
+  const markList = await page.evaluate(() => performance.getEntriesByType('mark')
+    .filter((m) => m.name.startsWith('embers:'))
+    .map((m) => [m.name.slice(7), Math.round(m.startTime * 10) / 10]));
   const status = s.info.status;
   const decoded = /decoded in (\d+) ms/.exec(status);
   const nodes = /([\d,]+) nodes/.exec(status);
@@ -58,6 +62,7 @@ async function embersResult(page, s) {
     bytesAtMs: s.tBytes,
     paintedAtMs: s.tPainted,
     marks,
+    markList,
     responseBytes: s.bytes[0]?.size ?? null,
     nodesShown: nodes ? Number(nodes[1].replaceAll(',', '')) : null,
     status,

@@ -8,6 +8,7 @@
 //! change of its share of its own profile's total (normalised) or of its value relative to the
 //! larger total (absolute). Transforms apply to each side before diffing.
 
+mod columns;
 mod union;
 
 use crate::tree::profile::{NodeId, Profile};
@@ -67,14 +68,15 @@ impl Diff {
         } else {
             comparison.name(0)
         };
-        let union = union::union([baseline, comparison], [scale, 1.0], root_name);
-        let side = |p: &Profile, nodes: &[NodeId]| side_values(&union.profile, p, nodes);
+        let sides = [baseline, comparison];
+        let (profile, [baseline, comparison]) =
+            columns::union_columns(sides, [scale, 1.0], root_name)
+                .unwrap_or_else(|| table_union(sides, scale, root_name));
         let values = DiffValues {
-            baseline: side(baseline, &union.nodes[0]),
-            comparison: side(comparison, &union.nodes[1]),
+            baseline,
+            comparison,
             mode,
         };
-        let profile = union.profile;
         Diff { profile, values }
     }
 }
@@ -147,6 +149,14 @@ fn baseline_scale(baseline: &Profile, comparison: &Profile, mode: DiffMode) -> f
         DiffMode::Normalized if b > 0 && c > 0 => c as f64 / b as f64,
         _ => 1.0,
     }
+}
+
+/// The union through a node table, which repairs sides that are not canonical.
+fn table_union(sides: [&Profile; 2], scale: f64, root_name: &str) -> (Profile, [SideValues; 2]) {
+    let union = union::union(sides, [scale, 1.0], root_name);
+    let side = |i: usize| side_values(&union.profile, sides[i], &union.nodes[i]);
+    let values = [side(0), side(1)];
+    (union.profile, values)
 }
 
 /// One side's values on the union tree, from the union node of each of its nodes.
