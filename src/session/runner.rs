@@ -125,6 +125,9 @@ impl QueryRunner {
             started_ms,
             phase: None,
         });
+        if self.target == Target::Baseline {
+            decode_worker::start_second();
+        }
         spawn_local(async move {
             let result = self
                 .fetch(&base_url, &fetch, &signal, generation, started_ms)
