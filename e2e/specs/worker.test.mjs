@@ -83,15 +83,19 @@ test('W3. a comparison of two big answers decodes them in two workers side by si
   const [big, medium] = [bigShapeB(1_000_000), bigShapeB(100_000)];
   const v = await openViewer(t, env, { params: null });
   const held = [];
-  await v.page.route(ROUTE, async (route) => {
-    held.push(route);
-    if (held.length < 2) return;
-    const comparison = held.find((r) => JSON.parse(r.request().postData()).time_start === 2000);
-    const baseline = held.find((r) => r !== comparison);
-    await comparison.fulfill({ status: 200, contentType: 'application/json', body: big });
-    await baseline.fulfill({ status: 200, contentType: 'application/json', body: medium });
-  });
+  await v.page.route(ROUTE, (route) => { held.push(route); });
   await v.goto({ app_service: 'big-service', time_start: 2000, time_end: 3000, baseline_time_start: 1000, baseline_time_end: 2000 });
+  // The second worker starts with the comparison's queries, before any answer is here.
+  const decodeWorkers = () => v.page.workers().filter((w) => /decode_worker_loader\.js$/.test(w.url()));
+  const deadline = Date.now() + 30_000;
+  while (held.length < 2 || decodeWorkers().length < 2) {
+    assert.ok(Date.now() < deadline, `both queries held (${held.length}) and two decode workers (${decodeWorkers().length})`);
+    await v.page.waitForFunction(() => true, null, { polling: 'raf' });
+  }
+  const comparison = held.find((r) => JSON.parse(r.request().postData()).time_start === 2000);
+  const baseline = held.find((r) => r !== comparison);
+  await comparison.fulfill({ status: 200, contentType: 'application/json', body: big });
+  await baseline.fulfill({ status: 200, contentType: 'application/json', body: medium });
   await v.el('diff-legend').waitFor({ timeout: 60_000 });
   const s = await v.waitForGraph({ timeout: 60_000 });
   assert.equal(s.root, 'big-service');
