@@ -201,7 +201,8 @@ async function main() {
       const dir = generatedDir(nodes, args.seed);
       const meta = JSON.parse(readFileSync(path.join(dir, 'meta.json'), 'utf8'));
       const rel = `/data/${path.basename(dir)}`;
-      const r = reps ?? (nodes >= 1_000_000 ? 3 : 5);
+      // The 10k render spreads widely (a frame's wait is a third of it): more renders there.
+      const r = reps ?? (nodes >= 1_000_000 ? 3 : nodes >= 100_000 ? 5 : 9);
       const timeoutMs = 60_000 + nodes * 0.25;
       log(`${fmtCount(meta.nodes)} nodes, ${fmtCount(meta.functions)} functions, depth ${meta.max_depth}; shape B ${(meta.files['shape-b.json'] / 2 ** 20).toFixed(1)} MB; ${r} renders per viewer`);
       const entry = { nodes: meta.nodes, meta, viewers: {} };

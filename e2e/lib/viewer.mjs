@@ -171,7 +171,17 @@ export class Viewer {
   async waitForGraph({ timeout = 20_000 } = {}) {
     const text = await this.waitForStatus(/ nodes · /, { timeout });
     await this.waitForCanvasStable({ timeout });
+    await this.frameOut();
     return parseStatus(text) ?? assert.fail(`unparsable status: ${text}`);
+  }
+
+  /**
+   * Waits for the next animation frame and the task after it: what the page put off until its
+   * frame was out (the address bar's write after an answer or a keystroke) has then run, since
+   * its frame callback was queued before this one.
+   */
+  frameOut() {
+    return this.page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => setTimeout(resolve, 0))));
   }
 
   async errorText() {

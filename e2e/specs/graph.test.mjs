@@ -265,6 +265,13 @@ test('8. a URL with query parameters runs the query on load', async (t) => {
   const shown = await v.el('time-start').inputValue();
   const shownSecs = await v.page.evaluate((x) => new Date(x).getTime() / 1000, shown);
   assert.equal(shownSecs, range.time_start, `time-start shows ${shown}`);
+  // The address bar names the question once the answer's first frame is out (it is written
+  // after that frame), with the range as asked.
+  const url = new URL(v.page.url()).searchParams;
+  assert.equal(url.get('app_service'), 'java');
+  assert.equal(url.get('profile_event_type'), 'off-cpu');
+  assert.equal(url.get('tag_filter'), filter);
+  assert.equal(Number(url.get('time_start')), range.time_start);
 
   // Submitting the form again sends the same request.
   await v.query({});

@@ -36,9 +36,10 @@ struct Address {
 
 /// Starts keeping the URL in step and listening for Back/Forward.
 ///
-/// Typing in the search box writes the address after the frame that shows the matches:
-/// Chromium's `history.replaceState` takes 0.5–3 ms (more at times), as long as the search
-/// itself on a million-node profile. Every other change writes it at once.
+/// Typing in the search box, and a new question's answer, write the address after the frame
+/// that shows them: Chromium's `history.replaceState` takes 0.5–3 ms (more at times), as long
+/// as the search itself on a million-node profile and a few percent of a 10k-node answer's
+/// render. Every other change writes it at once, after any address still waiting.
 pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
     let last = StoredValue::new(None::<Written>);
     // The question's and the view's parameters but the search text, as last computed:
@@ -61,24 +62,16 @@ pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
         let others: Vec<_> = pairs.into_iter().filter(|(k, _)| *k != "search").collect();
         let typing = rest.get_value().is_some_and(|r| r == others);
         rest.set_value(Some(others));
-        if !typing {
-            queued.set_value(None);
+        let new_question = last.with_value(|l| {
+            l.as_ref()
+                .is_none_or(|l| l.question != address.written.question)
+        });
+        if typing || new_question {
+            write_after_frame(last, queued, address);
+        } else {
+            flush(last, queued);
             write(last, address);
-            return;
         }
-        if queued.get_value().is_none() {
-            request_animation_frame(move || {
-                set_timeout(
-                    move || {
-                        if let Some(a) = queued.try_update_value(Option::take).flatten() {
-                            write(last, a);
-                        }
-                    },
-                    Duration::ZERO,
-                )
-            });
-        }
-        queued.set_value(Some(address));
     });
     let handle = window_event_listener(ev::popstate, move |_| {
         // The address Back/Forward went to wins over one still waiting to be written.
@@ -86,6 +79,28 @@ pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
         restore(nav, view)
     });
     on_cleanup(move || handle.remove());
+}
+
+/// Writes `address` once the next frame is out (the latest address queued wins).
+fn write_after_frame(
+    last: StoredValue<Option<Written>>,
+    queued: StoredValue<Option<Address>>,
+    address: Address,
+) {
+    if queued.with_value(Option::is_none) {
+        request_animation_frame(move || {
+            set_timeout(move || flush(last, queued), Duration::ZERO);
+        });
+    }
+    queued.set_value(Some(address));
+}
+
+/// Writes the address still waiting, if any: a later change must not skip its step (a new
+/// question's entry before a zoom's).
+fn flush(last: StoredValue<Option<Written>>, queued: StoredValue<Option<Address>>) {
+    if let Some(a) = queued.try_update_value(Option::take).flatten() {
+        write(last, a);
+    }
 }
 
 /// Writes `address` into the address bar: a new entry for a new question or zoom (a step Back

@@ -10,7 +10,21 @@ pub struct Rgb(pub u8, pub u8, pub u8);
 impl Rgb {
     /// CSS `#rrggbb` form.
     pub fn css(self) -> String {
-        format!("#{:02x}{:02x}{:02x}", self.0, self.1, self.2)
+        // By hand: `format!` costs ~1 µs a colour in wasm, and the table and the legends make
+        // hundreds of them as a profile is shown.
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut s = String::with_capacity(7);
+        s.push('#');
+        for b in [self.0, self.1, self.2] {
+            s.push(char::from(HEX[usize::from(b >> 4)]));
+            s.push(char::from(HEX[usize::from(b & 15)]));
+        }
+        s
+    }
+
+    /// The colour as one `0xRRGGBB` number.
+    pub fn packed(self) -> u32 {
+        u32::from(self.0) << 16 | u32::from(self.1) << 8 | u32::from(self.2)
     }
 
     /// Linear blend towards `other` by `t` in 0..=1.
@@ -198,6 +212,10 @@ mod tests {
         assert_eq!(a, frame_color(FrameKind::App, "main", Palette::Classic));
         assert_ne!(a, frame_color(FrameKind::Kernel, "main", Palette::Classic));
         assert_eq!(a.css().len(), 7);
+        for c in [Rgb(0, 0, 0), Rgb(255, 255, 255), Rgb(1, 0xab, 0x10), a] {
+            assert_eq!(c.css(), format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2));
+            assert_eq!(format!("#{:06x}", c.packed()), c.css());
+        }
     }
 
     #[test]

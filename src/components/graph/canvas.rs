@@ -6,7 +6,7 @@
 //! (`css_px × devicePixelRatio`) and the context is scaled once, so bars and text stay sharp
 //! on HiDPI screens while every coordinate stays in CSS pixels.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 use embers_model::view::color::{frame_color, Palette, MERGED_COLOR};
 use embers_model::view::layout::Viewport;
@@ -84,21 +84,24 @@ impl ColorCache {
         let cell = self.fills.get(func as usize)?;
         Some(cell.get_or_init(|| {
             let kind = profile.function_kind(func);
-            JsValue::from_str(&frame_color(kind, profile.function_name(func), self.palette).css())
+            rgb_css(frame_color(kind, profile.function_name(func), self.palette).packed())
         }))
     }
 }
 
-/// Sizes the backing store for the viewport and returns the context, scaled to CSS px.
+/// Sizes the backing store for the viewport and returns the context, scaled to CSS px, with
+/// the label font set. `first` says the canvas was never drawn by us.
 pub fn prepare(
     canvas: &HtmlCanvasElement,
     viewport: &Viewport,
     dpr: f64,
+    first: bool,
 ) -> Option<CanvasRenderingContext2d> {
     let (w, h) = (
         (viewport.width_css * dpr).round() as u32,
         (viewport.height_css * dpr).round() as u32,
     );
+    let resized = canvas.width() != w || canvas.height() != h;
     if canvas.width() != w {
         canvas.set_width(w);
     }
@@ -111,18 +114,37 @@ pub fn prepare(
         .dyn_into::<CanvasRenderingContext2d>()
         .ok()?;
     ctx.set_transform(dpr, 0.0, 0.0, dpr, 0.0, 0.0).ok()?;
+    // Resizing resets the context's state. Otherwise the font stays: setting it makes Blink
+    // parse the font string again, ~0.4 ms of every redraw.
+    if first || resized {
+        ctx.set_font(LABEL_FONT);
+        ctx.set_text_baseline("middle");
+    }
     Some(ctx)
 }
 
-/// Measures the label font's character width (call once; the font is monospace).
-pub fn measure_char_width(ctx: &CanvasRenderingContext2d) -> f64 {
-    ctx.set_font(LABEL_FONT);
-    ctx.measure_text("0123456789")
-        .map(|m| m.width() / 10.0)
-        .unwrap_or(7.2)
+thread_local! {
+    /// The label font's character width once measured: the font is fixed for the page's life,
+    /// so a new graph (every answer) need not measure it again.
+    static CHAR_WIDTH: Cell<f64> = const { Cell::new(0.0) };
 }
 
-/// Replays `list` over the whole viewport.
+/// The label font's character width (the font is monospace), measured on the page's first graph.
+pub fn measure_char_width(ctx: &CanvasRenderingContext2d) -> f64 {
+    let known = CHAR_WIDTH.get();
+    if known > 0.0 {
+        return known;
+    }
+    ctx.set_font(LABEL_FONT);
+    let width = ctx
+        .measure_text("0123456789")
+        .map(|m| m.width() / 10.0)
+        .unwrap_or(7.2);
+    CHAR_WIDTH.set(width);
+    width
+}
+
+/// Replays `list` over the whole viewport (the font set by [`prepare`]).
 pub fn replay(
     ctx: &CanvasRenderingContext2d,
     list: &DrawList,
@@ -147,12 +169,10 @@ pub fn replay(
             },
             Fill::Root => set_fill(ctx, &theme.root),
             Fill::Merged => set_fill(ctx, &theme.merged),
-            Fill::Rgb(c) => ctx.set_fill_style_str(&c.css()),
+            Fill::Rgb(c) => set_fill(ctx, &rgb_css(c.packed())),
         }
         ctx.fill_rect(r.x, r.y, r.w, r.h);
     }
-    ctx.set_font(LABEL_FONT);
-    ctx.set_text_baseline("middle");
     set_fill(ctx, &theme.label);
     draw_labels(ctx, &list.labels);
     ctx.set_global_alpha(1.0);
@@ -197,6 +217,9 @@ fn draw_labels(ctx: &CanvasRenderingContext2d, labels: &Labels) {
 }
 
 #[wasm_bindgen(inline_js = "
+export function rgb_css(n) {
+  return '#' + (0x1000000 | n).toString(16).slice(1);
+}
 export function fill_labels(ctx, text, ends, xs, ys, alphas) {
   let start = 0;
   for (let i = 0; i < ends.length; i++) {
@@ -206,6 +229,10 @@ export function fill_labels(ctx, text, ends, xs, ys, alphas) {
   }
 }")]
 extern "C" {
+    /// The CSS `#rrggbb` string of a packed `0xRRGGBB` colour, made in JS: a colour crosses as a
+    /// number instead of a string formatted in wasm and decoded by `TextDecoder`.
+    fn rgb_css(rgb: u32) -> JsValue;
+
     /// Draws label `i` = `text[ends[i-1]..ends[i]]` (UTF-16 offsets) at `(xs[i], ys[i])`, all
     /// in one call: one UTF-8 → JS string conversion a frame instead of one a label.
     fn fill_labels(

@@ -161,13 +161,13 @@ impl Graph {
             return;
         }
         let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
-        let Some(ctx) = prepare(canvas, &vp, dpr) else {
+        let first_paint = self.laid_out.get_value().is_none();
+        let Some(ctx) = prepare(canvas, &vp, dpr, first_paint) else {
             return;
         };
         if self.char_width.get_value() == 0.0 {
             self.char_width.set_value(measure_char_width(&ctx));
         }
-        let first_paint = self.laid_out.get_value().is_none();
         if self.laid_out.get_value() != Some((vp, zoom, opts.orientation)) {
             self.bars
                 .update_value(|b| layout(&loaded.profile, zoom, &vp, &opts, b));
