@@ -17,32 +17,35 @@ mod entry {
     const WARM_UP_SLICES: usize = 8;
     const WARM_UP_ROWS: usize = 10_000;
     const DECODES_PER_SLICE: usize = 3;
+    /// Shape A is read by its own code (one decode of this size per slice).
+    const WARM_UP_ROWS_A: usize = 2_000;
 
     /// Each slice also writes its share of the heap the first decode will use (`prefault`);
     /// the buffers are held until the last slice, then freed together (one free region).
     fn warm_up_in_slices(
         scope: DedicatedWorkerGlobalScope,
         left: usize,
-        body: Vec<u8>,
+        bodies: (Vec<u8>, Vec<u8>),
         mut held: Vec<Vec<u8>>,
     ) {
         if left == 0 {
-            drop((body, held));
+            drop((bodies, held));
             let _ = scope.post_message(&JsValue::from_str(WARM));
             return;
         }
         let timer_scope = scope.clone();
         let slice = Closure::once_into_js(move || {
-            let body = if body.is_empty() {
-                warm_up::body(WARM_UP_ROWS)
+            let bodies = if bodies.0.is_empty() {
+                (warm_up::body(WARM_UP_ROWS), warm_up::body_a(WARM_UP_ROWS_A))
             } else {
-                body
+                bodies
             };
             for _ in 0..DECODES_PER_SLICE {
-                warm_up::decode(&body);
+                warm_up::decode(&bodies.0);
             }
+            warm_up::decode(&bodies.1);
             held.push(prefault(PREFAULT_BYTES / WARM_UP_SLICES));
-            warm_up_in_slices(scope, left - 1, body, held);
+            warm_up_in_slices(scope, left - 1, bodies, held);
         });
         let _ = timer_scope
             .set_timeout_with_callback_and_timeout_and_arguments_0(slice.unchecked_ref(), 0);
@@ -67,7 +70,7 @@ mod entry {
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
         let _ = scope.post_message(&JsValue::from_str(READY));
-        warm_up_in_slices(scope, WARM_UP_SLICES, Vec::new(), Vec::new());
+        warm_up_in_slices(scope, WARM_UP_SLICES, (Vec::new(), Vec::new()), Vec::new());
     }
 
     /// The page's fallback: answers a request message on the calling thread.

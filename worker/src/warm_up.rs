@@ -6,11 +6,82 @@
 //! that whole answer in the quick first-tier code. The warm-up body therefore looks like a
 //! real answer in every way the decoder branches on: a `DESCRIPTION`, `function_types` and
 //! `function_values` (each read by its own code), names of every kind, multi-digit values,
-//! rows not in tree order (parents after their children) and fan-out as well as chains.
+//! rows not in tree order (parents after their children) and fan-out as well as chains; and a
+//! shape-A body of the same tree, which its own reader (strings, UUID ids, an id map) decodes.
 
 use js_sys::Uint8Array;
 
 use crate::{answer, DecodeRequest};
+
+/// Functions of the warm-up bodies.
+const FUNCTIONS: usize = 96;
+
+/// The made-up tree both bodies describe: node `n`'s parent comes before it (fan-out of 6
+/// near the root, chains of 8 below it), totals settled, rows in a scrambled order.
+struct Tree {
+    rows: usize,
+    total: Vec<u64>,
+    /// A multiplier coprime with `rows`: row `r` holds node `r * step % rows`, so most
+    /// parents come after their children, as in real answers.
+    step: usize,
+}
+
+impl Tree {
+    fn new(rows: usize) -> Tree {
+        let rows = rows.max(2);
+        let mut total = vec![0u64; rows];
+        for n in (0..rows).rev() {
+            total[n] += Tree::self_value(n);
+            if n > 0 {
+                total[Tree::parent(n)] += total[n];
+            }
+        }
+        let step = (1..)
+            .map(|k| 7_919 * k + 2)
+            .find(|s| gcd(*s, rows) == 1)
+            .unwrap_or(1);
+        Tree { rows, total, step }
+    }
+
+    fn parent(n: usize) -> usize {
+        if n < 64 {
+            (n - 1) / 6
+        } else if n.is_multiple_of(8) {
+            n / 9
+        } else {
+            n - 1
+        }
+    }
+
+    fn self_value(n: usize) -> u64 {
+        (n as u64 % 13) * 10_007
+    }
+
+    fn func(n: usize) -> usize {
+        if n == 0 {
+            0
+        } else {
+            1 + (n / 8 + n % 8) % (FUNCTIONS - 1)
+        }
+    }
+
+    /// The nodes in row order.
+    fn node_of_rows(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.rows).map(|r| r * self.step % self.rows)
+    }
+}
+
+/// The name and `function_types` letter of function `f`, names of every kind.
+fn function(f: usize) -> (String, &'static str) {
+    match f % 5 {
+        _ if f == 0 => ("svc".to_string(), "H"),
+        0 => (format!("[k] do_work_{f}"), "K"),
+        1 => (format!("[l] libfoo_{f}"), "L"),
+        2 => (format!("com.example.Task::run#{f}"), "A"),
+        3 => (format!("[t] worker-{f}"), "T"),
+        _ => (format!("batch::lookup_{f}"), "A"),
+    }
+}
 
 /// A shape-B body of `rows` rows shaped like a real answer (see the module docs).
 ///
@@ -19,21 +90,15 @@ use crate::{answer, DecodeRequest};
 /// decode_worker.wasm (with the synthetic generator, +28.9 KB) for a body that is only ever
 /// decoded a few times and thrown away.
 pub fn body(rows: usize) -> Vec<u8> {
-    const FUNCTIONS: usize = 96;
-    let rows = rows.max(2);
-    let mut b = String::with_capacity(rows * 40 + FUNCTIONS * 48 + 512);
-    b.push_str(r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":{"functions":["svc""#);
-    let mut types = String::from(r#"["H""#);
-    for f in 1..FUNCTIONS {
-        let (name, kind) = match f % 5 {
-            0 => (format!("[k] do_work_{f}"), "K"),
-            1 => (format!("[l] libfoo_{f}"), "L"),
-            2 => (format!("com.example.Task::run#{f}"), "A"),
-            3 => (format!("[t] worker-{f}"), "T"),
-            _ => (format!("batch::lookup_{f}"), "A"),
-        };
-        b.push_str(&format!(r#","{name}""#));
-        types.push_str(&format!(r#","{kind}""#));
+    let tree = Tree::new(rows);
+    let mut b = String::with_capacity(tree.rows * 40 + FUNCTIONS * 48 + 512);
+    b.push_str(r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":{"functions":["#);
+    let mut types = String::from("[");
+    for f in 0..FUNCTIONS {
+        let (name, kind) = function(f);
+        let sep = if f == 0 { "" } else { "," };
+        b.push_str(&format!(r#"{sep}"{name}""#));
+        types.push_str(&format!(r#"{sep}"{kind}""#));
     }
     b.push_str(r#"],"function_types":"#);
     b.push_str(&types);
@@ -42,51 +107,59 @@ pub fn body(rows: usize) -> Vec<u8> {
         b.push_str(&format!(",[{},{}]", f * 7_919, f * 1_048_573));
     }
     b.push_str(r#"]},"node_values":{"columns":["function_id","parent_node_id","self_value","total_value"],"values":["#);
-    // Node i's parent: fan-out of 6 near the root, chains of 8 below it; parents come first
-    // in node order, so totals settle in one backward pass.
-    let parent = |i: usize| {
-        if i < 64 {
-            (i - 1) / 6
-        } else if i.is_multiple_of(8) {
-            i / 9
+    let mut row_of_node = vec![0usize; tree.rows];
+    for (r, n) in tree.node_of_rows().enumerate() {
+        row_of_node[n] = r;
+    }
+    for (r, n) in tree.node_of_rows().enumerate() {
+        let parent_row = if n == 0 {
+            -1
         } else {
-            i - 1
-        }
-    };
-    let mut total = vec![0u64; rows];
-    for i in (0..rows).rev() {
-        total[i] += (i as u64 % 13) * 10_007;
-        if i > 0 {
-            total[parent(i)] += total[i];
-        }
-    }
-    // Rows in a scrambled order (a multiplier coprime with `rows`): row r holds node
-    // `r * step % rows`, so most parents come after their children, as in real answers.
-    let step = (1..)
-        .map(|k| 7_919 * k + 2)
-        .find(|s| gcd(*s, rows) == 1)
-        .unwrap_or(1);
-    let mut row_of_node = vec![0usize; rows];
-    for r in 0..rows {
-        row_of_node[r * step % rows] = r;
-    }
-    for r in 0..rows {
-        let node = r * step % rows;
-        let (func, parent_row) = match node {
-            0 => (0, -1),
-            n => (
-                1 + (n / 8 + n % 8) % (FUNCTIONS - 1),
-                row_of_node[parent(n)] as i64,
-            ),
+            row_of_node[Tree::parent(n)] as i64
         };
-        let self_value = (node as u64 % 13) * 10_007;
         let sep = if r == 0 { "" } else { "," };
-        b.push_str(&format!(
-            "{sep}[{func},{parent_row},{self_value},{}]",
-            total[node]
-        ));
+        let (func, s, t) = (Tree::func(n), Tree::self_value(n), tree.total[n]);
+        b.push_str(&format!("{sep}[{func},{parent_row},{s},{t}]"));
     }
     b.push_str("]}}}");
+    b.into_bytes()
+}
+
+/// A shape-A body (one object per node, UUID ids, the root's id empty) of the same tree.
+pub fn body_a(rows: usize) -> Vec<u8> {
+    let tree = Tree::new(rows);
+    let names: Vec<String> = (0..FUNCTIONS).map(|f| function(f).0).collect();
+    let uuid = |n: usize| match n {
+        0 => String::new(),
+        n => {
+            let h = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            format!(
+                "{:08x}-{:04x}-5{:03x}-8{:03x}-{n:012x}",
+                h >> 32,
+                h & 0xffff,
+                n % 4096,
+                (h >> 20) & 0xfff
+            )
+        }
+    };
+    let mut b = String::with_capacity(tree.rows * 190 + 128);
+    b.push_str(r#"{"OPT_STATUS":"SUCCESS","DESCRIPTION":"","result":["#);
+    for (r, n) in tree.node_of_rows().enumerate() {
+        let parent = if n == 0 {
+            "-1".to_string()
+        } else {
+            uuid(Tree::parent(n))
+        };
+        let sep = if r == 0 { "" } else { "," };
+        b.push_str(&format!(
+            r#"{sep}{{"profile_location_str":"{}","node_id":"{}","parent_node_id":"{parent}","self_value":{},"total_value":{}}}"#,
+            names[Tree::func(n)],
+            uuid(n),
+            Tree::self_value(n),
+            tree.total[n]
+        ));
+    }
+    b.push_str("]}");
     b.into_bytes()
 }
 
@@ -130,5 +203,15 @@ mod tests {
         assert_eq!(decoded.profile.node_count() + merged, 10_000);
         assert_eq!(warnings.total() as usize, merged);
         assert!(decoded.profile.root_total() > 0);
+    }
+
+    #[test]
+    fn the_shape_a_warm_up_body_is_the_same_tree() {
+        let (b, a) = (super::body(3_000), super::body_a(3_000));
+        let b = decode_response_table(200, &b).expect("decodes").build();
+        let a = decode_response_table(200, &a).expect("decodes").build();
+        assert_eq!(a.shape, Some(embers_model::contract::shape::ResultShape::A));
+        assert_eq!(a.profile.warnings(), b.profile.warnings());
+        assert_eq!(a.profile.into_parts().total, b.profile.into_parts().total);
     }
 }
