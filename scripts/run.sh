@@ -14,7 +14,7 @@ bash scripts/setup.sh
 cargo fetch -q
 mkdir -p target  # for trunk.log, also when CARGO_TARGET_DIR points elsewhere
 echo "[run] building the viewer (trunk, release)"
-trunk build --release --offline >/dev/null 2>target/trunk.log || { cat target/trunk.log; exit 1; }
+embers_build_viewer >/dev/null 2>target/trunk.log || { cat target/trunk.log; exit 1; }
 echo "[run] building the service"
 cargo build --release -q -p embers-server
 

@@ -90,7 +90,7 @@ step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash
 step native      ""           cargo test --workspace --no-fail-fast
 step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast
-step build       ""           trunk build --release --offline
+step build       ""           embers_build_viewer
 step bundle-size build       node bench/bundle-size.mjs
 step server      ""           cargo build --release -p embers-server
 step e2e         build,server bash -c 'cd e2e && npm test'
