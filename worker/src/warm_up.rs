@@ -132,13 +132,15 @@ pub fn body_a(rows: usize) -> Vec<u8> {
     let uuid = |n: usize| match n {
         0 => String::new(),
         n => {
-            let h = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            // Decimal digits are hex digits too, and hex formatting would add its code to the
+            // worker for this alone.
+            let h = (n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 16;
             format!(
-                "{:08x}-{:04x}-5{:03x}-8{:03x}-{n:012x}",
-                h >> 32,
-                h & 0xffff,
-                n % 4096,
-                (h >> 20) & 0xfff
+                "{:08}-{:04}-5{:03}-8{:03}-{n:012}",
+                h % 100_000_000,
+                h % 10_000,
+                n % 1_000,
+                (h >> 20) % 1_000
             )
         }
     };
