@@ -12,42 +12,13 @@ use embers_model::ProfileParts;
 use js_sys::{Array, BigInt64Array, BigUint64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 
+pub mod warm_up;
+
 /// What the worker posts once it listens (messages sent before that would be lost).
 pub const READY: &str = "embers-decode-worker:ready";
 /// What the worker posts once its warm-up is done: from then on a body decodes at full speed
 /// without waiting for a warm-up slice.
 pub const WARM: &str = "embers-decode-worker:warm";
-
-/// Decodes a generated body of `rows` rows once and throws the result away. The browser
-/// compiles wasm in two tiers and only recompiles a function with the optimizing compiler
-/// once it has run for a while; a decode is one long call, so without this the first real
-/// answer would run entirely in the quick first-tier code (measured: ~1.5× slower).
-pub fn warm_up(rows: usize) {
-    // Written by hand on purpose: the worker has no JSON serialiser in it, and building this
-    // body with the model's encoder (derived `Serialize` + serde_json) adds 11.6 KB to
-    // decode_worker.wasm (741,202 -> 752,808 bytes; with the synthetic generator, +28.9 KB)
-    // for a body that is only ever decoded once and thrown away.
-    let mut body = String::with_capacity(rows * 24 + 256);
-    body.push_str(r#"{"OPT_STATUS":"SUCCESS","result":{"functions":["root""#);
-    for f in 1..64 {
-        body.push_str(&format!(r#","f{f}""#));
-    }
-    body.push_str(r#"],"node_values":{"columns":["function_id","parent_node_id","self_value","total_value"],"values":[[0,-1,0,0]"#);
-    for row in 1..rows {
-        // Chains of 8 below the root, siblings with distinct functions.
-        let parent = if row % 8 == 1 { 0 } else { row - 1 };
-        let func = 1 + (row / 8 + row % 8) % 63;
-        body.push_str(&format!(",[{func},{parent},1,1]"));
-    }
-    body.push_str("]}}}");
-    let request = DecodeRequest {
-        id: 0,
-        status: 200,
-        chunks: vec![Uint8Array::from(body.as_bytes())],
-    };
-    let (msg, _) = request.to_js();
-    let _ = answer(&msg);
-}
 
 /// Heap the worker writes to while it warms up, then frees (see [`prefault`]): about what a
 /// 100k-node shape-B answer (2.5 MB) needs at its peak, and the first 48 MB of a bigger one's.

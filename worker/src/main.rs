@@ -7,29 +7,45 @@
 
 #[cfg(target_arch = "wasm32")]
 mod entry {
-    use embers_decode_worker::{answer, prefault, PREFAULT_BYTES, READY, WARM};
+    use embers_decode_worker::{answer, prefault, warm_up, PREFAULT_BYTES, READY, WARM};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
     /// The warm-up: small decodes that make the browser optimize the decoder's hot loops
-    /// before the first real answer (see `warm_up`). Each slice is a separate task of ~10 ms,
-    /// so an answer that arrives meanwhile waits for one slice at most.
-    const WARM_UP_SLICES: usize = 6;
-    const WARM_UP_SLICE_ROWS: usize = 10_000;
+    /// before the first real answer (see `warm_up`). Each slice is a separate task of a few
+    /// ms, so an answer that arrives meanwhile waits for one slice at most.
+    const WARM_UP_SLICES: usize = 8;
+    const WARM_UP_ROWS: usize = 10_000;
+    const DECODES_PER_SLICE: usize = 3;
+    /// Shape A is read by its own code (one decode of this size per slice).
+    const WARM_UP_ROWS_A: usize = 2_000;
 
     /// Each slice also writes its share of the heap the first decode will use (`prefault`);
     /// the buffers are held until the last slice, then freed together (one free region).
-    fn warm_up_in_slices(scope: DedicatedWorkerGlobalScope, left: usize, mut held: Vec<Vec<u8>>) {
+    fn warm_up_in_slices(
+        scope: DedicatedWorkerGlobalScope,
+        left: usize,
+        bodies: (Vec<u8>, Vec<u8>),
+        mut held: Vec<Vec<u8>>,
+    ) {
         if left == 0 {
-            drop(held);
+            drop((bodies, held));
             let _ = scope.post_message(&JsValue::from_str(WARM));
             return;
         }
         let timer_scope = scope.clone();
         let slice = Closure::once_into_js(move || {
-            embers_decode_worker::warm_up(WARM_UP_SLICE_ROWS);
+            let bodies = if bodies.0.is_empty() {
+                (warm_up::body(WARM_UP_ROWS), warm_up::body_a(WARM_UP_ROWS_A))
+            } else {
+                bodies
+            };
+            for _ in 0..DECODES_PER_SLICE {
+                warm_up::decode(&bodies.0);
+            }
+            warm_up::decode(&bodies.1);
             held.push(prefault(PREFAULT_BYTES / WARM_UP_SLICES));
-            warm_up_in_slices(scope, left - 1, held);
+            warm_up_in_slices(scope, left - 1, bodies, held);
         });
         let _ = timer_scope
             .set_timeout_with_callback_and_timeout_and_arguments_0(slice.unchecked_ref(), 0);
@@ -54,7 +70,7 @@ mod entry {
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
         let _ = scope.post_message(&JsValue::from_str(READY));
-        warm_up_in_slices(scope, WARM_UP_SLICES, Vec::new());
+        warm_up_in_slices(scope, WARM_UP_SLICES, (Vec::new(), Vec::new()), Vec::new());
     }
 
     /// The page's fallback: answers a request message on the calling thread.
