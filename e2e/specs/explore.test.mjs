@@ -197,8 +197,9 @@ test('E3. grouping by pod shows one series per pod; clicking one narrows the tag
   const v = await openViewer(t, env, { params: { app_service: 'redis-server', ...demoRange(env.server) } });
   await v.waitForGraph();
   await v.el('group-by').selectOption('pod');
-  await v.el('timeline-legend').waitFor();
-  const groups = await v.frame.locator('[data-testid="legend-item"]').evaluateAll((els) => els.map((e) => e.dataset.group));
+  const legend = v.frame.locator('[data-testid="timeline-legend"][data-dimension="pod"]');
+  await legend.waitFor();
+  const groups = await legend.locator('[data-testid="legend-item"]').evaluateAll((els) => els.map((e) => e.dataset.group));
   assert.ok(groups.length >= 2, `pods: ${groups}`);
   assert.ok(groups.every((g) => g.startsWith('redis')), `redis pods only: ${groups}`);
   await v.screenshot('timeline-by-pod');

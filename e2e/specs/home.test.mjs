@@ -149,7 +149,8 @@ test('H3. on the whole host grouped by process, a legend click opens that proces
   await v.waitForGraph();
   // The whole host is per host: group it by host ("(none)" entries cannot be clicked).
   await v.el('group-by').selectOption('host');
-  const host = v.frame.locator('[data-testid="legend-item"]:enabled').first();
+  // The legend of the previous grouping stays until the host timeline arrives.
+  const host = v.frame.locator('[data-testid="timeline-legend"][data-dimension="host"] [data-testid="legend-item"]:enabled').first();
   await host.waitFor();
   const name = await host.getAttribute('data-group');
   done = v.completed;

@@ -92,7 +92,10 @@ pub fn HomeTimeline(
 }
 
 /// What the strip shows: a timeline answer laid over its request's range.
-type Charted = Option<Result<(Timeline, ProfileRequest), ApiFailure>>;
+/// The timeline answer with the question it answers and the grouping it was asked for: the
+/// legend names its dimension from the answer, not from the select, which may already have moved
+/// on while the next answer is on its way.
+type Charted = Option<Result<(Timeline, ProfileRequest, String), ApiFailure>>;
 
 /// Tools, chart and legend of the timeline of `shown`, grouped by `group` at first.
 #[component]
@@ -111,6 +114,7 @@ fn TimelinePanel(
                 (
                     Timeline::new(&a, request.time_start, request.time_end),
                     request,
+                    group,
                 )
             }))
         }
@@ -120,9 +124,8 @@ fn TimelinePanel(
         <TimelineTools nav=nav shown=shown group_by=group_by charted=charted />
         {move || charted.get().map(|answer| match answer {
             Err(e) => view! { <TimelineError failure=e /> }.into_any(),
-            Ok((t, request)) => {
+            Ok((t, request, group)) => {
                 let unit = ValueUnit::for_event_type(&request.profile_event_type);
-                let group = group_by.get_untracked();
                 view! {
                     <TimelineChart timeline=t.clone() unit=unit
                         on_range=Callback::new(move |(a, b)| nav.open_range(a, b))
@@ -214,7 +217,7 @@ fn TimelineTools(
 
 /// `CPU time per 30 s · peak 1.2 s`: what one bar is, and the top of the scale.
 fn scale_text(data: Charted) -> String {
-    let Some(Ok((t, request))) = data else {
+    let Some(Ok((t, request, _))) = data else {
         return String::new();
     };
     let unit = ValueUnit::for_event_type(&request.profile_event_type);
@@ -272,7 +275,9 @@ fn Legend(
             </li>
         }
     });
-    view! { <ul class="timeline-legend" data-testid="timeline-legend">{items.collect_view()}</ul> }
+    view! {
+        <ul class="timeline-legend" data-testid="timeline-legend" data-dimension=group.clone()>{items.collect_view()}</ul>
+    }
         .into_any()
 }
 
