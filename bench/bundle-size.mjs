@@ -39,7 +39,7 @@ try {
   process.exit(2);
 }
 if (!existsSync(path.join(args.dist, 'index.html'))) {
-  console.error(`bundle-size: no build in ${args.dist} (run: source scripts/env.sh && trunk build --release --offline)`);
+  console.error(`bundle-size: no build in ${args.dist} (run: source scripts/env.sh && embers_build_viewer)`);
   process.exit(2);
 }
 const b = bundleSize(args.dist);

@@ -170,7 +170,7 @@ async function main() {
   const started = new Date();
   const reps = args.reps ?? (args.smoke ? 3 : null);
   if (!existsSync(path.join(args.dist, 'index.html'))) {
-    console.error(`harness: no Embers build in ${args.dist} (run: cd ${ROOT_DIR} && source scripts/env.sh && trunk build --release --offline)`);
+    console.error(`harness: no Embers build in ${args.dist} (run: cd ${ROOT_DIR} && source scripts/env.sh && embers_build_viewer)`);
     process.exit(1);
   }
   const bundle = bundleSize(args.dist);

@@ -102,7 +102,7 @@ fi
 
 # 4. A snapshot of the Embers release build.
 if [ ! -f "$ROOT/dist/index.html" ]; then
-  say "no dist/: building the viewer (trunk build --release --offline, ~1 min)"
+  say "no dist/: building the viewer (embers_build_viewer, ~1 min)"
   (source scripts/env.sh && embers_build_viewer)
 fi
 snap="$BENCH/data/dist-snapshot"

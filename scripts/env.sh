@@ -13,5 +13,5 @@ embers_build_viewer() {
     echo "wasm-opt (npm's binaryen) is missing from e2e/node_modules: run bash scripts/setup.sh" >&2
     return 1
   fi
-  trunk build --release --offline "$@"
+  (cd "$EMBERS_ROOT" && trunk build --release --offline "$@")
 }

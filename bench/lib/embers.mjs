@@ -45,14 +45,12 @@ export async function waitBooted(page, server, requests, timeoutMs, open) {
 /** What one Embers render reports: timings, the page's own marks, the status line's figures. */
 async function embersResult(page, s) {
   // Where the time went: the page's own performance marks (src/net/marks.rs), in ms since
-  // navigation, like tBytes and tPainted.
-  const marks = await page.evaluate(() => Object.fromEntries(performance.getEntriesByType('mark')
-    .filter((m) => m.name.startsWith('embers:'))
-    .map((m) => [m.name.slice(7), Math.round(m.startTime * 10) / 10])));
-  // Every mark in time order: a comparison decodes twice, so a name can occur twice.
+  // navigation, like tBytes and tPainted; every mark in time order (a comparison decodes twice,
+  // so a name can occur twice), and by name (the last of each).
   const markList = await page.evaluate(() => performance.getEntriesByType('mark')
     .filter((m) => m.name.startsWith('embers:'))
     .map((m) => [m.name.slice(7), Math.round(m.startTime * 10) / 10]));
+  const marks = Object.fromEntries(markList);
   const status = s.info.status;
   const decoded = /decoded in (\d+) ms/.exec(status);
   const nodes = /([\d,]+) nodes/.exec(status);

@@ -25,7 +25,7 @@ export function serverBinary() {
     throw new Error(`embers-server not found at ${bin}; build it (cargo build --release -p embers-server) or set EMBERS_SERVER`);
   }
   if (!existsSync(path.join(DIST_DIR, 'index.html'))) {
-    throw new Error(`the viewer is not built (${DIST_DIR}/index.html missing); run trunk build --release`);
+    throw new Error(`the viewer is not built (${DIST_DIR}/index.html missing); run: source scripts/env.sh && embers_build_viewer`);
   }
   return bin;
 }

@@ -77,7 +77,7 @@ test('W2. without a worker, the page decodes answers itself', async (t) => {
   v.assertNoErrors({ allow: [/decode_worker_loader|Failed to load resource|net::ERR_FAILED/] });
 });
 
-test('W3. a comparison of two big answers decodes them in two workers side by side', async (t) => {
+test('W3. a comparison of two big answers decodes them in two workers side by side; stopping the comparison ends the second', async (t) => {
   // The comparison's answer is big (it decodes for a while); the baseline's, worth a second
   // worker, arrives while it does.
   const [big, medium] = [bigShapeB(1_000_000), bigShapeB(100_000)];
@@ -87,10 +87,14 @@ test('W3. a comparison of two big answers decodes them in two workers side by si
   await v.goto({ app_service: 'big-service', time_start: 2000, time_end: 3000, baseline_time_start: 1000, baseline_time_end: 2000 });
   // The second worker starts with the comparison's queries, before any answer is here.
   const decodeWorkers = () => v.page.workers().filter((w) => /decode_worker_loader\.js$/.test(w.url()));
-  const deadline = Date.now() + 30_000;
-  while (held.length < 2 || decodeWorkers().length < 2) {
-    assert.ok(Date.now() < deadline, `both queries held (${held.length}) and two decode workers (${decodeWorkers().length})`);
-    await v.page.waitForFunction(() => true, null, { polling: 'raf' });
+  await v.poll(() => [held.length, decodeWorkers().length], ([q, w]) => q >= 2 && w >= 2,
+    { timeout: 30_000, what: 'both queries held and two decode workers running' });
+  // Each worker counts the messages it is sent from now on: a decode request each.
+  for (const w of decodeWorkers()) {
+    await w.evaluate(() => {
+      self.__received = 0;
+      self.addEventListener('message', () => { self.__received += 1; });
+    });
   }
   const comparison = held.find((r) => JSON.parse(r.request().postData()).time_start === 2000);
   const baseline = held.find((r) => r !== comparison);
@@ -100,8 +104,12 @@ test('W3. a comparison of two big answers decodes them in two workers side by si
   const s = await v.waitForGraph({ timeout: 60_000 });
   assert.equal(s.root, 'big-service');
   assert.ok(s.nodes > 990_000, `nodes ${s.nodes}`);
-  const workers = v.page.workers().filter((w) => /decode_worker_loader\.js$/.test(w.url()));
-  assert.equal(workers.length, 2, 'the second answer went to a second worker');
+  const received = await Promise.all(decodeWorkers().map((w) => w.evaluate(() => self.__received)));
+  assert.equal(received.length, 2, 'two decode workers');
+  assert.ok(received.every((n) => n >= 1), `each worker was sent an answer (messages: ${received})`);
+  // Back to one profile: the second worker (and its warm-up heap) goes.
+  await v.el('stop-comparing').click();
+  await v.poll(() => decodeWorkers().length, (n) => n === 1, { what: 'one decode worker after Stop comparing' });
   v.assertNoErrors();
 });
 

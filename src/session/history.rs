@@ -39,7 +39,8 @@ struct Address {
 /// Typing in the search box, and a new question's answer, write the address after the frame
 /// that shows them: Chromium's `history.replaceState` takes 0.5–3 ms (more at times), as long
 /// as the search itself on a million-node profile and a few percent of a 10k-node answer's
-/// render. Every other change writes it at once, after any address still waiting.
+/// render. Every other change writes it at once; an address still waiting is written first
+/// when it is a step the new one would skip.
 pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
     let last = StoredValue::new(None::<Written>);
     // The question's and the view's parameters but the search text, as last computed:
@@ -66,10 +67,10 @@ pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
             l.as_ref()
                 .is_none_or(|l| l.question != address.written.question)
         });
+        settle_queued(last, queued, &address.written);
         if typing || new_question {
             write_after_frame(last, queued, address);
         } else {
-            flush(last, queued);
             write(last, address);
         }
     });
@@ -81,25 +82,48 @@ pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
     on_cleanup(move || handle.remove());
 }
 
-/// Writes `address` once the next frame is out (the latest address queued wins).
+/// Writes `address` once the next frame is out. Hidden pages and off-screen frames get no frames
+/// (or few), so a timer writes it too if the frame has not come by then.
 fn write_after_frame(
     last: StoredValue<Option<Written>>,
     queued: StoredValue<Option<Address>>,
     address: Address,
 ) {
-    if queued.with_value(Option::is_none) {
+    let first_in_line = queued.with_value(Option::is_none);
+    queued.set_value(Some(address));
+    if first_in_line {
         request_animation_frame(move || {
             set_timeout(move || flush(last, queued), Duration::ZERO);
         });
+        set_timeout(move || flush(last, queued), FRAME_WAIT_LIMIT);
     }
-    queued.set_value(Some(address));
 }
 
-/// Writes the address still waiting, if any: a later change must not skip its step (a new
-/// question's entry before a zoom's).
+/// How long an address waits for a frame before it is written anyway.
+const FRAME_WAIT_LIMIT: Duration = Duration::from_millis(250);
+
+/// Writes the address still waiting, if any.
 fn flush(last: StoredValue<Option<Written>>, queued: StoredValue<Option<Address>>) {
     if let Some(a) = queued.try_update_value(Option::take).flatten() {
         write(last, a);
+    }
+}
+
+/// Before `next` is written or queued: writes the address still waiting if it is a step `next`
+/// would otherwise skip (a new question's entry before a zoom's or another question's), and
+/// drops it if `next` says all it said (the same question and zoom, a newer search text):
+/// writing it would be a second `replaceState` for nothing.
+fn settle_queued(
+    last: StoredValue<Option<Written>>,
+    queued: StoredValue<Option<Address>>,
+    next: &Written,
+) {
+    let Some(waiting) = queued.try_update_value(Option::take).flatten() else {
+        return;
+    };
+    let step = last.with_value(|l| l.as_ref() != Some(&waiting.written));
+    if step && waiting.written != *next {
+        write(last, waiting);
     }
 }
 

@@ -6,6 +6,7 @@ use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::request::{FieldError, ProfileRequest};
 use leptos::prelude::*;
 
+use crate::net::decode_worker;
 use crate::session::compare::BaselineSpec;
 use crate::session::explore::services_question;
 use crate::session::explore::HomeQuery;
@@ -155,6 +156,7 @@ impl Navigator {
     fn stop_baseline(&self) {
         self.baseline_runner.drop_inflight();
         self.runner.view.replace_baseline(None);
+        decode_worker::stop_second();
     }
 
     /// Cancels both sides' queries.

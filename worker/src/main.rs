@@ -12,8 +12,8 @@ mod entry {
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
     /// The warm-up: small decodes that make the browser optimize the decoder's hot loops
-    /// before the first real answer (see `warm_up`). Each slice is a separate task of a few
-    /// ms, so an answer that arrives meanwhile waits for one slice at most.
+    /// before the first real answer (see `warm_up`). Each slice is a separate task, so an answer
+    /// that arrives meanwhile waits for one slice at most (the first also builds the bodies).
     const WARM_UP_SLICES: usize = 8;
     const WARM_UP_ROWS: usize = 10_000;
     const DECODES_PER_SLICE: usize = 3;
@@ -25,7 +25,7 @@ mod entry {
     fn warm_up_in_slices(
         scope: DedicatedWorkerGlobalScope,
         left: usize,
-        bodies: (Vec<u8>, Vec<u8>),
+        bodies: Option<(Vec<u8>, Vec<u8>)>,
         mut held: Vec<Vec<u8>>,
     ) {
         if left == 0 {
@@ -35,17 +35,14 @@ mod entry {
         }
         let timer_scope = scope.clone();
         let slice = Closure::once_into_js(move || {
-            let bodies = if bodies.0.is_empty() {
-                (warm_up::body(WARM_UP_ROWS), warm_up::body_a(WARM_UP_ROWS_A))
-            } else {
-                bodies
-            };
+            let bodies = bodies
+                .unwrap_or_else(|| (warm_up::body(WARM_UP_ROWS), warm_up::body_a(WARM_UP_ROWS_A)));
             for _ in 0..DECODES_PER_SLICE {
                 warm_up::decode(&bodies.0);
             }
             warm_up::decode(&bodies.1);
             held.push(prefault(PREFAULT_BYTES / WARM_UP_SLICES));
-            warm_up_in_slices(scope, left - 1, bodies, held);
+            warm_up_in_slices(scope, left - 1, Some(bodies), held);
         });
         let _ = timer_scope
             .set_timeout_with_callback_and_timeout_and_arguments_0(slice.unchecked_ref(), 0);
@@ -70,7 +67,7 @@ mod entry {
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
         let _ = scope.post_message(&JsValue::from_str(READY));
-        warm_up_in_slices(scope, WARM_UP_SLICES, (Vec::new(), Vec::new()), Vec::new());
+        warm_up_in_slices(scope, WARM_UP_SLICES, None, Vec::new());
     }
 
     /// The page's fallback: answers a request message on the calling thread.

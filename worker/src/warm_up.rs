@@ -13,7 +13,7 @@ use js_sys::Uint8Array;
 
 use crate::{answer, DecodeRequest};
 
-/// Functions of the warm-up bodies.
+/// How many distinct functions the warm-up bodies name (a real answer has many).
 const FUNCTIONS: usize = 96;
 
 /// The made-up tree both bodies describe: node `n`'s parent comes before it (fan-out of 6
@@ -67,7 +67,9 @@ impl Tree {
 
     /// The nodes in row order.
     fn node_of_rows(&self) -> impl Iterator<Item = usize> + '_ {
-        (0..self.rows).map(|r| r * self.step % self.rows)
+        // In u64: `r * step` passes usize::MAX on wasm32 from ~540k rows.
+        let (rows, step) = (self.rows as u64, self.step as u64);
+        (0..rows).map(move |r| (r * step % rows) as usize)
     }
 }
 

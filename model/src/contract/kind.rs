@@ -43,6 +43,11 @@ impl FrameKind {
         FrameKind::Object,
     ];
 
+    /// Where the kind is in [`FrameKind::ALL`]: its one-byte code in a profile's columns.
+    pub fn index(self) -> u8 {
+        FrameKind::ALL.iter().position(|k| *k == self).unwrap_or(0) as u8
+    }
+
     /// Classifies a frame by its name alone.
     pub fn from_name(name: &str) -> FrameKind {
         if let Some(rest) = name.strip_prefix('[') {

@@ -58,7 +58,6 @@ struct Graph {
     bars: StoredValue<Vec<Bar>>,
     laid_out: StoredValue<Option<(Viewport, NodeId, Orientation)>>,
     list: StoredValue<DrawList>,
-    char_width: StoredValue<f64>,
     colors: StoredValue<Option<ColorCache>, LocalStorage>,
     theme: ThemeState,
     /// The change that gets the full diff colour (computed once per profile).
@@ -87,7 +86,6 @@ impl Graph {
             bars: StoredValue::new(Vec::new()),
             laid_out: StoredValue::new(None),
             list: StoredValue::new(DrawList::default()),
-            char_width: StoredValue::new(0.0),
             colors: StoredValue::new_local(None),
             theme: theme_state(),
         }
@@ -165,9 +163,6 @@ impl Graph {
         let Some(ctx) = prepare(canvas, &vp, dpr, first_paint) else {
             return;
         };
-        if self.char_width.get_value() == 0.0 {
-            self.char_width.set_value(measure_char_width(&ctx));
-        }
         if self.laid_out.get_value() != Some((vp, zoom, opts.orientation)) {
             self.bars
                 .update_value(|b| layout(&loaded.profile, zoom, &vp, &opts, b));
@@ -177,7 +172,7 @@ impl Graph {
             profile: &loaded.profile,
             row_height_css: opts.row_height_css,
             metric,
-            char_width_css: self.char_width.get_value(),
+            char_width_css: measure_char_width(&ctx),
             marks: Marks {
                 search: marks.search.as_deref().map(|m| m as _),
                 selected: marks.selected,

@@ -100,6 +100,14 @@ pub fn start_second() {
     }
 }
 
+/// Ends the second worker when the page stops comparing, unless it is decoding: it holds its
+/// warm-up heap (~50 MB) for as long as it runs. Comparing again starts it again.
+pub fn stop_second() {
+    if worker(1).is_some_and(|c| !c.has_work()) {
+        restart(1);
+    }
+}
+
 fn start_slot(slot: usize) -> Option<Rc<Client>> {
     let client = Client::spawn(WORKER_SCRIPT, replace_crashed)?;
     install(slot, client.clone());

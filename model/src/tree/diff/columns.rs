@@ -111,8 +111,7 @@ impl<'a> Walk<'a> {
         id
     }
 
-    /// The union function named `name`, added with `kind` if new (a name both sides have
-    /// keeps the kind it was first added with).
+    /// The union function named `name`, added with `kind` if new.
     fn intern(&mut self, name: &'a str, kind: FrameKind) -> u32 {
         let next = self.names.len() as u32;
         let id = *self.ids.entry(name).or_insert(next);
@@ -132,7 +131,13 @@ impl<'a> Walk<'a> {
         if known != u32::MAX {
             return known;
         }
-        let id = self.intern(p.function_name(f), p.function_kind(f));
+        let kind = p.function_kind(f);
+        let id = self.intern(p.function_name(f), kind);
+        // A name both sides have takes the comparison's kind, as the table union does (the
+        // sides may disagree: one answer classified by `function_types`, one by names).
+        if side == 1 {
+            self.kinds[id as usize] = kind;
+        }
         self.funcs[side][f as usize] = id;
         id
     }
@@ -208,7 +213,7 @@ impl<'a> Walk<'a> {
         let parts = ProfileParts {
             names: name_bytes,
             name_ends,
-            kinds: self.kinds.iter().map(|&k| kind_index(k)).collect(),
+            kinds: self.kinds.iter().map(|k| k.index()).collect(),
             func: self.func,
             parent,
             depth: self.depth,
@@ -255,10 +260,6 @@ fn half_scaled(value: u64, scale: f64) -> i64 {
         return value as i64;
     }
     (value as f64 * scale * RESOLUTION / 2.0).round() as i64
-}
-
-fn kind_index(kind: FrameKind) -> u8 {
-    FrameKind::ALL.iter().position(|k| *k == kind).unwrap_or(0) as u8
 }
 
 #[cfg(test)]
@@ -331,6 +332,30 @@ mod tests {
                 assert_eq!(values, want_values);
             }
         }
+    }
+
+    /// Sides that classify a function differently (one answer by `function_types`, one by
+    /// names): the union takes the comparison's kind, as the table union does.
+    #[test]
+    fn a_function_both_sides_have_takes_the_comparisons_kind() {
+        use crate::contract::kind::FrameKind;
+        let base = parse_folded("main;lib_call 1\nmain;only_base 1\n", "app").expect("parses");
+        let mut parts = parse_folded("main;lib_call 4\n", "app")
+            .expect("parses")
+            .into_parts();
+        let f = parts.func[2] as usize;
+        parts.kinds[f] = FrameKind::Library.index();
+        let comp = Profile::from_parts(parts).expect("structurally sound");
+        let (profile, _) = union_columns([&base, &comp], [1.0, 1.0], "app").expect("canonical");
+        let (want, _) = table_union([&base, &comp], 1.0, "app");
+        assert_same(&profile, &want);
+        let n = profile.find_path(&["main", "lib_call"]);
+        assert_eq!(profile.function_kind(profile.func(n)), FrameKind::Library);
+        let only_base = profile.find_path(&["main", "only_base"]);
+        assert_eq!(
+            profile.function_kind(profile.func(only_base)),
+            FrameKind::App
+        );
     }
 
     /// A side with two children of the same name (not canonical) is merged by the table union.

@@ -58,7 +58,7 @@ impl Profile {
         ProfileParts {
             names,
             name_ends,
-            kinds: self.kinds.iter().map(|k| kind_index(*k)).collect(),
+            kinds: self.kinds.iter().map(|k| k.index()).collect(),
             func: self.func,
             parent: self.parent,
             depth: self.depth,
@@ -206,10 +206,6 @@ impl Profile {
         }
         Ok(())
     }
-}
-
-fn kind_index(kind: FrameKind) -> u8 {
-    FrameKind::ALL.iter().position(|k| *k == kind).unwrap_or(0) as u8
 }
 
 fn split_names(bytes: &[u8], ends: &[u32]) -> Result<Vec<Box<str>>, String> {
