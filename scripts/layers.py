@@ -51,7 +51,7 @@ LAYERS = {
         "lib": ["*"],
         "main": ["*"],
     },
-    "worker/src": {"lib": ["*"], "main": ["*"]},
+    "worker/src": {"warm_up": ["root"], "lib": ["*"], "main": ["*"]},
     "bench/src": {"tree": [], "formats": ["tree"], "main": ["*"]},
 }
 
