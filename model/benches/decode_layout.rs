@@ -4,6 +4,8 @@
 //!
 //! Run: `cargo bench -p embers-model --bench decode_layout` (EMBERS_BENCH_NODES to resize).
 
+mod common;
+
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
@@ -35,10 +37,7 @@ unsafe impl GlobalAlloc for Counting {
 static GLOBAL: Counting = Counting;
 
 fn nodes() -> usize {
-    std::env::var("EMBERS_BENCH_NODES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000)
+    common::bench_nodes()
 }
 
 fn mib(b: usize) -> f64 {

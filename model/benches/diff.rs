@@ -4,6 +4,8 @@
 //!
 //! Run: `cargo bench -p embers-model --bench diff` (EMBERS_BENCH_NODES to resize).
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use embers_model::synth::{SynthOptions, SynthProfile};
 use embers_model::tree::diff::{Diff, DiffMode};
@@ -11,16 +13,15 @@ use embers_model::wire::decode_response;
 use embers_model::Profile;
 
 fn nodes() -> usize {
-    std::env::var("EMBERS_BENCH_NODES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000)
+    common::bench_nodes()
 }
 
-fn profile(nodes: usize) -> Profile {
+/// A profile of `nodes` nodes over `functions` functions (both sides of a diff share the
+/// function count, so most frames match).
+fn profile(nodes: usize, functions: usize) -> Profile {
     let body = SynthProfile::generate(SynthOptions {
         nodes,
-        functions: Some(self::nodes() / 18),
+        functions: Some(functions),
         ..SynthOptions::default()
     })
     .to_shape_b_json();
@@ -30,9 +31,10 @@ fn profile(nodes: usize) -> Profile {
 }
 
 fn bench(c: &mut Criterion) {
-    let comparison = profile(nodes());
-    let smaller = profile(nodes() * 9 / 10);
-    let mut g = c.benchmark_group("diff 1M");
+    let (n, functions) = (nodes(), nodes() / 18);
+    let comparison = profile(n, functions);
+    let smaller = profile(n * 9 / 10, functions);
+    let mut g = c.benchmark_group(format!("diff {n} nodes"));
     g.sample_size(10);
     g.bench_function("same answer on both sides", |b| {
         b.iter(|| Diff::new(&comparison, &comparison, DiffMode::Normalized))

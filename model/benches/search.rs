@@ -5,6 +5,8 @@
 //!
 //! Run: `cargo bench -p embers-model --bench search` (EMBERS_BENCH_NODES to resize).
 
+mod common;
+
 use criterion::{criterion_group, criterion_main, Criterion};
 use embers_model::synth::{SynthOptions, SynthProfile};
 use embers_model::tree::matches::{Matches, SearchIndex};
@@ -13,10 +15,7 @@ use embers_model::tree::transform::func_set;
 use embers_model::wire::decode_response;
 
 fn nodes() -> usize {
-    std::env::var("EMBERS_BENCH_NODES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000)
+    common::bench_nodes()
 }
 
 fn bench(c: &mut Criterion) {
