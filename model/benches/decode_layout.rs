@@ -5,6 +5,7 @@
 //! Run: `cargo bench -p embers-model --bench decode_layout` (EMBERS_BENCH_NODES to resize).
 
 mod common;
+use common::nodes;
 
 use std::alloc::{GlobalAlloc, Layout as AllocLayout, System};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -35,10 +36,6 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-fn nodes() -> usize {
-    common::bench_nodes()
-}
 
 fn mib(b: usize) -> f64 {
     b as f64 / (1024.0 * 1024.0)

@@ -5,16 +5,13 @@
 //! Run: `cargo bench -p embers-model --bench diff` (EMBERS_BENCH_NODES to resize).
 
 mod common;
+use common::nodes;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use embers_model::synth::{SynthOptions, SynthProfile};
 use embers_model::tree::diff::{Diff, DiffMode};
 use embers_model::wire::decode_response;
 use embers_model::Profile;
-
-fn nodes() -> usize {
-    common::bench_nodes()
-}
 
 /// A profile of `nodes` nodes over `functions` functions (both sides of a diff share the
 /// function count, so most frames match).

@@ -6,6 +6,7 @@
 //! Run: `cargo bench -p embers-model --bench search` (EMBERS_BENCH_NODES to resize).
 
 mod common;
+use common::nodes;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use embers_model::synth::{SynthOptions, SynthProfile};
@@ -13,10 +14,6 @@ use embers_model::tree::matches::{Matches, SearchIndex};
 use embers_model::tree::search::{parse_terms, search_funcs, substring_matcher};
 use embers_model::tree::transform::func_set;
 use embers_model::wire::decode_response;
-
-fn nodes() -> usize {
-    common::bench_nodes()
-}
 
 fn bench(c: &mut Criterion) {
     let body = SynthProfile::generate(SynthOptions {

@@ -9,6 +9,8 @@
 //! rows not in tree order (parents after their children) and fan-out as well as chains; and a
 //! shape-A body of the same tree, which its own reader (strings, UUID ids, an id map) decodes.
 
+use std::fmt::Write;
+
 use js_sys::Uint8Array;
 
 use crate::{answer, DecodeRequest};
@@ -99,14 +101,14 @@ pub fn body(rows: usize) -> Vec<u8> {
     for f in 0..FUNCTIONS {
         let (name, kind) = function(f);
         let sep = if f == 0 { "" } else { "," };
-        b.push_str(&format!(r#"{sep}"{name}""#));
-        types.push_str(&format!(r#"{sep}"{kind}""#));
+        let _ = write!(b, r#"{sep}"{name}""#);
+        let _ = write!(types, r#"{sep}"{kind}""#);
     }
     b.push_str(r#"],"function_types":"#);
     b.push_str(&types);
     b.push_str(r#"],"function_values":{"columns":["self_value","total_value"],"values":[[0,0]"#);
     for f in 1..FUNCTIONS {
-        b.push_str(&format!(",[{},{}]", f * 7_919, f * 1_048_573));
+        let _ = write!(b, ",[{},{}]", f * 7_919, f * 1_048_573);
     }
     b.push_str(r#"]},"node_values":{"columns":["function_id","parent_node_id","self_value","total_value"],"values":["#);
     let mut row_of_node = vec![0usize; tree.rows];
@@ -121,7 +123,7 @@ pub fn body(rows: usize) -> Vec<u8> {
         };
         let sep = if r == 0 { "" } else { "," };
         let (func, s, t) = (Tree::func(n), Tree::self_value(n), tree.total[n]);
-        b.push_str(&format!("{sep}[{func},{parent_row},{s},{t}]"));
+        let _ = write!(b, "{sep}[{func},{parent_row},{s},{t}]");
     }
     b.push_str("]}}}");
     b.into_bytes()
@@ -155,13 +157,14 @@ pub fn body_a(rows: usize) -> Vec<u8> {
             uuid(Tree::parent(n))
         };
         let sep = if r == 0 { "" } else { "," };
-        b.push_str(&format!(
+        let _ = write!(
+            b,
             r#"{sep}{{"profile_location_str":"{}","node_id":"{}","parent_node_id":"{parent}","self_value":{},"total_value":{}}}"#,
             names[Tree::func(n)],
             uuid(n),
             Tree::self_value(n),
             tree.total[n]
-        ));
+        );
     }
     b.push_str("]}");
     b.into_bytes()

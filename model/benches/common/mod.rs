@@ -2,7 +2,7 @@
 
 /// The benchmark profile's node count: `EMBERS_BENCH_NODES`, else a million (the browser
 /// benchmark's largest size).
-pub fn bench_nodes() -> usize {
+pub fn nodes() -> usize {
     std::env::var("EMBERS_BENCH_NODES")
         .ok()
         .and_then(|v| v.parse().ok())

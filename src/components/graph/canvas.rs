@@ -101,11 +101,10 @@ pub fn prepare(
         (viewport.width_css * dpr).round() as u32,
         (viewport.height_css * dpr).round() as u32,
     );
+    // Setting either size clears the canvas and resets its state, even to the same value.
     let resized = canvas.width() != w || canvas.height() != h;
-    if canvas.width() != w {
+    if resized {
         canvas.set_width(w);
-    }
-    if canvas.height() != h {
         canvas.set_height(h);
     }
     let ctx = canvas
@@ -157,6 +156,9 @@ pub fn replay(
     ctx.set_fill_style_str(theme.background);
     ctx.fill_rect(0.0, 0.0, viewport.width_css, viewport.height_css);
     let mut alpha = 1.0;
+    // The computed colour set last (diff and self-heat fills): neighbours often share one, and
+    // each new one is a JS string made for it.
+    let mut last_rgb = None;
     for r in &list.rects {
         if r.alpha != alpha {
             ctx.set_global_alpha(r.alpha);
@@ -169,8 +171,13 @@ pub fn replay(
             },
             Fill::Root => set_fill(ctx, &theme.root),
             Fill::Merged => set_fill(ctx, &theme.merged),
+            Fill::Rgb(c) if last_rgb == Some(c) => {}
             Fill::Rgb(c) => set_fill(ctx, &rgb_css(c.packed())),
         }
+        last_rgb = match r.fill {
+            Fill::Rgb(c) => Some(c),
+            _ => None,
+        };
         ctx.fill_rect(r.x, r.y, r.w, r.h);
     }
     set_fill(ctx, &theme.label);

@@ -12,6 +12,7 @@
 use crate::contract::kind::FrameKind;
 use crate::tree::diff::union::RESOLUTION;
 use crate::tree::diff::SideValues;
+use crate::tree::profile::parts::pack_names;
 use crate::tree::profile::{NodeId, Profile, ProfileParts};
 use crate::tree::table::NO_PARENT;
 use rustc_hash::FxHashMap;
@@ -203,13 +204,7 @@ impl<'a> Walk<'a> {
         }
         drop(next);
         let (row_offsets, row_nodes) = rows(&self.depth);
-        let names = self.names;
-        let mut name_bytes = Vec::with_capacity(names.iter().map(|s| s.len()).sum());
-        let mut name_ends = Vec::with_capacity(names.len());
-        for name in &names {
-            name_bytes.extend_from_slice(name.as_bytes());
-            name_ends.push(name_bytes.len() as u32);
-        }
+        let (name_bytes, name_ends) = pack_names(&self.names);
         let parts = ProfileParts {
             names: name_bytes,
             name_ends,

@@ -14,7 +14,7 @@ use crate::contract::kind::FrameKind;
 mod builder;
 mod child_index;
 mod level_order;
-mod parts;
+pub(crate) mod parts;
 
 pub use parts::{ProfileParts, WARNING_ORDER};
 

@@ -48,12 +48,7 @@ pub const WARNING_ORDER: [&str; 7] = [
 impl Profile {
     /// Takes the profile apart (consuming it, so nothing is copied twice).
     pub fn into_parts(self) -> ProfileParts {
-        let mut names = Vec::with_capacity(self.names.iter().map(|n| n.len()).sum());
-        let mut name_ends = Vec::with_capacity(self.names.len());
-        for name in &self.names {
-            names.extend_from_slice(name.as_bytes());
-            name_ends.push(names.len() as u32);
-        }
+        let (names, name_ends) = pack_names(&self.names);
         let w = &self.warnings;
         ProfileParts {
             names,
@@ -206,6 +201,18 @@ impl Profile {
         }
         Ok(())
     }
+}
+
+/// Function names one after another, and the end of each: [`ProfileParts::names`] and
+/// [`ProfileParts::name_ends`].
+pub(crate) fn pack_names<S: AsRef<str>>(names: &[S]) -> (Vec<u8>, Vec<u32>) {
+    let mut bytes = Vec::with_capacity(names.iter().map(|n| n.as_ref().len()).sum());
+    let mut ends = Vec::with_capacity(names.len());
+    for name in names {
+        bytes.extend_from_slice(name.as_ref().as_bytes());
+        ends.push(bytes.len() as u32);
+    }
+    (bytes, ends)
 }
 
 fn split_names(bytes: &[u8], ends: &[u32]) -> Result<Vec<Box<str>>, String> {
