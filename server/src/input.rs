@@ -16,9 +16,8 @@
 //! batch's text is freed once its samples are parsed, so a request's peak memory stays a small
 //! multiple of its body.
 
-use std::collections::BTreeMap;
-
-use embers_model::contract::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, DEFAULT_UNIT};
+pub use embers_model::contract::ingest::BatchInput;
+use embers_model::contract::ingest::Batches;
 use embers_model::wire::folded::parse_folded_line;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -26,41 +25,6 @@ use serde_json::Value;
 
 use crate::limits::StackLimits;
 use crate::store::{Batch, BatchMeta, Sample, Tags};
-
-fn default_language() -> String {
-    DEFAULT_LANGUAGE.to_owned()
-}
-fn default_event_type() -> String {
-    DEFAULT_EVENT_TYPE.to_owned()
-}
-fn default_unit() -> String {
-    DEFAULT_UNIT.to_owned()
-}
-
-/// One batch as sent over HTTP.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BatchInput {
-    /// Process name, or `Total` for per-host stacks.
-    pub app_service: String,
-    /// Language type.
-    #[serde(default = "default_language")]
-    pub profile_language_type: String,
-    /// Event type.
-    #[serde(default = "default_event_type")]
-    pub profile_event_type: String,
-    /// Unit label.
-    #[serde(default = "default_unit")]
-    pub profile_value_unit: String,
-    /// Unix seconds of every sample; now when absent.
-    #[serde(default)]
-    pub time: Option<i64>,
-    /// Tags: names from the seed's field table or open families; string or number values.
-    #[serde(default)]
-    pub tags: BTreeMap<String, Value>,
-    /// Folded stacks, one `frame;frame;frame value` per line.
-    pub folded: String,
-}
 
 /// A rejected input, pointing at the batch and line where possible.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -221,12 +185,6 @@ struct Form {
     batches: Option<IgnoredAny>,
 }
 
-/// The `{"batches": [...]}` form (other members are ignored, as they always were).
-#[derive(Deserialize)]
-struct Many {
-    batches: Vec<BatchInput>,
-}
-
 /// A serde error as the message of a rejected body.
 fn json_error(prefix: &str, e: &serde_json::Error) -> InputError {
     if e.is_syntax() || e.is_eof() {
@@ -254,7 +212,7 @@ pub fn parse_json_body(
     // A first pass that only looks for `batches` costs a scan of the body but no copy of it.
     let form: Form = serde_json::from_slice(body).map_err(|e| json_error("", &e))?;
     let inputs: Vec<BatchInput> = if form.batches.is_some() {
-        serde_json::from_slice::<Many>(body)
+        serde_json::from_slice::<Batches>(body)
             .map_err(|e| json_error("batches: ", &e))?
             .batches
     } else {

@@ -3,8 +3,8 @@
 //! which samples they select ([`selection`]), the result shapes ([`shape`]), the tag field
 //! table ([`fields`]) and the `tag_filter` grammar ([`tag_filter`]), the frame kinds DeepFlow's name
 //! prefixes and `function_types` letters mark ([`kind`]), the rules for
-//! `max_kernel_stack_depth` ([`kernel`]) and event types ([`event`]), and the response envelope
-//! ([`envelope`]), and who may embed the page ([`embed`]). Facts about the interface live here and nowhere else.
+//! `max_kernel_stack_depth` ([`kernel`]) and event types ([`event`]), the response envelope
+//! ([`envelope`]), who may embed the page ([`embed`]) and the ingest body ([`ingest`]). Facts about the interface live here and nowhere else.
 
 pub mod body;
 pub mod embed;
@@ -12,6 +12,7 @@ pub mod envelope;
 pub mod event;
 pub mod explore;
 pub mod fields;
+pub mod ingest;
 pub mod kernel;
 pub mod kind;
 pub mod request;

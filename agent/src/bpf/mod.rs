@@ -1,0 +1,246 @@
+//! The kernel side, from user space: loads `profile.bpf.c` (its libbpf-rs skeleton is built by
+//! `build.rs`), sets its options, opens a CPU-clock perf event on every online CPU and attaches
+//! the on-CPU program to each, attaches the off-CPU program to `sched_switch` when asked, and
+//! hands every ring buffer record to a callback. It also reads the program's counters and keeps
+//! the CPUs sampled in step with the CPUs online.
+
+pub mod counts;
+pub mod events;
+pub mod perf;
+
+use std::cell::RefCell;
+use std::mem::MaybeUninit;
+use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd};
+use std::rc::Rc;
+use std::time::Duration;
+
+use libbpf_rs::skel::{OpenSkel, SkelBuilder};
+use libbpf_rs::{Link, MapCore, MapFlags, OpenObject, RingBuffer, RingBufferBuilder};
+
+use crate::error::AgentError;
+use crate::intake::Intake;
+use crate::options::{Options, Unwind};
+
+#[allow(
+    clippy::all,
+    clippy::pedantic,
+    missing_docs,
+    unused,
+    non_camel_case_types
+)]
+pub(crate) mod skel {
+    include!(concat!(env!("OUT_DIR"), "/profile.skel.rs"));
+}
+
+use skel::{ProfileSkel, ProfileSkelBuilder};
+
+/// The program's counters (`enum stat` in `profile.bpf.c`), summed over CPUs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelStats {
+    /// On-CPU samples taken.
+    pub samples: u64,
+    /// Events dropped: the ring buffer was full.
+    pub lost_events: u64,
+    /// fp-mode samples dropped: a counts map was full.
+    pub lost_counts: u64,
+    /// Stacks lost: a stack map was full.
+    pub lost_stacks: u64,
+    /// Samples whose user stack could not be read at all.
+    pub no_user_stack: u64,
+    /// Off-CPU waits recorded.
+    pub blocks: u64,
+}
+
+impl KernelStats {
+    fn from_slots(s: &[u64; 6]) -> KernelStats {
+        KernelStats {
+            samples: s[0],
+            lost_events: s[1],
+            lost_counts: s[2],
+            lost_stacks: s[3],
+            no_user_stack: s[4],
+            blocks: s[5],
+        }
+    }
+
+    /// What happened since `before`.
+    pub fn since(&self, before: &KernelStats) -> KernelStats {
+        KernelStats {
+            samples: self.samples.saturating_sub(before.samples),
+            lost_events: self.lost_events.saturating_sub(before.lost_events),
+            lost_counts: self.lost_counts.saturating_sub(before.lost_counts),
+            lost_stacks: self.lost_stacks.saturating_sub(before.lost_stacks),
+            no_user_stack: self.no_user_stack.saturating_sub(before.no_user_stack),
+            blocks: self.blocks.saturating_sub(before.blocks),
+        }
+    }
+}
+
+struct Cpu {
+    id: u32,
+    _link: Link,
+}
+
+/// The loaded, attached program. Field order is drop order: the ring buffer and links go
+/// before the maps and programs they use.
+pub struct Probe {
+    ring: RingBuffer<'static>,
+    cpus: Vec<Cpu>,
+    _switch: Option<Link>,
+    skel: ProfileSkel<'static>,
+    frequency: u64,
+}
+
+/// Ring buffer size: room for about a second of stack copies from every CPU at 99 Hz.
+fn ring_bytes(unwind: Unwind, cpus: usize) -> u32 {
+    let wanted = match unwind {
+        Unwind::Dwarf => cpus.max(1) * (2 << 20),
+        Unwind::Fp => 4 << 20,
+    };
+    wanted.clamp(8 << 20, 256 << 20).next_power_of_two() as u32
+}
+
+impl Probe {
+    /// Load, configure and attach; every ring buffer record goes to `intake`.
+    pub fn start(options: &Options, intake: Rc<RefCell<Intake>>) -> Result<Probe, AgentError> {
+        let online = perf::online_cpus().map_err(AgentError::NoCpu)?;
+        // The skeleton borrows its object for its whole life; one small leak per start.
+        let object: &'static mut MaybeUninit<OpenObject> =
+            Box::leak(Box::new(MaybeUninit::uninit()));
+        let mut open = ProfileSkelBuilder::default()
+            .open(object)
+            .map_err(|e| AgentError::bpf("opened", e))?;
+        let rodata = open
+            .maps
+            .rodata_data
+            .as_deref_mut()
+            .ok_or_else(|| AgentError::bpf("configured", "no .rodata section"))?;
+        rodata.copy_stacks = options.unwind == Unwind::Dwarf;
+        rodata.include_idle = options.include_idle;
+        rodata.min_block_ns = u64::try_from(options.min_block.as_nanos()).unwrap_or(u64::MAX);
+        open.maps
+            .events
+            .set_max_entries(ring_bytes(options.unwind, online.len()))
+            .map_err(|e| AgentError::bpf("configured", e))?;
+        open.progs.on_switch.set_autoload(options.off_cpu);
+        let skel = open.load().map_err(|e| AgentError::bpf("loaded", e))?;
+        let _switch = if options.off_cpu {
+            Some(
+                skel.progs
+                    .on_switch
+                    .attach()
+                    .map_err(|e| AgentError::bpf("attached to sched_switch", e))?,
+            )
+        } else {
+            None
+        };
+        let mut builder = RingBufferBuilder::new();
+        builder
+            .add(&skel.maps.events, move |data: &[u8]| {
+                let mut intake = intake.borrow_mut();
+                match events::parse(data) {
+                    Ok(e) => intake.event(&e),
+                    Err(_) => intake.bad_record(),
+                }
+                0
+            })
+            .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
+        let ring = builder
+            .build()
+            .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
+        let mut probe = Probe {
+            ring,
+            cpus: Vec::new(),
+            _switch,
+            skel,
+            frequency: u64::from(options.frequency),
+        };
+        let mut errors = Vec::new();
+        for cpu in online {
+            if let Err(e) = probe.attach_cpu(cpu) {
+                errors.push(e);
+            }
+        }
+        if probe.cpus.is_empty() {
+            return Err(AgentError::NoCpu(errors.join("; ")));
+        }
+        for e in errors {
+            tracing::warn!("{e}");
+        }
+        Ok(probe)
+    }
+
+    fn attach_cpu(&mut self, cpu: u32) -> Result<(), String> {
+        let event = perf::open_cpu_clock(cpu, self.frequency)
+            .map_err(|e| format!("cannot open a CPU-clock perf event on CPU {cpu}: {e}"))?;
+        // The link owns the event from here: libbpf closes it when the link goes.
+        let fd = event.into_raw_fd();
+        match self.skel.progs.on_cpu.attach_perf_event(fd) {
+            Ok(link) => {
+                self.cpus.push(Cpu {
+                    id: cpu,
+                    _link: link,
+                });
+                Ok(())
+            }
+            Err(e) => {
+                // SAFETY: not attached, so still ours alone.
+                drop(unsafe { OwnedFd::from_raw_fd(fd) });
+                Err(format!("cannot attach to the perf event of CPU {cpu}: {e}"))
+            }
+        }
+    }
+
+    /// Wait up to `timeout` for records and hand them to the intake.
+    pub fn poll(&self, timeout: Duration) -> Result<(), AgentError> {
+        self.ring
+            .poll(timeout)
+            .map_err(|e| AgentError::bpf("read (ring buffer)", e))
+    }
+
+    /// Follow CPUs going offline (their samples stop; said once) and coming online (sampled
+    /// from now on, on a fresh event).
+    pub fn follow_cpus(&mut self) {
+        let Ok(online) = perf::online_cpus() else {
+            return;
+        };
+        let sampled: Vec<u32> = self.cpus.iter().map(|c| c.id).collect();
+        let (gone, new) = perf::changes(&sampled, &online);
+        for cpu in gone {
+            tracing::warn!("CPU {cpu} went offline: no samples from it until it is back");
+            self.cpus.retain(|c| c.id != cpu);
+        }
+        for cpu in new {
+            match self.attach_cpu(cpu) {
+                Ok(()) => tracing::info!("CPU {cpu} came online: sampling it"),
+                Err(e) => tracing::warn!("CPU {cpu} came online but {e}"),
+            }
+        }
+    }
+
+    /// The program's counters so far.
+    pub fn stats(&self) -> KernelStats {
+        let mut slots = [0u64; 6];
+        for (i, slot) in slots.iter_mut().enumerate() {
+            let key = (i as u32).to_ne_bytes();
+            if let Ok(Some(per_cpu)) = self.skel.maps.stats.lookup_percpu(&key, MapFlags::ANY) {
+                *slot = per_cpu
+                    .iter()
+                    .filter_map(|v| v.get(..8).and_then(|b| b.try_into().ok()))
+                    .map(u64::from_ne_bytes)
+                    .sum();
+            }
+        }
+        KernelStats::from_slots(&slots)
+    }
+
+    /// CPUs sampled.
+    pub fn cpus(&self) -> usize {
+        self.cpus.len()
+    }
+
+    /// fp mode: move the counts of the window that ends into `intake`.
+    pub fn drain_counts(&mut self, intake: &mut Intake) {
+        counts::drain(&mut self.skel, intake);
+    }
+}

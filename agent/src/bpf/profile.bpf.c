@@ -1,0 +1,367 @@
+/* Embers' collector, kernel side: samples on-CPU stacks and measures off-CPU waits.
+ *
+ * Three programs, all sharing the maps below:
+ *  - on_cpu (perf_event, CPU clock, every CPU): one sample of the running task. Either
+ *    (unwind = "dwarf") the kernel stack, the user registers and the top pages of the user stack go
+ *    to user space through the `events` ring buffer, where they are unwound from .eh_frame;
+ *    or (unwind = "fp") the kernel and frame-pointer user stacks are counted here, in `counts0` or
+ *    `counts1` keyed by (pid, tid, kernel stack id, user stack id), drained every window.
+ *  - on_switch (tp_btf/sched_switch, only with --off-cpu): the task switching out gets its stacks
+ *    and a timestamp in `blocked`; the task switching in, if it waited at least min_block_ns,
+ *    becomes an off-CPU event with the time it waited.
+ * Every failure to record is counted in `stats`, so user space can report what was lost.
+ */
+#include "vmlinux.h"
+/* bpf_helper_defs.h names kernel structs only behind pointers; they need no definition. */
+#pragma clang diagnostic ignored "-Wvisibility"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
+
+#define COMM_LEN 16
+#define KERNEL_DEPTH 64  /* kernel frames kept (perf's own default limit is 127) */
+#define USER_DEPTH 64    /* frame-pointer user frames kept (fp mode, off-CPU) */
+#define STACK_BYTES 20480 /* most user stack copied per sample */
+#define PF_KTHREAD 0x00200000
+
+enum event_kind { EVENT_ON_CPU = 1, EVENT_OFF_CPU = 2 };
+
+/* Counters, one per CPU (user space sums them). Keep in step with bpf/events.rs. */
+enum stat {
+	STAT_SAMPLES,       /* on-CPU samples taken */
+	STAT_LOST_EVENTS,   /* the ring buffer was full: an event was dropped */
+	STAT_LOST_COUNTS,   /* a counts map was full: an fp-mode sample was dropped */
+	STAT_LOST_STACKS,   /* a stack map was full or collided: a stack was lost */
+	STAT_NO_USER_STACK, /* not even the page holding sp could be read */
+	STAT_BLOCKS,        /* off-CPU waits recorded */
+	STAT_COUNT,
+};
+
+/* Set by user space before loading. */
+const volatile bool copy_stacks = true;   /* dwarf mode: send stack copies, not fp stacks */
+const volatile bool include_idle = false; /* also sample pid 0 (the idle task) */
+const volatile u64 min_block_ns = 1000000;
+
+/* Which of the two map sets fp-mode samples go to; user space flips it and drains the other. */
+volatile u32 window = 0;
+
+/* The header of every event (ring buffer record), followed by kernel[kernel_len] (always
+ * KERNEL_DEPTH slots), user[user_len] (USER_DEPTH slots) and, for on-CPU events with
+ * copy_stacks, stack_len bytes of user stack starting at stack_start (= sp). */
+struct event {
+	u32 kind;
+	u32 pid;         /* process (tgid) */
+	u32 tid;
+	u32 cpu;
+	u64 value;       /* on-CPU: 1 sample; off-CPU: nanoseconds waited */
+	u64 ip;          /* user registers, 0 for kernel threads */
+	u64 sp;
+	u64 bp;
+	u64 stack_start; /* user address of stack[0] */
+	u32 stack_len;   /* bytes of stack[] read */
+	u16 kernel_len;
+	u16 user_len;
+	char thread[COMM_LEN];
+	char process[COMM_LEN];
+	u64 kernel[KERNEL_DEPTH];
+	u64 user[USER_DEPTH];
+};
+
+struct sample {
+	struct event e;
+	u8 stack[STACK_BYTES];
+};
+
+/* What a task left behind when it switched out. */
+struct blocked {
+	u64 since;
+	u64 ip, sp, bp;
+	u16 kernel_len;
+	u16 user_len;
+	u32 pid;
+	u64 kernel[KERNEL_DEPTH];
+	u64 user[USER_DEPTH];
+};
+
+struct count_key {
+	u32 pid;
+	u32 tid;
+	s32 kernel_stack;
+	s32 user_stack;
+};
+
+struct names {
+	char thread[COMM_LEN];
+	char process[COMM_LEN];
+};
+
+/* Only here so the skeleton generates these types for the layout test in bpf/events.rs. */
+struct sample layout_sample = {};
+struct count_key layout_key = {};
+struct names layout_names = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20); /* user space resizes it to the CPU count */
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, STAT_COUNT);
+	__type(key, u32);
+	__type(value, u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 10240);
+	__type(key, u32);
+	__type(value, struct blocked);
+} blocked SEC(".maps");
+
+/* One scratch `blocked` per CPU: too big for the 512-byte BPF stack. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct blocked);
+} scratch SEC(".maps");
+
+#define STACK_MAP(name)                                             \
+	struct {                                                    \
+		__uint(type, BPF_MAP_TYPE_STACK_TRACE);             \
+		__uint(max_entries, 16384);                         \
+		__uint(key_size, sizeof(u32));                      \
+		__uint(value_size, KERNEL_DEPTH * sizeof(u64));     \
+	} name SEC(".maps")
+#define COUNT_MAP(name)                                             \
+	struct {                                                    \
+		__uint(type, BPF_MAP_TYPE_HASH);                    \
+		__uint(max_entries, 32768);                         \
+		__type(key, struct count_key);                      \
+		__type(value, u64);                                 \
+	} name SEC(".maps")
+
+STACK_MAP(stacks0);
+STACK_MAP(stacks1);
+COUNT_MAP(counts0);
+COUNT_MAP(counts1);
+
+/* Thread and process names of fp-mode samples, by thread id. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 32768);
+	__type(key, u32);
+	__type(value, struct names);
+} threads SEC(".maps");
+
+static __always_inline void count(u32 stat)
+{
+	u64 *n = bpf_map_lookup_elem(&stats, &stat);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+}
+
+static __always_inline bool is_kernel_thread(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, flags) & PF_KTHREAD;
+}
+
+/* The task's user registers as saved on kernel entry: right whether the sample interrupted user
+ * code or a system call. */
+static __always_inline void user_regs(struct task_struct *task, u64 *ip, u64 *sp, u64 *bp)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	*ip = BPF_CORE_READ(regs, ip);
+	*sp = BPF_CORE_READ(regs, sp);
+	*bp = BPF_CORE_READ(regs, bp);
+}
+
+static __always_inline void names(struct task_struct *task, char *thread, char *process)
+{
+	BPF_CORE_READ_STR_INTO((char(*)[COMM_LEN])thread, task, comm);
+	BPF_CORE_READ_STR_INTO((char(*)[COMM_LEN])process, task, group_leader, comm);
+}
+
+/* Where the thread's stack ends above sp, if known: the main thread's stack began at
+ * mm->start_stack; glibc and musl put a thread's TLS block (fsbase) right above its stack. */
+static __always_inline u64 stack_top(struct task_struct *task, u32 pid, u32 tid)
+{
+	if (pid == tid)
+		return BPF_CORE_READ(task, mm, start_stack);
+	return BPF_CORE_READ(task, thread.fsbase);
+}
+
+/* Copies the user stack from sp up to its top (or STACK_BYTES); when that read fails (the top
+ * was not where expected), the largest of 16, 8, 4, 2 or 1 KiB that can be read. Returns the
+ * bytes copied. */
+static __always_inline u32 copy_user_stack(u8 *dst, u64 sp, u64 top)
+{
+	u64 len = STACK_BYTES;
+	if (top > sp && top - sp < STACK_BYTES)
+		len = (top - sp + 7) & ~7ULL;
+	if (len > STACK_BYTES)
+		len = STACK_BYTES;
+	if (!bpf_probe_read_user(dst, len, (void *)sp))
+		return len;
+	for (u32 size = 16384; size >= 1024; size /= 2)
+		if (!bpf_probe_read_user(dst, size, (void *)sp))
+			return size;
+	return 0;
+}
+
+/* One per CPU: a sample is built here, then only its used part goes to the ring buffer. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct sample);
+} sample_scratch SEC(".maps");
+
+static __always_inline int sample_to_ring(void *ctx, struct task_struct *task, u32 pid, u32 tid)
+{
+	u32 zero = 0;
+	struct sample *s = bpf_map_lookup_elem(&sample_scratch, &zero);
+	if (!s)
+		return 0;
+	struct event *e = &s->e;
+	e->kind = EVENT_ON_CPU;
+	e->pid = pid;
+	e->tid = tid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->value = 1;
+	names(task, e->thread, e->process);
+	long k = bpf_get_stack(ctx, e->kernel, sizeof(e->kernel), 0);
+	e->kernel_len = k > 0 ? k / sizeof(u64) : 0;
+	e->user_len = 0;
+	e->ip = e->sp = e->bp = e->stack_start = 0;
+	e->stack_len = 0;
+	if (!is_kernel_thread(task)) {
+		user_regs(task, &e->ip, &e->sp, &e->bp);
+		e->stack_start = e->sp;
+		e->stack_len = copy_user_stack(s->stack, e->sp, stack_top(task, pid, tid));
+		if (!e->stack_len)
+			count(STAT_NO_USER_STACK);
+	}
+	u64 size = sizeof(struct event) + e->stack_len;
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	if (bpf_ringbuf_output(&events, s, size, 0))
+		count(STAT_LOST_EVENTS);
+	return 0;
+}
+
+static __always_inline int sample_to_counts(void *ctx, struct task_struct *task, u32 pid, u32 tid)
+{
+	bool second = window & 1;
+	void *stacks = second ? (void *)&stacks1 : (void *)&stacks0;
+	void *counts = second ? (void *)&counts1 : (void *)&counts0;
+	struct count_key key = { .pid = pid, .tid = tid, .kernel_stack = -1, .user_stack = -1 };
+	key.kernel_stack = bpf_get_stackid(ctx, stacks, 0);
+	if (!is_kernel_thread(task))
+		key.user_stack = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK);
+	/* -EFAULT means no stack of that kind (a kernel thread, a sample in pure user code). */
+	if (key.kernel_stack == -12 || key.kernel_stack == -17 || key.user_stack == -12 ||
+	    key.user_stack == -17)
+		count(STAT_LOST_STACKS);
+	u64 one = 1;
+	u64 *n = bpf_map_lookup_elem(counts, &key);
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else if (bpf_map_update_elem(counts, &key, &one, BPF_NOEXIST))
+		count(STAT_LOST_COUNTS);
+	struct names *known = bpf_map_lookup_elem(&threads, &tid);
+	if (!known) {
+		struct names fresh = {};
+		names(task, fresh.thread, fresh.process);
+		bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
+	}
+	return 0;
+}
+
+SEC("perf_event")
+int on_cpu(void *ctx)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 pid = id >> 32, tid = (u32)id;
+	if (tid == 0 && !include_idle)
+		return 0;
+	count(STAT_SAMPLES);
+	struct task_struct *task = bpf_get_current_task_btf();
+	if (copy_stacks)
+		return sample_to_ring(ctx, task, pid, tid);
+	return sample_to_counts(ctx, task, pid, tid);
+}
+
+/* prev is the current task: its stacks are the ones it blocks in. */
+static __always_inline void switch_out(void *ctx, struct task_struct *prev)
+{
+	u32 zero = 0, tid = BPF_CORE_READ(prev, pid);
+	if (tid == 0)
+		return;
+	struct blocked *b = bpf_map_lookup_elem(&scratch, &zero);
+	if (!b)
+		return;
+	b->since = bpf_ktime_get_ns();
+	b->pid = BPF_CORE_READ(prev, tgid);
+	long k = bpf_get_stack(ctx, b->kernel, sizeof(b->kernel), 0);
+	b->kernel_len = k > 0 ? k / sizeof(u64) : 0;
+	b->ip = b->sp = b->bp = 0;
+	b->user_len = 0;
+	if (!is_kernel_thread(prev)) {
+		user_regs(prev, &b->ip, &b->sp, &b->bp);
+		long u = bpf_get_stack(ctx, b->user, sizeof(b->user), BPF_F_USER_STACK);
+		b->user_len = u > 0 ? u / sizeof(u64) : 0;
+	}
+	bpf_map_update_elem(&blocked, &tid, b, BPF_ANY);
+}
+
+/* next waited since its switch-out: an event if that was long enough. */
+static __always_inline void switch_in(struct task_struct *next)
+{
+	u32 tid = BPF_CORE_READ(next, pid);
+	struct blocked *b = bpf_map_lookup_elem(&blocked, &tid);
+	if (!b)
+		return;
+	u64 waited = bpf_ktime_get_ns() - b->since;
+	if (waited < min_block_ns) {
+		bpf_map_delete_elem(&blocked, &tid);
+		return;
+	}
+	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(STAT_LOST_EVENTS);
+		bpf_map_delete_elem(&blocked, &tid);
+		return;
+	}
+	e->kind = EVENT_OFF_CPU;
+	e->pid = b->pid;
+	e->tid = tid;
+	e->cpu = bpf_get_smp_processor_id();
+	e->value = waited;
+	e->ip = b->ip;
+	e->sp = b->sp;
+	e->bp = b->bp;
+	e->stack_start = 0;
+	e->stack_len = 0;
+	e->kernel_len = b->kernel_len;
+	e->user_len = b->user_len;
+	names(next, e->thread, e->process);
+	__builtin_memcpy(e->kernel, b->kernel, sizeof(e->kernel));
+	__builtin_memcpy(e->user, b->user, sizeof(e->user));
+	bpf_ringbuf_submit(e, 0);
+	bpf_map_delete_elem(&blocked, &tid);
+	count(STAT_BLOCKS);
+}
+
+/* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next, ...) */
+SEC("tp_btf/sched_switch")
+int on_switch(u64 *ctx)
+{
+	struct task_struct *prev = (struct task_struct *)ctx[1];
+	struct task_struct *next = (struct task_struct *)ctx[2];
+	switch_out(ctx, prev);
+	switch_in(next);
+	return 0;
+}

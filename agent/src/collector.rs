@@ -1,0 +1,249 @@
+//! The collector's loop: poll the ring buffer for a window's length (records are unwound as
+//! they arrive), then end the window — drain fp-mode counts, name every frame, fold the stacks
+//! into per-process and `Total` batches timed at the window's end, hand them to the sink and log
+//! a stats line saying what was sampled and what was lost.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+
+use crate::bpf::{KernelStats, Probe};
+use crate::error::AgentError;
+use crate::frame::Frame;
+use crate::intake::{Counters, Intake, Names, StackKey};
+use crate::options::{Options, Unwind};
+use crate::sink::Sink;
+use crate::symbols::Symbols;
+use crate::window::{Event, Fold, Named};
+use crate::{host, preflight};
+
+/// Longest wait in one poll, so a stop request is noticed soon.
+const POLL: Duration = Duration::from_millis(100);
+
+/// A running collector (not `Send`: it lives on the thread that started it).
+pub struct Collector {
+    probe: Probe,
+    intake: Rc<RefCell<Intake>>,
+    symbols: Symbols,
+    options: Options,
+    tags: BTreeMap<String, Value>,
+    kernel_before: KernelStats,
+    windows: u64,
+}
+
+/// What one window held, for the stats line.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WindowReport {
+    /// Unix seconds the window ended at.
+    pub time: i64,
+    /// Batches handed to the sink.
+    pub batches: usize,
+    /// Distinct stacks.
+    pub stacks: usize,
+    /// The kernel's counters for the window.
+    pub kernel: KernelStats,
+    /// What happened in user space.
+    pub intake: Counters,
+}
+
+impl Collector {
+    /// Check permissions and BTF, load the program and start sampling.
+    pub fn start(options: Options) -> Result<Collector, AgentError> {
+        let options = options.check().map_err(AgentError::Config)?;
+        for warning in preflight::check()? {
+            tracing::warn!("{warning}");
+        }
+        let tags = host::tags(host::hostname(), host::primary_ip(), &options.tags);
+        let intake = Rc::new(RefCell::new(Intake::new()));
+        let probe = Probe::start(&options, intake.clone())?;
+        tracing::info!(
+            cpus = probe.cpus(),
+            frequency = options.frequency,
+            interval = ?options.interval,
+            off_cpu = options.off_cpu,
+            unwind = ?options.unwind,
+            "sampling every CPU"
+        );
+        Ok(Collector {
+            probe,
+            intake,
+            symbols: Symbols::new(),
+            options,
+            tags,
+            kernel_before: KernelStats::default(),
+            windows: 0,
+        })
+    }
+
+    /// Collect windows into `sink` until `stop` is set; the window in progress is sent then.
+    pub fn run(&mut self, sink: &mut dyn Sink, stop: &AtomicBool) -> Result<(), AgentError> {
+        while !stop.load(Ordering::Relaxed) {
+            let end = Instant::now() + self.options.interval;
+            loop {
+                let now = Instant::now();
+                if now >= end || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                self.probe.poll(POLL.min(end - now))?;
+            }
+            self.end_window(sink);
+        }
+        sink.close(Duration::from_secs(5));
+        Ok(())
+    }
+
+    /// End the window now: name, fold and hand its batches to `sink`.
+    pub fn end_window(&mut self, sink: &mut dyn Sink) -> WindowReport {
+        let time = unix_now();
+        let (stacks, names, counters) = {
+            let mut intake = self.intake.borrow_mut();
+            if self.options.unwind == Unwind::Fp {
+                self.probe.drain_counts(&mut intake);
+            }
+            intake.take()
+        };
+        let frames: HashSet<&Frame> = stacks
+            .keys()
+            .flat_map(|k| k.user.iter().chain(&k.kernel))
+            .collect();
+        self.symbols
+            .resolve(frames, &mut self.intake.borrow_mut().modules);
+        let mut fold = Fold::new();
+        {
+            let intake = self.intake.borrow();
+            for (key, value) in &stacks {
+                fold.add(&self.named(key, *value, &names, &intake.modules));
+            }
+        }
+        let batches = fold.batches(
+            time,
+            &self.tags,
+            self.options.us_per_sample(),
+            self.options.max_batch_bytes,
+        );
+        let kernel_now = self.probe.stats();
+        let report = WindowReport {
+            time,
+            batches: batches.len(),
+            stacks: stacks.len(),
+            kernel: kernel_now.since(&self.kernel_before),
+            intake: counters,
+        };
+        self.kernel_before = kernel_now;
+        if !batches.is_empty() {
+            sink.accept(time, batches);
+        }
+        self.windows += 1;
+        self.log(&report, sink);
+        self.probe.follow_cpus();
+        report
+    }
+
+    fn named(
+        &self,
+        key: &StackKey,
+        value: u64,
+        names: &HashMap<u32, Names>,
+        modules: &crate::modules::Modules,
+    ) -> Named {
+        let n = names.get(&key.tid).cloned().unwrap_or_default();
+        let mut kernel: Vec<String> = key
+            .kernel
+            .iter()
+            .map(|f| self.symbols.name(f, modules))
+            .collect();
+        // Off-CPU stacks are taken inside the tracepoint: drop the BPF and tracing frames
+        // above the scheduler.
+        if key.event == Event::OffCpu {
+            let machinery = kernel.iter().take_while(|n| is_tracing_frame(n)).count();
+            kernel.drain(..machinery);
+        }
+        let frames = key
+            .user
+            .iter()
+            .rev()
+            .map(|f| self.symbols.name(f, modules))
+            .chain(kernel.into_iter().rev())
+            .collect();
+        Named {
+            event: key.event,
+            pid: key.pid,
+            tid: key.tid,
+            wanted: self.options.wants(&n.process),
+            process: n.process,
+            thread: n.thread,
+            frames,
+            value,
+        }
+    }
+
+    fn log(&self, r: &WindowReport, sink: &dyn Sink) {
+        let k = &r.kernel;
+        let i = &r.intake;
+        tracing::info!(
+            "window {}: {} samples, {} off-CPU waits, {} stacks, {} batches; lost: {} events (ring buffer full), {} counts (map full), {} stacks (stack map full); {} of {} user stacks cut short; {} samples of exited processes, {} of processes we may not read; {}",
+            r.time, k.samples, k.blocks, r.stacks, r.batches, k.lost_events, k.lost_counts,
+            k.lost_stacks, i.cut_short, i.unwound, i.exited, i.denied, sink.report()
+        );
+        if k.lost_events + k.lost_counts + k.lost_stacks > 0 {
+            tracing::warn!(
+                "samples were dropped in the kernel this window (ring buffer or maps full): \
+                 lower --frequency, or raise --interval less often"
+            );
+        }
+        if i.exited > 0 {
+            tracing::info!(
+                "{} samples came from processes that exited before their memory maps were read: their user frames are [unknown]",
+                i.exited
+            );
+        }
+        let problems = self.intake.borrow_mut().modules.take_problems();
+        for (path, why) in problems.files {
+            tracing::warn!("symbol file {path} {why}: its frames are [{path}]");
+        }
+        for path in problems.deleted {
+            tracing::warn!(
+                "symbol file {path} was deleted while mapped: read through the process's mapping"
+            );
+        }
+    }
+}
+
+/// BPF and tracepoint frames a stack taken in `sched_switch` starts with.
+fn is_tracing_frame(name: &str) -> bool {
+    let Some(f) = name.strip_prefix("[k] ") else {
+        return false;
+    };
+    [
+        "bpf_",
+        "__bpf_",
+        "__traceiter_",
+        "trace_call_bpf",
+        "perf_trace_",
+    ]
+    .iter()
+    .any(|p| f.starts_with(p))
+}
+
+fn unix_now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tracing_frames() {
+        assert!(is_tracing_frame("[k] bpf_trace_run4"));
+        assert!(is_tracing_frame("[k] __traceiter_sched_switch"));
+        assert!(!is_tracing_frame("[k] __schedule"));
+        assert!(!is_tracing_frame("bpf_user_function"));
+    }
+}

@@ -1,0 +1,217 @@
+//! Where samples arrive during a window: each ring buffer event (or, in fp mode, each drained
+//! count) is unwound and its addresses turned into [`Frame`]s at once, while the process's
+//! mappings are still there to read, then summed per distinct (event, thread, stack). Naming
+//! waits for the window's end.
+
+use std::collections::HashMap;
+
+use framehop::x86_64::CacheX86_64;
+
+use crate::bpf::events::{Event, Kind, Regs};
+use crate::frame::Frame;
+use crate::modules::Modules;
+use crate::procs::unwind::unwind;
+use crate::procs::{Processes, Unknown};
+use crate::window;
+
+/// A distinct stack of one thread.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StackKey {
+    /// What it measures.
+    pub event: window::Event,
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// User frames, leaf first.
+    pub user: Vec<Frame>,
+    /// Kernel frames, leaf first.
+    pub kernel: Vec<Frame>,
+}
+
+/// The names a thread had when last sampled.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Names {
+    /// The thread's.
+    pub thread: String,
+    /// Its process's.
+    pub process: String,
+}
+
+/// What happened to the window's stacks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Events read from the ring buffer.
+    pub events: u64,
+    /// User stacks unwound from a stack copy.
+    pub unwound: u64,
+    /// Of those, stacks that ended before a root frame.
+    pub cut_short: u64,
+    /// Samples of processes that exited before their mappings were read.
+    pub exited: u64,
+    /// Samples of processes whose mappings may not be read.
+    pub denied: u64,
+    /// Records that did not parse.
+    pub bad_records: u64,
+}
+
+/// The window being collected.
+#[derive(Default)]
+pub struct Intake {
+    /// Processes seen.
+    pub processes: Processes,
+    /// Files seen.
+    pub modules: Modules,
+    cache: CacheX86_64,
+    stacks: HashMap<StackKey, u64>,
+    names: HashMap<u32, Names>,
+    /// This window's counters.
+    pub counters: Counters,
+}
+
+/// Kernel frames: the first is where the CPU was, the others return addresses (minus one, to
+/// land inside the call).
+fn kernel_frames(addrs: &[u64]) -> Vec<Frame> {
+    addrs
+        .iter()
+        .enumerate()
+        .map(|(i, &a)| Frame::Kernel(if i == 0 { a } else { a.saturating_sub(1) }))
+        .collect()
+}
+
+impl Intake {
+    /// Nothing collected yet.
+    pub fn new() -> Intake {
+        Intake::default()
+    }
+
+    /// One ring buffer event.
+    pub fn event(&mut self, e: &Event<'_>) {
+        self.counters.events += 1;
+        let event = match e.kind {
+            Kind::OnCpu => window::Event::OnCpu,
+            Kind::OffCpu => window::Event::OffCpu,
+        };
+        let user = if e.regs.ip == 0 {
+            Vec::new()
+        } else if e.kind == Kind::OnCpu && !e.stack.is_empty() {
+            self.unwound(e.pid, e.regs, e.stack_start, e.stack)
+        } else {
+            self.user_frames(e.pid, &e.user)
+        };
+        self.add(
+            StackKey {
+                event,
+                pid: e.pid,
+                tid: e.tid,
+                user,
+                kernel: kernel_frames(&e.kernel),
+            },
+            &e.thread,
+            &e.process,
+            e.value,
+        );
+    }
+
+    /// A count drained from the kernel's maps (fp mode): frame-pointer user addresses.
+    pub fn counted(
+        &mut self,
+        pid: u32,
+        tid: u32,
+        names: &Names,
+        kernel: &[u64],
+        user: &[u64],
+        n: u64,
+    ) {
+        let user = self.user_frames(pid, user);
+        let key = StackKey {
+            event: window::Event::OnCpu,
+            pid,
+            tid,
+            user,
+            kernel: kernel_frames(kernel),
+        };
+        self.add(key, &names.thread, &names.process, n);
+    }
+
+    fn add(&mut self, key: StackKey, thread: &str, process: &str, value: u64) {
+        let names = self.names.entry(key.tid).or_default();
+        if names.thread != thread || names.process != process {
+            *names = Names {
+                thread: thread.to_owned(),
+                process: process.to_owned(),
+            };
+        }
+        *self.stacks.entry(key).or_default() += value;
+    }
+
+    /// DWARF mode: walk the stack copy with the process's unwinder.
+    fn unwound(&mut self, pid: u32, regs: Regs, start: u64, stack: &[u8]) -> Vec<Frame> {
+        let addrs = match self.processes.get(pid, &mut self.modules) {
+            Ok(p) => {
+                let u = unwind(&p.unwinder, &mut self.cache, regs, start, stack);
+                self.counters.unwound += 1;
+                self.counters.cut_short += u64::from(u.cut_short);
+                if u.cut_short {
+                    tracing::trace!(
+                        pid,
+                        frames = u.addrs.len(),
+                        stack = stack.len(),
+                        "stack cut short"
+                    );
+                }
+                u.addrs
+            }
+            Err(why) => return self.unreadable(why, regs.ip),
+        };
+        addrs
+            .into_iter()
+            .map(|a| self.processes.frame(pid, a, &mut self.modules))
+            .collect()
+    }
+
+    /// Frame-pointer addresses: the first where the thread was, the rest return addresses.
+    fn user_frames(&mut self, pid: u32, addrs: &[u64]) -> Vec<Frame> {
+        let Some(&first) = addrs.first() else {
+            return Vec::new();
+        };
+        if let Err(why) = self.processes.get(pid, &mut self.modules) {
+            return self.unreadable(why, first);
+        }
+        addrs
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| {
+                let a = if i == 0 { a } else { a.saturating_sub(1) };
+                self.processes.frame(pid, a, &mut self.modules)
+            })
+            .collect()
+    }
+
+    /// A process whose mappings cannot be read keeps only where it was.
+    fn unreadable(&mut self, why: Unknown, ip: u64) -> Vec<Frame> {
+        match why {
+            Unknown::Exited => self.counters.exited += 1,
+            Unknown::Denied => self.counters.denied += 1,
+        }
+        vec![Frame::Unknown(ip)]
+    }
+
+    /// A record that did not parse.
+    pub fn bad_record(&mut self) {
+        self.counters.bad_records += 1;
+    }
+
+    /// The window's stacks, the threads' names and counters; the intake starts a new window
+    /// (forgetting processes that had no samples in this one).
+    pub fn take(&mut self) -> (HashMap<StackKey, u64>, HashMap<u32, Names>, Counters) {
+        let stacks = std::mem::take(&mut self.stacks);
+        let names = std::mem::take(&mut self.names);
+        let counters = std::mem::take(&mut self.counters);
+        self.processes.end_window();
+        // framehop's cache is keyed by a 16-bit module generation that wraps after many
+        // processes; a fresh cache each window keeps stale rules out.
+        self.cache = CacheX86_64::new();
+        (stacks, names, counters)
+    }
+}

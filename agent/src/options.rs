@@ -1,0 +1,124 @@
+//! What the collector is asked to do, checked: the library's view of the command line (the
+//! binary's `cli` and the service's `--profile-host` both build one).
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use regex::Regex;
+use serde_json::Value;
+
+/// How user stacks are walked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unwind {
+    /// Copy the top of the stack in the kernel and unwind it here from `.eh_frame` (whole
+    /// stacks also without frame pointers; every sample crosses to user space).
+    Dwarf,
+    /// Frame pointers only, counted in the kernel (cheapest; stacks of binaries built without
+    /// frame pointers end after a frame or two).
+    Fp,
+}
+
+/// Shortest window.
+pub const MIN_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The collector's settings.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Samples per second per CPU.
+    pub frequency: u32,
+    /// Length of a window.
+    pub interval: Duration,
+    /// Also record off-CPU time.
+    pub off_cpu: bool,
+    /// Shortest wait recorded off-CPU.
+    pub min_block: Duration,
+    /// Processes that get a per-process graph (all when `None`).
+    pub process_regex: Option<Regex>,
+    /// Also sample the idle task (pid 0).
+    pub include_idle: bool,
+    /// Tags of every batch (the machine's are added unless given here).
+    pub tags: BTreeMap<String, Value>,
+    /// How user stacks are walked.
+    pub unwind: Unwind,
+    /// Most bytes of folded text in one batch.
+    pub max_batch_bytes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            frequency: 99,
+            interval: Duration::from_secs(10),
+            off_cpu: false,
+            min_block: Duration::from_millis(1),
+            process_regex: None,
+            include_idle: false,
+            tags: BTreeMap::new(),
+            unwind: Unwind::Dwarf,
+            max_batch_bytes: 1 << 20,
+        }
+    }
+}
+
+impl Options {
+    /// The options, or what is wrong with them.
+    pub fn check(self) -> Result<Options, String> {
+        if !(1..=10_000).contains(&self.frequency) {
+            return Err(format!(
+                "--frequency {} is out of range: 1 to 10000 samples per second",
+                self.frequency
+            ));
+        }
+        if self.interval < MIN_INTERVAL {
+            return Err(format!(
+                "--interval {:?} is too short: at least 1s",
+                self.interval
+            ));
+        }
+        if self.max_batch_bytes < 4096 {
+            return Err("batches must allow at least 4096 bytes".to_owned());
+        }
+        Ok(self)
+    }
+
+    /// Microseconds one on-CPU sample stands for (1e6 / frequency, as DeepFlow counts).
+    pub fn us_per_sample(&self) -> u64 {
+        (1_000_000 + u64::from(self.frequency) / 2) / u64::from(self.frequency.max(1))
+    }
+
+    /// Whether `process` gets a per-process graph.
+    pub fn wants(&self, process: &str) -> bool {
+        self.process_regex
+            .as_ref()
+            .is_none_or(|r| r.is_match(process))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checks_and_derived_values() {
+        let o = Options::default().check().expect("defaults are fine");
+        assert_eq!(o.us_per_sample(), 10101);
+        assert!(o.wants("anything"));
+        let o = Options {
+            frequency: 0,
+            ..Options::default()
+        };
+        assert!(o.check().expect_err("zero").contains("--frequency 0"));
+        let o = Options {
+            interval: Duration::from_millis(500),
+            ..Options::default()
+        };
+        assert!(o.check().expect_err("short").contains("at least 1s"));
+        let o = Options {
+            process_regex: Regex::new("^nginx").ok(),
+            frequency: 1000,
+            ..Options::default()
+        };
+        assert!(o.wants("nginx: worker") && !o.wants("redis"));
+        assert_eq!(o.us_per_sample(), 1000);
+    }
+}

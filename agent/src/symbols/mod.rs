@@ -1,0 +1,191 @@
+//! Naming frames: blazesym looks user addresses up in their files' symbol tables (by file
+//! offset, demangling Rust and C++) and kernel addresses in kallsyms, perf maps name JIT code;
+//! every answer is cached (per module by offset, kernel by address) and shaped into DeepFlow's
+//! name forms by [`crate::names`]. A window's frames are looked up together, one batch per
+//! file.
+
+pub mod perf_map;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::rc::Rc;
+
+use blazesym::symbolize::source::{Elf, Kernel, Source};
+use blazesym::symbolize::{Input, Symbolized, Symbolizer};
+use blazesym::MaybeDefault;
+
+use crate::frame::{Frame, ModuleId};
+use crate::modules::Modules;
+use crate::names::{self, Place};
+use perf_map::PerfMap;
+
+/// Most kernel addresses cached before the cache starts over.
+const MAX_KERNEL_CACHE: usize = 1 << 17;
+
+/// The symbolizer and its caches.
+pub struct Symbols {
+    symbolizer: Symbolizer,
+    kernel: HashMap<u64, Option<Rc<str>>>,
+    perf_maps: HashMap<u32, Option<PerfMap>>,
+    warned: HashSet<ModuleId>,
+}
+
+impl Default for Symbols {
+    fn default() -> Self {
+        Symbols::new()
+    }
+}
+
+impl Symbols {
+    /// Empty caches.
+    pub fn new() -> Symbols {
+        Symbols {
+            symbolizer: Symbolizer::builder()
+                .enable_code_info(false)
+                .enable_inlined_fns(false)
+                .enable_demangling(true)
+                .build(),
+            kernel: HashMap::new(),
+            perf_maps: HashMap::new(),
+            warned: HashSet::new(),
+        }
+    }
+
+    /// Look up every frame of a window that is not cached yet; perf maps are read again each
+    /// window (runtimes append to them).
+    pub fn resolve<'a>(
+        &mut self,
+        frames: impl IntoIterator<Item = &'a Frame>,
+        modules: &mut Modules,
+    ) {
+        self.perf_maps.clear();
+        let mut by_module: BTreeMap<ModuleId, Vec<u64>> = BTreeMap::new();
+        let mut kernel = Vec::new();
+        for frame in frames {
+            match *frame {
+                Frame::Kernel(addr) if !self.kernel.contains_key(&addr) => kernel.push(addr),
+                Frame::File { module, offset, .. } => {
+                    if modules
+                        .get(module)
+                        .is_some_and(|m| m.symbol(offset).is_none())
+                    {
+                        by_module.entry(module).or_default().push(offset);
+                    }
+                }
+                Frame::Jit { pid, .. } => {
+                    self.perf_maps.entry(pid).or_insert_with(|| {
+                        PerfMap::read(&PathBuf::from(format!("/tmp/perf-{pid}.map")))
+                    });
+                }
+                _ => {}
+            }
+        }
+        self.resolve_kernel(kernel);
+        for (id, mut offsets) in by_module {
+            offsets.sort_unstable();
+            offsets.dedup();
+            self.resolve_module(id, &offsets, modules);
+        }
+    }
+
+    fn resolve_kernel(&mut self, mut addrs: Vec<u64>) {
+        if addrs.is_empty() {
+            return;
+        }
+        addrs.sort_unstable();
+        addrs.dedup();
+        if self.kernel.len() + addrs.len() > MAX_KERNEL_CACHE {
+            self.kernel.clear();
+        }
+        let source = Source::Kernel(Kernel {
+            kallsyms: MaybeDefault::Default,
+            // kallsyms names every function; a vmlinux with debug info would cost far more
+            // memory for the same names.
+            vmlinux: MaybeDefault::None,
+            debug_syms: false,
+            ..Default::default()
+        });
+        let names = match self.symbolizer.symbolize(&source, Input::AbsAddr(&addrs)) {
+            Ok(found) => found.into_iter().map(name_of).collect(),
+            Err(e) => {
+                tracing::warn!("kernel symbols unavailable ({e}); kernel frames are [k] [unknown]");
+                vec![None; addrs.len()]
+            }
+        };
+        self.kernel.extend(addrs.into_iter().zip(names));
+    }
+
+    fn resolve_module(&mut self, id: ModuleId, offsets: &[u64], modules: &mut Modules) {
+        let Some(module) = modules.get_mut(id) else {
+            return;
+        };
+        let found = match &module.open_path {
+            Some(path) => {
+                let source = Source::Elf(Elf {
+                    path: path.clone(),
+                    debug_syms: false,
+                    ..Elf::new(path.clone())
+                });
+                self.symbolizer
+                    .symbolize(&source, Input::FileOffset(offsets))
+            }
+            None => Ok(Vec::new()),
+        };
+        let names: Vec<Option<Rc<str>>> = match found {
+            Ok(found) => found.into_iter().map(name_of).collect(),
+            Err(e) => {
+                if self.warned.insert(id) {
+                    tracing::warn!(
+                        "symbols of {} cannot be read ({e}); its frames are [{}]",
+                        module.path,
+                        module.path
+                    );
+                }
+                Vec::new()
+            }
+        };
+        for (i, &offset) in offsets.iter().enumerate() {
+            module.remember(offset, names.get(i).cloned().flatten());
+        }
+    }
+
+    /// The name of `frame` in its final form (`[k] …`, `[l] …`, bare, `[<path>]`, ...).
+    pub fn name(&self, frame: &Frame, modules: &Modules) -> String {
+        match *frame {
+            Frame::Kernel(addr) => {
+                names::kernel(self.kernel.get(&addr).cloned().flatten().as_deref(), addr)
+            }
+            Frame::File {
+                module,
+                offset,
+                exe,
+            } => match modules.get(module) {
+                Some(m) => {
+                    let symbol = m.symbol(offset).cloned().flatten();
+                    let place = if exe {
+                        Place::Executable(&m.path)
+                    } else {
+                        Place::Library(&m.path)
+                    };
+                    names::user(symbol.as_deref(), place, offset)
+                }
+                None => names::unknown(offset),
+            },
+            Frame::Jit { pid, addr } => match self.perf_maps.get(&pid) {
+                Some(Some(map)) => match map.find(addr) {
+                    Some(name) => names::user(Some(name), Place::Jit, addr),
+                    None => format!("[/tmp/perf-{pid}.map]"),
+                },
+                _ => names::unknown(addr),
+            },
+            Frame::Unknown(addr) => names::unknown(addr),
+        }
+    }
+}
+
+fn name_of(s: Symbolized<'_>) -> Option<Rc<str>> {
+    match s {
+        Symbolized::Sym(sym) => Some(Rc::from(&*sym.name)),
+        Symbolized::Unknown(_) => None,
+    }
+}

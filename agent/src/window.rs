@@ -1,0 +1,253 @@
+//! One window of named samples folded into ingest batches: per process (`app_service` = the
+//! process name, stacks `[t] <thread>;<frames root→leaf>`) for the processes the user asked
+//! for, and the per-host `Total` graph of every process's on-CPU time (`[p] <process>;[t]
+//! <thread>`, the main thread's samples `[p] <process>` alone, as DeepFlow's agent writes it).
+
+use std::collections::{BTreeMap, HashMap};
+
+use embers_model::contract::event::{DEFAULT_LANGUAGE, DEFAULT_UNIT, TOTAL_APP_SERVICE};
+use embers_model::contract::ingest::BatchInput;
+use serde_json::Value;
+
+use crate::names;
+
+/// What a sample measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Event {
+    /// Time on the CPU, counted in samples.
+    OnCpu,
+    /// Time blocked, in nanoseconds.
+    OffCpu,
+}
+
+impl Event {
+    /// The `profile_event_type`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Event::OnCpu => "on-cpu",
+            Event::OffCpu => "off-cpu",
+        }
+    }
+}
+
+/// A sample with its frames named.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Named {
+    /// What it measures.
+    pub event: Event,
+    /// Process id (tgid).
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// The process's name (its main thread's).
+    pub process: String,
+    /// The thread's name.
+    pub thread: String,
+    /// Frames, root first, kernel frames last, already in their final form.
+    pub frames: Vec<String>,
+    /// On-CPU: samples; off-CPU: nanoseconds.
+    pub value: u64,
+    /// Whether the process matches `--process-regex` (gets a per-process graph).
+    pub wanted: bool,
+}
+
+/// A window's samples, summed per distinct stack.
+#[derive(Debug, Default)]
+pub struct Fold {
+    processes: BTreeMap<(Event, String), HashMap<String, u64>>,
+    total: HashMap<String, u64>,
+}
+
+impl Fold {
+    /// An empty window.
+    pub fn new() -> Fold {
+        Fold::default()
+    }
+
+    /// Whether nothing was added.
+    pub fn is_empty(&self) -> bool {
+        self.processes.is_empty() && self.total.is_empty()
+    }
+
+    /// Add one sample to its process's graph (if wanted) and, for on-CPU, to `Total`.
+    pub fn add(&mut self, s: &Named) {
+        let thread = names::thread(&s.thread, s.tid);
+        if s.wanted {
+            let mut stack = thread.clone();
+            for frame in &s.frames {
+                stack.push(';');
+                stack.push_str(frame);
+            }
+            let app = names::app_service(&s.process, s.pid);
+            *self
+                .processes
+                .entry((s.event, app))
+                .or_default()
+                .entry(stack)
+                .or_default() += s.value;
+        }
+        if s.event == Event::OnCpu {
+            let mut stack = names::process(&s.process, s.pid);
+            if s.tid != s.pid {
+                stack.push(';');
+                stack.push_str(&thread);
+            }
+            *self.total.entry(stack).or_default() += s.value;
+        }
+    }
+
+    /// The window as batches timed `time`, values in microseconds (`us_per_sample` per
+    /// on-CPU sample), each batch's folded text at most about `max_bytes` (a bigger graph is
+    /// split into several batches with the same metadata).
+    pub fn batches(
+        self,
+        time: i64,
+        tags: &BTreeMap<String, Value>,
+        us_per_sample: u64,
+        max_bytes: usize,
+    ) -> Vec<BatchInput> {
+        let mut out = Vec::new();
+        let to_us = |event: Event, v: u64| match event {
+            Event::OnCpu => v.saturating_mul(us_per_sample),
+            Event::OffCpu => v / 1000,
+        };
+        let graphs = self.processes.into_iter().chain(
+            (!self.total.is_empty())
+                .then(|| ((Event::OnCpu, TOTAL_APP_SERVICE.to_owned()), self.total)),
+        );
+        for ((event, app), stacks) in graphs {
+            let mut lines: Vec<(String, u64)> = stacks
+                .into_iter()
+                .map(|(stack, v)| (stack, to_us(event, v)))
+                .filter(|(_, us)| *us > 0)
+                .collect();
+            // Sorted, so a window always folds to the same text.
+            lines.sort_unstable();
+            for folded in split_lines(&lines, max_bytes) {
+                out.push(BatchInput {
+                    app_service: app.clone(),
+                    profile_language_type: DEFAULT_LANGUAGE.to_owned(),
+                    profile_event_type: event.name().to_owned(),
+                    profile_value_unit: DEFAULT_UNIT.to_owned(),
+                    time: Some(time),
+                    tags: tags.clone(),
+                    folded,
+                });
+            }
+        }
+        out
+    }
+}
+
+/// Folded texts of `stack value` lines, each at most `max_bytes` unless one line alone is
+/// longer.
+fn split_lines(lines: &[(String, u64)], max_bytes: usize) -> Vec<String> {
+    let mut texts = Vec::new();
+    let mut text = String::new();
+    for (stack, value) in lines {
+        let line = format!("{stack} {value}\n");
+        if !text.is_empty() && text.len() + line.len() > max_bytes {
+            texts.push(std::mem::take(&mut text));
+        }
+        text.push_str(&line);
+    }
+    if !text.is_empty() {
+        texts.push(text);
+    }
+    texts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(event: Event, tid: u32, frames: &[&str], value: u64, wanted: bool) -> Named {
+        Named {
+            event,
+            pid: 10,
+            tid,
+            process: "web".into(),
+            thread: if tid == 10 {
+                "web".into()
+            } else {
+                "worker".into()
+            },
+            frames: frames.iter().map(|f| (*f).to_owned()).collect(),
+            value,
+            wanted,
+        }
+    }
+
+    #[test]
+    fn folds_per_process_and_total_as_deepflow_does() {
+        let mut fold = Fold::new();
+        fold.add(&sample(Event::OnCpu, 10, &["main", "work"], 2, true));
+        fold.add(&sample(Event::OnCpu, 10, &["main", "work"], 1, true));
+        fold.add(&sample(
+            Event::OnCpu,
+            11,
+            &["[l] start_thread", "run"],
+            1,
+            true,
+        ));
+        fold.add(&sample(
+            Event::OffCpu,
+            11,
+            &["run", "[k] schedule"],
+            2_500_000,
+            true,
+        ));
+        fold.add(&sample(Event::OnCpu, 11, &["x"], 4, false));
+        let tags = BTreeMap::from([("host".to_owned(), Value::from("h"))]);
+        let batches = fold.batches(1_700_000_000, &tags, 10101, 1 << 20);
+        let by_app: Vec<(&str, &str, &str)> = batches
+            .iter()
+            .map(|b| {
+                (
+                    b.app_service.as_str(),
+                    b.profile_event_type.as_str(),
+                    b.folded.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            by_app,
+            vec![
+                (
+                    "web",
+                    "on-cpu",
+                    "[t] web;main;work 30303\n[t] worker;[l] start_thread;run 10101\n"
+                ),
+                ("web", "off-cpu", "[t] worker;run;[k] schedule 2500\n"),
+                (
+                    "Total",
+                    "on-cpu",
+                    "[p] web 30303\n[p] web;[t] worker 50505\n"
+                ),
+            ]
+        );
+        assert!(batches.iter().all(|b| b.time == Some(1_700_000_000)
+            && b.tags == tags
+            && b.profile_language_type == "eBPF"
+            && b.profile_value_unit == "microseconds"));
+    }
+
+    #[test]
+    fn big_graphs_are_split_and_empty_windows_send_nothing() {
+        let mut fold = Fold::new();
+        for i in 0..100 {
+            fold.add(&sample(Event::OnCpu, 10, &[&format!("f{i:03}")], 1, true));
+        }
+        let batches = fold.batches(1, &BTreeMap::new(), 1, 200);
+        let web: Vec<&BatchInput> = batches.iter().filter(|b| b.app_service == "web").collect();
+        assert!(web.len() > 5, "{}", web.len());
+        assert!(web.iter().all(|b| b.folded.len() <= 200));
+        let lines: usize = web.iter().map(|b| b.folded.lines().count()).sum();
+        assert_eq!(lines, 100);
+        assert!(Fold::new().batches(1, &BTreeMap::new(), 1, 200).is_empty());
+        let mut tiny = Fold::new();
+        tiny.add(&sample(Event::OffCpu, 10, &["a"], 999, true));
+        let b = tiny.batches(1, &BTreeMap::new(), 1, 200);
+        assert!(b.is_empty(), "under a microsecond rounds to nothing: {b:?}");
+    }
+}

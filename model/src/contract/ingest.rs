@@ -1,0 +1,89 @@
+//! The JSON body of `POST /v1/profile/ingest`: what a sender (the collector, `embers-agent`)
+//! writes and what the service reads, defined once.
+//!
+//! ```json
+//! {"batches": [{"app_service": "redis-server", "profile_language_type": "eBPF",
+//!   "profile_event_type": "on-cpu", "profile_value_unit": "microseconds",
+//!   "time": 1700000000, "tags": {"host": "node-a"},
+//!   "folded": "[t] main;main;work 10101\n"}]}
+//! ```
+//! A body may also be one batch object on its own. Defaults: language `eBPF`, event type
+//! `on-cpu`, unit `microseconds`, time = when the service receives it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, DEFAULT_UNIT};
+
+fn default_language() -> String {
+    DEFAULT_LANGUAGE.to_owned()
+}
+fn default_event_type() -> String {
+    DEFAULT_EVENT_TYPE.to_owned()
+}
+fn default_unit() -> String {
+    DEFAULT_UNIT.to_owned()
+}
+
+/// One batch: samples of one process (or `Total`) sharing metadata and a time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchInput {
+    /// Process name, or `Total` for per-host stacks.
+    pub app_service: String,
+    /// Language type.
+    #[serde(default = "default_language")]
+    pub profile_language_type: String,
+    /// Event type.
+    #[serde(default = "default_event_type")]
+    pub profile_event_type: String,
+    /// Unit label.
+    #[serde(default = "default_unit")]
+    pub profile_value_unit: String,
+    /// Unix seconds of every sample; now when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<i64>,
+    /// Tags: names from the seed's field table or open families; string or number values.
+    #[serde(default)]
+    pub tags: BTreeMap<String, Value>,
+    /// Folded stacks, one `frame;frame;frame value` per line.
+    pub folded: String,
+}
+
+/// The `{"batches": [...]}` form of a body.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Batches {
+    /// The batches, written in one transaction.
+    pub batches: Vec<BatchInput>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_written_body_reads_back_with_the_defaults_filled_in() {
+        let batch = BatchInput {
+            app_service: "web".into(),
+            profile_language_type: DEFAULT_LANGUAGE.into(),
+            profile_event_type: "off-cpu".into(),
+            profile_value_unit: DEFAULT_UNIT.into(),
+            time: None,
+            tags: BTreeMap::from([("host".to_owned(), Value::from("a"))]),
+            folded: "[t] web;main 3\n".into(),
+        };
+        let body = serde_json::to_string(&Batches {
+            batches: vec![batch.clone()],
+        })
+        .expect("serialises");
+        assert!(!body.contains("\"time\""), "{body}");
+        let back: Batches = serde_json::from_str(&body).expect("reads");
+        assert_eq!(back.batches, vec![batch]);
+        let short: BatchInput =
+            serde_json::from_str(r#"{"app_service":"a","folded":"x 1"}"#).expect("defaults");
+        assert_eq!(short.profile_event_type, DEFAULT_EVENT_TYPE);
+        assert_eq!(short.profile_value_unit, DEFAULT_UNIT);
+    }
+}
