@@ -4,7 +4,7 @@
 //! embers-agent (--to http://embers:8080 [--token-file FILE] | --print)
 //!              [--frequency 99] [--interval 10s] [--off-cpu [--min-block 1ms]]
 //!              [--process-regex RE] [--include-idle] [--tag NAME=VALUE]...
-//!              [--unwind dwarf|fp] [--buffer 64MiB] [--max-request-bytes 4MiB]
+//!              [--unwind dwarf|fp] [--stack-bytes 32KiB] [--buffer 64MiB] [--max-request-bytes 4MiB]
 //!              [--duration 1m] [--check]
 //! ```
 
@@ -69,6 +69,10 @@ pub struct Cli {
     /// How user stacks are walked.
     #[arg(long, value_enum, default_value_t = UnwindArg::Dwarf)]
     pub unwind: UnwindArg,
+    /// Most bytes of each sample's user stack copied (1KiB to 64KiB): deeper stacks are cut
+    /// short (counted in the stats line).
+    #[arg(long, default_value = "32KiB", value_parser = parse_size)]
+    pub stack_bytes: usize,
     /// Most bytes of windows waiting while the service is unreachable (the oldest are dropped).
     #[arg(long, default_value = "64MiB", value_parser = parse_size)]
     pub buffer: usize,
@@ -122,6 +126,7 @@ impl Cli {
             process_regex: self.process_regex.clone(),
             include_idle: self.include_idle,
             tags: parse_tags(&self.tags)?,
+            stack_bytes: u32::try_from(self.stack_bytes).unwrap_or(u32::MAX),
             unwind: match self.unwind {
                 UnwindArg::Dwarf => Unwind::Dwarf,
                 UnwindArg::Fp => Unwind::Fp,

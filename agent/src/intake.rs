@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use framehop::x86_64::CacheX86_64;
 
-use crate::bpf::events::{Event, Kind, Regs};
+use crate::bpf::events::{Event, Kind};
 use crate::frame::Frame;
 use crate::modules::Modules;
 use crate::procs::unwind::unwind;
@@ -95,7 +95,7 @@ impl Intake {
         let user = if e.regs.ip == 0 {
             Vec::new()
         } else if e.kind == Kind::OnCpu && !e.stack.is_empty() {
-            self.unwound(e.pid, e.regs, e.stack_start, e.stack)
+            self.unwound(e)
         } else {
             self.user_frames(e.pid, &e.user)
         };
@@ -146,28 +146,31 @@ impl Intake {
     }
 
     /// DWARF mode: walk the stack copy with the process's unwinder.
-    fn unwound(&mut self, pid: u32, regs: Regs, start: u64, stack: &[u8]) -> Vec<Frame> {
-        let addrs = match self.processes.get(pid, &mut self.modules) {
-            Ok(p) => {
-                let u = unwind(&p.unwinder, &mut self.cache, regs, start, stack);
-                self.counters.unwound += 1;
-                self.counters.cut_short += u64::from(u.cut_short);
-                if u.cut_short {
-                    tracing::trace!(
-                        pid,
-                        frames = u.addrs.len(),
-                        stack = stack.len(),
-                        "stack cut short"
-                    );
-                }
-                u.addrs
-            }
-            Err(why) => return self.unreadable(why, regs.ip),
+    fn unwound(&mut self, e: &Event<'_>) -> Vec<Frame> {
+        let pid = e.pid;
+        let walk = match self.processes.covering(pid, e.regs.ip, &mut self.modules) {
+            Ok(p) => unwind(&p.unwinder, &mut self.cache, e.regs, e.stack_start, e.stack),
+            Err(why) => return self.unreadable(why, e.regs.ip),
         };
-        addrs
+        self.counters.unwound += 1;
+        self.counters.cut_short += u64::from(walk.cut_short);
+        if walk.cut_short {
+            tracing::trace!(pid, process = %e.process, frames = walk.addrs.len(), "stack cut short");
+        }
+        let (addrs, cut_short) = (walk.addrs, walk.cut_short);
+        let mut frames: Vec<Frame> = addrs
             .into_iter()
             .map(|a| self.processes.frame(pid, a, &mut self.modules))
-            .collect()
+            .collect();
+        // A walk that failed often read one return address from garbage (a frame-pointer guess
+        // through code without unwind information) before it stopped: an address in no
+        // mapping at the root of a cut stack is dropped, not shown as a frame.
+        if cut_short {
+            while frames.len() > 1 && matches!(frames.last(), Some(Frame::Unknown(_))) {
+                frames.pop();
+            }
+        }
+        frames
     }
 
     /// Frame-pointer addresses: the first where the thread was, the rest return addresses.

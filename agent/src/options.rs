@@ -18,6 +18,11 @@ pub enum Unwind {
     Fp,
 }
 
+/// Default of `--stack-bytes`.
+pub const DEFAULT_STACK_BYTES: u32 = 32 << 10;
+/// Largest `--stack-bytes` (what the BPF program can carry).
+pub const MAX_STACK_BYTES: u32 = 64 << 10;
+
 /// Shortest window.
 pub const MIN_INTERVAL: Duration = Duration::from_secs(1);
 
@@ -40,6 +45,8 @@ pub struct Options {
     pub tags: BTreeMap<String, Value>,
     /// How user stacks are walked.
     pub unwind: Unwind,
+    /// Most bytes of user stack copied per sample (dwarf mode): deeper stacks are cut short.
+    pub stack_bytes: u32,
     /// Most bytes of folded text in one batch.
     pub max_batch_bytes: usize,
 }
@@ -55,6 +62,7 @@ impl Default for Options {
             include_idle: false,
             tags: BTreeMap::new(),
             unwind: Unwind::Dwarf,
+            stack_bytes: DEFAULT_STACK_BYTES,
             max_batch_bytes: 1 << 20,
         }
     }
@@ -73,6 +81,12 @@ impl Options {
             return Err(format!(
                 "--interval {:?} is too short: at least 1s",
                 self.interval
+            ));
+        }
+        if !(1024..=MAX_STACK_BYTES).contains(&self.stack_bytes) {
+            return Err(format!(
+                "--stack-bytes {} is out of range: 1KiB to 64KiB",
+                self.stack_bytes
             ));
         }
         if self.max_batch_bytes < 4096 {

@@ -11,6 +11,7 @@
 //!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
 //!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
 //!               [limits] [--retention 72h] [--synchronous normal|full]
+//!               [--profile-host [--profile-host-interval 10s] [--profile-host-off-cpu]]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -28,6 +29,7 @@ use clap::{Args, Parser, Subcommand};
 use embers_model::contract::shape::ResultShape;
 
 use crate::demo::live::Feeder;
+use crate::host_profile::{self, HostProfileArgs};
 use crate::http::guard::args::GuardArgs;
 use crate::http::upstream::{Upstream, UpstreamArgs};
 use crate::input::{self, BatchInput};
@@ -121,6 +123,9 @@ pub struct ServeArgs {
     /// How the upstream querier is asked.
     #[command(flatten)]
     pub upstream_options: UpstreamArgs,
+    /// Profiling this host (`--profile-host`).
+    #[command(flatten)]
+    pub host_profile: HostProfileArgs,
 }
 
 /// Options of `import`.
@@ -187,6 +192,13 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
             _ => {}
         }
     }
+    // Kept until the server stops; dropping it stores the window in progress.
+    let _profiler =
+        host_profile::start(&args.host_profile, store.clone(), args.limits.caps().stacks)
+            .unwrap_or_else(|e| {
+                tracing::warn!("--profile-host: not profiling this host: {e}");
+                None
+            });
     let upstream = match &args.upstream {
         Some(url) => Some(Arc::new(Upstream::with_options(
             url,

@@ -11,8 +11,8 @@ pub const KERNEL_DEPTH: usize = 64;
 pub const USER_DEPTH: usize = 64;
 /// Bytes of `struct event`.
 pub const EVENT_BYTES: usize = 96 + 8 * (KERNEL_DEPTH + USER_DEPTH);
-/// Bytes of user stack a `struct sample` can carry.
-pub const STACK_BYTES: usize = 20480;
+/// Most bytes of user stack a `struct sample` can carry.
+pub const MAX_STACK_BYTES: usize = 65536;
 
 const KIND_ON_CPU: u32 = 1;
 const KIND_OFF_CPU: u32 = 2;
@@ -115,7 +115,7 @@ pub fn parse(b: &[u8]) -> Result<Event<'_>, EventError> {
         KIND_OFF_CPU => Kind::OffCpu,
         other => return Err(EventError::Kind(other)),
     };
-    let stack_len = (u32_at(b, 56) as usize).min(STACK_BYTES);
+    let stack_len = (u32_at(b, 56) as usize).min(MAX_STACK_BYTES);
     let stack = b.get(EVENT_BYTES..EVENT_BYTES + stack_len).unwrap_or(&[]);
     Ok(Event {
         kind,
@@ -145,7 +145,7 @@ mod tests {
     #[test]
     fn offsets_match_the_c_layout() {
         assert_eq!(size_of::<types::event>(), EVENT_BYTES);
-        assert_eq!(size_of::<types::sample>(), EVENT_BYTES + STACK_BYTES);
+        assert_eq!(size_of::<types::sample>(), EVENT_BYTES + MAX_STACK_BYTES);
         assert_eq!(offset_of!(types::event, pid), 4);
         assert_eq!(offset_of!(types::event, tid), 8);
         assert_eq!(offset_of!(types::event, value), 16);

@@ -92,9 +92,9 @@ pub struct Probe {
 }
 
 /// Ring buffer size: room for about a second of stack copies from every CPU at 99 Hz.
-fn ring_bytes(unwind: Unwind, cpus: usize) -> u32 {
+fn ring_bytes(unwind: Unwind, cpus: usize, stack_bytes: u32) -> u32 {
     let wanted = match unwind {
-        Unwind::Dwarf => cpus.max(1) * (2 << 20),
+        Unwind::Dwarf => cpus.max(1) * 128 * (stack_bytes as usize + events::EVENT_BYTES),
         Unwind::Fp => 4 << 20,
     };
     wanted.clamp(8 << 20, 256 << 20).next_power_of_two() as u32
@@ -118,9 +118,19 @@ impl Probe {
         rodata.copy_stacks = options.unwind == Unwind::Dwarf;
         rodata.include_idle = options.include_idle;
         rodata.min_block_ns = u64::try_from(options.min_block.as_nanos()).unwrap_or(u64::MAX);
+        rodata.stack_bytes = options.stack_bytes;
+        let possible = perf::possible_cpus().map_err(AgentError::NoCpu)?;
+        open.maps
+            .sample_scratch
+            .set_max_entries(possible)
+            .map_err(|e| AgentError::bpf("configured", e))?;
         open.maps
             .events
-            .set_max_entries(ring_bytes(options.unwind, online.len()))
+            .set_max_entries(ring_bytes(
+                options.unwind,
+                online.len(),
+                options.stack_bytes,
+            ))
             .map_err(|e| AgentError::bpf("configured", e))?;
         open.progs.on_switch.set_autoload(options.off_cpu);
         let skel = open.load().map_err(|e| AgentError::bpf("loaded", e))?;

@@ -12,6 +12,8 @@ use perf_event_open_sys::bindings::{
 
 /// Where the kernel lists the online CPUs.
 pub const ONLINE: &str = "/sys/devices/system/cpu/online";
+/// Where it lists every CPU that can ever come online.
+pub const POSSIBLE: &str = "/sys/devices/system/cpu/possible";
 
 /// Parse a kernel CPU list such as `0-3,5,7-8`.
 pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, String> {
@@ -42,6 +44,14 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<u32>, String> {
 pub fn online_cpus() -> Result<Vec<u32>, String> {
     let text = std::fs::read_to_string(ONLINE).map_err(|e| format!("cannot read {ONLINE}: {e}"))?;
     parse_cpu_list(&text)
+}
+
+/// How many CPU numbers there can be (the highest possible CPU + 1).
+pub fn possible_cpus() -> Result<u32, String> {
+    let text =
+        std::fs::read_to_string(POSSIBLE).map_err(|e| format!("cannot read {POSSIBLE}: {e}"))?;
+    let cpus = parse_cpu_list(&text)?;
+    Ok(cpus.last().map_or(1, |c| c + 1))
 }
 
 /// What changed between the CPUs sampled and the CPUs online: (went offline, came online).

@@ -22,7 +22,7 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define COMM_LEN 16
 #define KERNEL_DEPTH 64  /* kernel frames kept (perf's own default limit is 127) */
 #define USER_DEPTH 64    /* frame-pointer user frames kept (fp mode, off-CPU) */
-#define STACK_BYTES 20480 /* most user stack copied per sample */
+#define MAX_STACK_BYTES 65536 /* most user stack a sample can carry (stack_bytes is less) */
 #define PF_KTHREAD 0x00200000
 
 enum event_kind { EVENT_ON_CPU = 1, EVENT_OFF_CPU = 2 };
@@ -42,6 +42,7 @@ enum stat {
 const volatile bool copy_stacks = true;   /* dwarf mode: send stack copies, not fp stacks */
 const volatile bool include_idle = false; /* also sample pid 0 (the idle task) */
 const volatile u64 min_block_ns = 1000000;
+const volatile u32 stack_bytes = 32768;     /* user stack copied per sample, at most */
 
 /* Which of the two map sets fp-mode samples go to; user space flips it and drains the other. */
 volatile u32 window = 0;
@@ -70,7 +71,7 @@ struct event {
 
 struct sample {
 	struct event e;
-	u8 stack[STACK_BYTES];
+	u8 stack[MAX_STACK_BYTES];
 };
 
 /* What a task left behind when it switched out. */
@@ -193,27 +194,29 @@ static __always_inline u64 stack_top(struct task_struct *task, u32 pid, u32 tid)
 	return BPF_CORE_READ(task, thread.fsbase);
 }
 
-/* Copies the user stack from sp up to its top (or STACK_BYTES); when that read fails (the top
- * was not where expected), the largest of 16, 8, 4, 2 or 1 KiB that can be read. Returns the
+/* Copies the user stack from sp up to its top (at most stack_bytes); when that read fails (the
+ * top was not where expected), the largest of 32, 16, ... 1 KiB that can be read. Returns the
  * bytes copied. */
 static __always_inline u32 copy_user_stack(u8 *dst, u64 sp, u64 top)
 {
-	u64 len = STACK_BYTES;
-	if (top > sp && top - sp < STACK_BYTES)
+	u64 len = stack_bytes;
+	if (top > sp && top - sp < len)
 		len = (top - sp + 7) & ~7ULL;
-	if (len > STACK_BYTES)
-		len = STACK_BYTES;
+	if (len > MAX_STACK_BYTES)
+		len = MAX_STACK_BYTES;
 	if (!bpf_probe_read_user(dst, len, (void *)sp))
 		return len;
-	for (u32 size = 16384; size >= 1024; size /= 2)
-		if (!bpf_probe_read_user(dst, size, (void *)sp))
+	for (u32 size = 32768; size >= 1024; size /= 2)
+		if (size <= stack_bytes && !bpf_probe_read_user(dst, size, (void *)sp))
 			return size;
 	return 0;
 }
 
-/* One per CPU: a sample is built here, then only its used part goes to the ring buffer. */
+/* One sample per CPU is built here (user space sizes it to the CPU count), then only its used
+ * part goes to the ring buffer. An array, not a per-CPU array: per-CPU values are limited to
+ * 32 KiB. */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, u32);
 	__type(value, struct sample);
@@ -221,15 +224,15 @@ struct {
 
 static __always_inline int sample_to_ring(void *ctx, struct task_struct *task, u32 pid, u32 tid)
 {
-	u32 zero = 0;
-	struct sample *s = bpf_map_lookup_elem(&sample_scratch, &zero);
+	u32 cpu = bpf_get_smp_processor_id();
+	struct sample *s = bpf_map_lookup_elem(&sample_scratch, &cpu);
 	if (!s)
 		return 0;
 	struct event *e = &s->e;
 	e->kind = EVENT_ON_CPU;
 	e->pid = pid;
 	e->tid = tid;
-	e->cpu = bpf_get_smp_processor_id();
+	e->cpu = cpu;
 	e->value = 1;
 	names(task, e->thread, e->process);
 	long k = bpf_get_stack(ctx, e->kernel, sizeof(e->kernel), 0);

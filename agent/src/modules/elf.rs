@@ -10,7 +10,8 @@ use std::rc::Rc;
 
 use framehop::ExplicitModuleSectionInfo;
 use memmap2::Mmap;
-use object::{Object, ObjectSection, ObjectSegment};
+use object::elf::PF_X;
+use object::{Object, ObjectSection, ObjectSegment, SegmentFlags};
 
 /// A view of part of a mapped file (framehop's section data type).
 #[derive(Clone)]
@@ -43,6 +44,8 @@ pub struct Segment {
     pub file_size: u64,
     /// Linked address.
     pub vaddr: u64,
+    /// Holds code (`PF_X`).
+    pub executable: bool,
 }
 
 /// One ELF file, read.
@@ -74,10 +77,13 @@ impl Elf {
             .segments()
             .map(|s| {
                 let (offset, file_size) = s.file_range();
+                let executable =
+                    matches!(s.flags(), SegmentFlags::Elf { p_flags } if p_flags & PF_X != 0);
                 Segment {
                     offset,
                     file_size,
                     vaddr: s.address(),
+                    executable,
                 }
             })
             .collect();
@@ -103,13 +109,19 @@ impl Elf {
         })
     }
 
-    /// The load bias of a mapping of this file at `start` from file offset `offset`: what
-    /// to add to a linked address to get the address in the process.
+    /// The load bias of an executable mapping of this file at `start` from file offset
+    /// `offset` (page-aligned): what to add to a linked address to get the address in the
+    /// process. The segment is the code segment whose pages the mapping starts in — not the one
+    /// before it that ends in the same page, as lld lays files out.
     pub fn bias(&self, start: u64, offset: u64) -> u64 {
+        let holds =
+            |s: &&Segment| s.offset & !0xfff <= offset && offset < s.offset + s.file_size.max(1);
         let seg = self
             .segments
             .iter()
-            .find(|s| s.offset <= offset && offset < s.offset + s.file_size.max(1))
+            .filter(|s| s.executable)
+            .find(holds)
+            .or_else(|| self.segments.iter().find(holds))
             .or_else(|| self.segments.first());
         match seg {
             Some(s) => start.wrapping_sub(s.vaddr.wrapping_add(offset.wrapping_sub(s.offset))),
@@ -150,6 +162,34 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_code_segment_decides_the_bias_where_segments_share_a_page() {
+        // lld: the read-only segment ends in the page the code segment starts in, and the
+        // code's linked address is a page above its offset.
+        let elf = Elf {
+            build_id: None,
+            segments: vec![
+                Segment {
+                    offset: 0,
+                    file_size: 0x19188,
+                    vaddr: 0,
+                    executable: false,
+                },
+                Segment {
+                    offset: 0x19190,
+                    file_size: 0x43cd0,
+                    vaddr: 0x1a190,
+                    executable: true,
+                },
+            ],
+            sections: [None, None, None, None, None],
+        };
+        assert_eq!(
+            elf.bias(0x5581_abbf_9000, 0x19000),
+            0x5581_abbf_9000 - 0x1a000
+        );
+    }
+
+    #[test]
     fn reads_this_test_binary() {
         let exe = std::env::current_exe().expect("exe");
         let elf = Elf::read(&File::open(&exe).expect("open")).expect("elf");
@@ -158,10 +198,11 @@ mod tests {
         let info = elf.section_info();
         assert!(info.eh_frame.as_deref().is_some_and(|d| !d.is_empty()));
         assert!(info.text_svma.is_some());
-        let text = &elf.segments[1];
-        // A PIE mapped at 0x5555_0000_0000 from its text segment's offset has that bias minus
-        // the segment's linked address.
-        let bias = elf.bias(0x5555_0000_0000 + text.vaddr, text.offset);
+        let text = elf.segments.iter().find(|s| s.executable).expect("code");
+        // A PIE loaded at 0x5555_0000_0000 maps its code from the page holding the segment's
+        // start, at that page's linked address.
+        let page = text.offset & !0xfff;
+        let bias = elf.bias(0x5555_0000_0000 + text.vaddr - (text.offset - page), page);
         assert_eq!(bias, 0x5555_0000_0000);
         let not_elf = tempfile_with(b"#!/bin/sh\n");
         assert!(Elf::read(&not_elf).is_err());

@@ -88,6 +88,28 @@ impl Processes {
         Ok(p)
     }
 
+    /// Process `pid`, its mappings read again first if `ip` lies outside them (a library loaded
+    /// since, an exec) and they were not read in the last [`REFRESH_EVERY`]: so the unwinder
+    /// knows the module the sample is in.
+    pub fn covering(
+        &mut self,
+        pid: u32,
+        ip: u64,
+        modules: &mut Modules,
+    ) -> Result<&Process, Unknown> {
+        let stale = self.get(pid, modules)?.frame(pid, ip).is_none()
+            && self
+                .table
+                .get(&pid)
+                .is_some_and(|p| p.read_at.elapsed() >= REFRESH_EVERY);
+        if stale {
+            if let Ok(fresh) = load(pid, modules, self.window) {
+                self.table.insert(pid, fresh);
+            }
+        }
+        self.get(pid, modules)
+    }
+
     /// Where `addr` of process `pid` is (`addr` already the address to look up: a return
     /// address minus one). An address outside every known region reads the process's mappings
     /// again, at most every [`REFRESH_EVERY`].

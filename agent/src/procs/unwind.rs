@@ -50,7 +50,8 @@ pub fn unwind(
             // A root frame (CFI says there is no caller) or a zero return address (what
             // thread entry points push): the stack is whole.
             Ok(None) | Err(Error::ReturnAddressIsNull) => break,
-            Err(_) => {
+            Err(e) => {
+                tracing::trace!("unwinding stopped: {e:?}");
                 out.cut_short = true;
                 break;
             }

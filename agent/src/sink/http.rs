@@ -65,10 +65,6 @@ impl HttpSink {
     /// Start the sender thread.
     pub fn start(options: HttpOptions) -> Result<HttpSink, String> {
         let url = format!("{}/v1/profile/ingest", options.to.trim_end_matches('/'));
-        let client = reqwest::blocking::Client::builder()
-            .timeout(options.timeout)
-            .build()
-            .map_err(|e| format!("cannot build the HTTP client: {e}"))?;
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 buffer: Buffer::new(options.buffer_bytes),
@@ -77,16 +73,39 @@ impl HttpSink {
             wake: Condvar::new(),
             counters: SendCounters::default(),
         });
-        let sender = Sender {
-            shared: shared.clone(),
-            client,
-            url,
-            token: options.token,
-        };
+        let (ready, built) = std::sync::mpsc::channel();
+        let for_thread = shared.clone();
+        let (timeout, token) = (options.timeout, options.token);
+        // The blocking client runs a runtime of its own: it is built (and dropped) on the
+        // sender's thread, never on a caller's async one.
         let thread = std::thread::Builder::new()
             .name("embers-send".into())
-            .spawn(move || sender.run())
+            .spawn(move || {
+                let client = reqwest::blocking::Client::builder()
+                    .timeout(timeout)
+                    .build();
+                let client = match client {
+                    Ok(c) => {
+                        let _ = ready.send(Ok(()));
+                        c
+                    }
+                    Err(e) => {
+                        let _ = ready.send(Err(format!("cannot build the HTTP client: {e}")));
+                        return;
+                    }
+                };
+                let sender = Sender {
+                    shared: for_thread,
+                    client,
+                    url,
+                    token,
+                };
+                sender.run();
+            })
             .map_err(|e| format!("cannot start the sender thread: {e}"))?;
+        built
+            .recv()
+            .map_err(|_| "the sender thread ended at once".to_owned())??;
         Ok(HttpSink {
             shared,
             max_request_bytes: options.max_request_bytes,

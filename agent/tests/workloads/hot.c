@@ -1,9 +1,10 @@
 /* A workload with known shares, for the collector's tests (agent/tests/real.rs).
  *
- * The main thread spends its CPU time, in 10 ms rounds, 50% in hot_a, 30% in hot_b and 20% in
- * in_syscalls (reading /dev/zero: mostly kernel time, under [k] frames), all called from
- * main -> run. Shares are measured in the thread's own CPU time, so they hold on a busy machine.
- * A second thread, "sleeper", sleeps NAPS naps of 100 ms (off-CPU time the test checks).
+ * For SECONDS of wall time the main thread spends its CPU time, in rounds of 5-15 ms, 50% in hot_a,
+ * 30% in hot_b and 20% in in_syscalls (reading /dev/zero: mostly kernel time, under [k]
+ * frames), all called from main -> run. Shares are measured in the thread's own CPU time, so
+ * they hold on a busy machine. A second thread, "sleeper", sleeps NAPS naps of 100 ms (off-CPU
+ * time the test checks) and prints how long it slept: `slept_us=N`.
  * Built twice by the test: with frame pointers and with -O2 -fomit-frame-pointer.
  *
  *   hot SECONDS NAPS
@@ -18,11 +19,16 @@
 
 volatile unsigned long sink;
 
-static double cpu_now(void)
+static double now(clockid_t clock)
 {
 	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	clock_gettime(clock, &t);
 	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static double cpu_now(void)
+{
+	return now(CLOCK_THREAD_CPUTIME_ID);
 }
 
 __attribute__((noinline)) void hot_a(double seconds)
@@ -52,20 +58,29 @@ __attribute__((noinline)) void in_syscalls(double seconds, int fd)
 
 __attribute__((noinline)) void run(double seconds, int fd)
 {
-	double end = cpu_now() + seconds;
-	while (cpu_now() < end) {
-		hot_a(0.005);
-		hot_b(0.003);
-		in_syscalls(0.002, fd);
+	double end = now(CLOCK_MONOTONIC) + seconds;
+	unsigned int seed = 12345;
+	while (now(CLOCK_MONOTONIC) < end) {
+		/* Rounds of 5 to 15 ms, so they do not beat against a ~10 ms sampling period. */
+		seed = seed * 1103515245u + 12345u;
+		double round = 0.005 + 0.010 * ((seed >> 16) & 0x7fff) / 32768.0;
+		hot_a(0.5 * round);
+		hot_b(0.3 * round);
+		in_syscalls(0.2 * round, fd);
 	}
 }
+
+static double slept; /* wall seconds the sleeper spent in nanosleep */
 
 static void *sleeper(void *arg)
 {
 	long naps = (long)arg;
 	struct timespec nap = { 0, 100 * 1000 * 1000 };
-	for (long i = 0; i < naps; i++)
+	for (long i = 0; i < naps; i++) {
+		double start = now(CLOCK_MONOTONIC);
 		nanosleep(&nap, NULL);
+		slept += now(CLOCK_MONOTONIC) - start;
+	}
 	return NULL;
 }
 
@@ -81,6 +96,6 @@ int main(int argc, char **argv)
 	pthread_setname_np(t, "sleeper");
 	run(seconds, fd);
 	pthread_join(t, NULL);
-	printf("done\n");
+	printf("slept_us=%ld\n", (long)(slept * 1e6));
 	return 0;
 }
