@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs (or checks) the pinned tools Embers builds and tests with. Idempotent: a tool that is
 # already at the right version is left alone, so a second run takes seconds.
-#   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm)
+#   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm),
+#                               and, when root with apt-get, what the collector's BPF build needs
+#                               (Debian clang, libelf-dev, zlib1g-dev, pkg-config)
 #   scripts/setup.sh --test     also Chromium + chromedriver, g++ and clickhouse-server (Debian),
 #                               playwright-core (npm)
 # Versions: see ../shared/TOOLCHAIN.md. Source this file's exports via scripts/env.sh.
@@ -35,6 +37,19 @@ fi
 if [ ! -x e2e/node_modules/.bin/wasm-opt ] || [ e2e/package-lock.json -nt e2e/node_modules/.package-lock.json ]; then
   say "installing npm packages (binaryen, playwright-core)"
   (cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+# The collector (agent/, and the service's --profile-host) compiles its BPF program with clang and
+# links libbpf against libelf and zlib. Without them everything else still builds: say so, go on.
+if ! { command -v clang >/dev/null && pkg-config --exists libelf zlib 2>/dev/null; }; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    say "installing Debian clang, libelf-dev, zlib1g-dev, pkg-config (the collector's BPF build)"
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -qq && apt-get install -y -qq clang libelf-dev zlib1g-dev pkg-config >/dev/null; } \
+      || say "could not install them: the collector (agent/, serve --profile-host) will not build here"
+  else
+    say "clang, libelf-dev or zlib1g-dev is missing and cannot be installed here (needs root and apt-get): the collector (agent/, serve --profile-host) will not build"
+  fi
 fi
 
 if $want_browser && ! { command -v chromium >/dev/null && command -v chromedriver >/dev/null; }; then

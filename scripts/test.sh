@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, native unit/golden/integration tests (model, service,
-# viewer helpers), a short coverage-guided fuzzing run of every parser (scripts/fuzz.sh --short),
+# collector, viewer helpers), the collector under eBPF on real programs, a short coverage-guided fuzzing run of every parser (scripts/fuzz.sh --short),
 # wasm-bindgen tests in headless Chromium, the release build of the viewer and its size against a
 # ceiling (bench/bundle-size.mjs), the end-to-end suite (Playwright against the real service and
 # page), the ClickHouse backend's differential tests against a local ClickHouse
@@ -79,7 +79,7 @@ if ! bash scripts/setup.sh --test; then
 fi
 
 step fmt         ""           bash -c 'cargo fmt --all -- --check && cargo fmt --manifest-path fuzz/Cargo.toml -- --check'
-step clippy      ""           cargo clippy --workspace --all-targets -- -D warnings
+step clippy      ""           cargo clippy --workspace --all-targets --features embers-server/profile-host -- -D warnings
 step layers      ""           python3 scripts/layers.py
 step clippy-fuzz ""           cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --target wasm32-unknown-unknown --all-targets -- -D warnings
@@ -88,6 +88,8 @@ step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --t
 trap 'bash scripts/clickhouse.sh stop >/dev/null 2>&1 || true' EXIT
 step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash scripts/clickhouse.sh cluster && cargo test -p embers-server --test clickhouse --test clickhouse_retention --no-fail-fast'
 step native      ""           cargo test --workspace --no-fail-fast
+# The collector on real programs (root here; CI=true makes a missing eBPF permission a failure).
+step collector   ""           cargo test -p embers-server --features profile-host --test host_profile --no-fail-fast
 step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast
 step build       ""           embers_build_viewer

@@ -59,7 +59,8 @@ impl Collector {
         }
         let tags = host::tags(host::hostname(), host::primary_ip(), &options.tags);
         let intake = Rc::new(RefCell::new(Intake::new()));
-        let probe = Probe::start(&options, intake.clone())?;
+        let feed = intake.clone();
+        let probe = Probe::start(&options, move |data| feed.borrow_mut().record(data))?;
         tracing::info!(
             cpus = probe.cpus(),
             frequency = options.frequency,
@@ -102,7 +103,9 @@ impl Collector {
         let (stacks, names, counters) = {
             let mut intake = self.intake.borrow_mut();
             if self.options.unwind == Unwind::Fp {
-                self.probe.drain_counts(&mut intake);
+                for drained in self.probe.drain_counts() {
+                    intake.counted(&drained);
+                }
             }
             intake.take()
         };

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 
 use framehop::x86_64::CacheX86_64;
 
+use crate::bpf::counts::Drained;
 use crate::bpf::events::{Event, Kind};
 use crate::frame::Frame;
 use crate::modules::Modules;
@@ -114,24 +115,24 @@ impl Intake {
     }
 
     /// A count drained from the kernel's maps (fp mode): frame-pointer user addresses.
-    pub fn counted(
-        &mut self,
-        pid: u32,
-        tid: u32,
-        names: &Names,
-        kernel: &[u64],
-        user: &[u64],
-        n: u64,
-    ) {
-        let user = self.user_frames(pid, user);
+    pub fn counted(&mut self, d: &Drained) {
+        let user = self.user_frames(d.pid, &d.user);
         let key = StackKey {
             event: window::Event::OnCpu,
-            pid,
-            tid,
+            pid: d.pid,
+            tid: d.tid,
             user,
-            kernel: kernel_frames(kernel),
+            kernel: kernel_frames(&d.kernel),
         };
-        self.add(key, &names.thread, &names.process, n);
+        self.add(key, &d.thread, &d.process, d.count);
+    }
+
+    /// One ring buffer record, as bytes.
+    pub fn record(&mut self, data: &[u8]) {
+        match crate::bpf::events::parse(data) {
+            Ok(e) => self.event(&e),
+            Err(_) => self.counters.bad_records += 1,
+        }
     }
 
     fn add(&mut self, key: StackKey, thread: &str, process: &str, value: u64) {
@@ -198,11 +199,6 @@ impl Intake {
             Unknown::Denied => self.counters.denied += 1,
         }
         vec![Frame::Unknown(ip)]
-    }
-
-    /// A record that did not parse.
-    pub fn bad_record(&mut self) {
-        self.counters.bad_records += 1;
     }
 
     /// The window's stacks, the threads' names and counters; the intake starts a new window

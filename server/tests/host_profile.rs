@@ -16,7 +16,7 @@ mod graph;
 #[path = "host_profile/workloads.rs"]
 mod workloads;
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use common::{folded_of, TempDb, TestServer};
@@ -25,10 +25,11 @@ use embers_agent::{Options, Unwind};
 use embers_server::host_profile::{self, HostProfileArgs};
 use embers_server::store::Store;
 use serde_json::{json, Value};
+use tokio::sync::Mutex;
 use workloads::Program;
 
 /// One collector at a time: they all sample every CPU.
-static SERIAL: Mutex<()> = Mutex::new(());
+static SERIAL: Mutex<()> = Mutex::const_new(());
 
 /// Expected shares of the main thread's time: hot_a, hot_b, in_syscalls.
 const SHARES: [f64; 3] = [0.5, 0.3, 0.2];
@@ -192,7 +193,7 @@ async fn check_program(
 
 #[tokio::test(flavor = "multi_thread")]
 async fn three_programs_sent_over_http_show_their_known_shapes() {
-    let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = SERIAL.lock().await;
     if !allowed() {
         return;
     }
@@ -222,7 +223,7 @@ async fn three_programs_sent_over_http_show_their_known_shapes() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn profile_host_writes_straight_to_the_store() {
-    let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = SERIAL.lock().await;
     if !allowed() {
         return;
     }
@@ -254,7 +255,7 @@ async fn profile_host_writes_straight_to_the_store() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn frame_pointer_mode_counts_in_the_kernel() {
-    let _one = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let _one = SERIAL.lock().await;
     if !allowed() {
         return;
     }

@@ -9,11 +9,29 @@ use libbpf_rs::{MapCore, MapFlags, MapMut};
 
 use super::events::KERNEL_DEPTH;
 use super::skel::ProfileSkel;
-use crate::intake::{Intake, Names};
 
 /// How long a sample already running when the set is switched may take to finish; BPF
 /// programs run to completion in microseconds.
 const SETTLE: Duration = Duration::from_millis(5);
+
+/// One drained count: a thread's stacks and how many samples had them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Drained {
+    /// Process id.
+    pub pid: u32,
+    /// Thread id.
+    pub tid: u32,
+    /// The thread's name.
+    pub thread: String,
+    /// The process's name.
+    pub process: String,
+    /// Kernel addresses, leaf first.
+    pub kernel: Vec<u64>,
+    /// Frame-pointer user addresses, leaf first.
+    pub user: Vec<u64>,
+    /// Samples.
+    pub count: u64,
+}
 
 /// One count key (`struct count_key`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,16 +71,16 @@ pub fn parse_stack(b: &[u8]) -> Vec<u64> {
         .collect()
 }
 
-/// `struct names`: two NUL-terminated 16-byte names.
-pub fn parse_names(b: &[u8]) -> Names {
+/// `struct names`: two NUL-terminated 16-byte names, (thread, process).
+pub fn parse_names(b: &[u8]) -> (String, String) {
     let name = |r: &[u8]| {
         let end = r.iter().position(|&c| c == 0).unwrap_or(r.len());
         String::from_utf8_lossy(&r[..end]).into_owned()
     };
-    Names {
-        thread: name(b.get(..16).unwrap_or(&[])),
-        process: name(b.get(16..32).unwrap_or(&[])),
-    }
+    (
+        name(b.get(..16).unwrap_or(&[])),
+        name(b.get(16..32).unwrap_or(&[])),
+    )
 }
 
 fn stack(map: &MapMut<'_>, id: i32) -> Vec<u64> {
@@ -82,10 +100,11 @@ fn clear(map: &MapMut<'_>) {
     }
 }
 
-/// Switch the program to the other map set and move the one it leaves into `intake`.
-pub fn drain(skel: &mut ProfileSkel<'static>, intake: &mut Intake) {
+/// Switch the program to the other map set and drain the one it leaves.
+pub fn drain(skel: &mut ProfileSkel<'static>) -> Vec<Drained> {
+    let mut out = Vec::new();
     let Some(bss) = skel.maps.bss_data.as_deref_mut() else {
-        return;
+        return out;
     };
     let old = bss.window;
     // SAFETY: `window` is a field of the program's mapped .bss; a volatile write makes the
@@ -108,22 +127,26 @@ pub fn drain(skel: &mut ProfileSkel<'static>, intake: &mut Intake) {
             .get(..8)
             .and_then(|b| b.try_into().ok())
             .map_or(0, u64::from_ne_bytes);
-        let names = match skel
-            .maps
-            .threads
-            .lookup(&key.tid.to_ne_bytes(), MapFlags::ANY)
-        {
+        let tid = key.tid.to_ne_bytes();
+        let (thread, process) = match skel.maps.threads.lookup(&tid, MapFlags::ANY) {
             Ok(Some(v)) => parse_names(&v),
-            _ => Names::default(),
+            _ => Default::default(),
         };
-        let kernel = stack(stacks, key.kernel);
-        let user = stack(stacks, key.user);
-        intake.counted(key.pid, key.tid, &names, &kernel, &user, n);
+        out.push(Drained {
+            pid: key.pid,
+            tid: key.tid,
+            thread,
+            process,
+            kernel: stack(stacks, key.kernel),
+            user: stack(stacks, key.user),
+            count: n,
+        });
     }
     for raw in &keys {
         let _ = counts.delete(raw);
     }
     clear(stacks);
+    out
 }
 
 #[cfg(test)]
@@ -159,12 +182,6 @@ mod tests {
         let mut names = vec![0u8; 32];
         names[..3].copy_from_slice(b"top");
         names[16..20].copy_from_slice(b"prog");
-        assert_eq!(
-            parse_names(&names),
-            Names {
-                thread: "top".into(),
-                process: "prog".into()
-            }
-        );
+        assert_eq!(parse_names(&names), ("top".into(), "prog".into()));
     }
 }

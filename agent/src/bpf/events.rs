@@ -176,7 +176,10 @@ mod tests {
         b[62..64].copy_from_slice(&900u16.to_le_bytes());
         b[64..70].copy_from_slice(b"worker");
         b[80..96].copy_from_slice(b"a-process-name-x");
-        for (i, a) in [0xffff_1u64, 0xffff_2, 0xffff_3].iter().enumerate() {
+        for (i, a) in [0xffff_0001u64, 0xffff_0002, 0xffff_0003]
+            .iter()
+            .enumerate()
+        {
             b[96 + 8 * i..104 + 8 * i].copy_from_slice(&a.to_le_bytes());
         }
         b[96 + 8 * KERNEL_DEPTH..104 + 8 * KERNEL_DEPTH].copy_from_slice(&7u64.to_le_bytes());
@@ -193,7 +196,7 @@ mod tests {
         assert_eq!(e.regs.ip, 0x1000);
         assert_eq!(e.thread, "worker");
         assert_eq!(e.process, "a-process-name-x", "16 bytes without a NUL");
-        assert_eq!(e.kernel, vec![0xffff_1, 0xffff_2, 0xffff_3]);
+        assert_eq!(e.kernel, vec![0xffff_0001, 0xffff_0002, 0xffff_0003]);
         assert_eq!(
             e.user,
             vec![7],

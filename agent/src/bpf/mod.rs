@@ -8,17 +8,14 @@ pub mod counts;
 pub mod events;
 pub mod perf;
 
-use std::cell::RefCell;
 use std::mem::MaybeUninit;
 use std::os::fd::{FromRawFd, IntoRawFd, OwnedFd};
-use std::rc::Rc;
 use std::time::Duration;
 
 use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapFlags, OpenObject, RingBuffer, RingBufferBuilder};
 
 use crate::error::AgentError;
-use crate::intake::Intake;
 use crate::options::{Options, Unwind};
 
 #[allow(
@@ -101,8 +98,12 @@ fn ring_bytes(unwind: Unwind, cpus: usize, stack_bytes: u32) -> u32 {
 }
 
 impl Probe {
-    /// Load, configure and attach; every ring buffer record goes to `intake`.
-    pub fn start(options: &Options, intake: Rc<RefCell<Intake>>) -> Result<Probe, AgentError> {
+    /// Load, configure and attach; every ring buffer record goes to `on_record` (during
+    /// [`Probe::poll`]).
+    pub fn start(
+        options: &Options,
+        mut on_record: impl FnMut(&[u8]) + 'static,
+    ) -> Result<Probe, AgentError> {
         let online = perf::online_cpus().map_err(AgentError::NoCpu)?;
         // The skeleton borrows its object for its whole life; one small leak per start.
         let object: &'static mut MaybeUninit<OpenObject> =
@@ -147,11 +148,7 @@ impl Probe {
         let mut builder = RingBufferBuilder::new();
         builder
             .add(&skel.maps.events, move |data: &[u8]| {
-                let mut intake = intake.borrow_mut();
-                match events::parse(data) {
-                    Ok(e) => intake.event(&e),
-                    Err(_) => intake.bad_record(),
-                }
+                on_record(data);
                 0
             })
             .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
@@ -249,8 +246,8 @@ impl Probe {
         self.cpus.len()
     }
 
-    /// fp mode: move the counts of the window that ends into `intake`.
-    pub fn drain_counts(&mut self, intake: &mut Intake) {
-        counts::drain(&mut self.skel, intake);
+    /// fp mode: the counts of the window that ends.
+    pub fn drain_counts(&mut self) -> Vec<counts::Drained> {
+        counts::drain(&mut self.skel)
     }
 }

@@ -79,11 +79,10 @@ impl Processes {
     /// Process `pid`, read now if not known.
     pub fn get(&mut self, pid: u32, modules: &mut Modules) -> Result<&Process, Unknown> {
         let window = self.window;
-        if !self.table.contains_key(&pid) {
-            let p = load(pid, modules, window)?;
-            self.table.insert(pid, p);
-        }
-        let p = self.table.get_mut(&pid).ok_or(Unknown::Exited)?;
+        let p = match self.table.entry(pid) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(e) => e.insert(load(pid, modules, window)?),
+        };
         p.seen_in = window;
         Ok(p)
     }

@@ -81,11 +81,11 @@ impl Buffer {
     /// to be dropped for it (newer windows are kept before older ones).
     pub fn unpop(&mut self, body: Pending) -> Dropped {
         if self.bytes + body.body.len() > self.capacity {
-            let mut dropped = Dropped::default();
-            dropped.bodies = 1;
-            dropped.batches = body.batches;
-            dropped.newest_time = Some(body.time);
-            return dropped;
+            return Dropped {
+                bodies: 1,
+                batches: body.batches,
+                newest_time: Some(body.time),
+            };
         }
         self.bytes += body.body.len();
         self.queue.push_front(body);

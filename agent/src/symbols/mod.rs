@@ -64,13 +64,12 @@ impl Symbols {
         for frame in frames {
             match *frame {
                 Frame::Kernel(addr) if !self.kernel.contains_key(&addr) => kernel.push(addr),
-                Frame::File { module, offset, .. } => {
+                Frame::File { module, offset, .. }
                     if modules
                         .get(module)
-                        .is_some_and(|m| m.symbol(offset).is_none())
-                    {
-                        by_module.entry(module).or_default().push(offset);
-                    }
+                        .is_some_and(|m| m.symbol(offset).is_none()) =>
+                {
+                    by_module.entry(module).or_default().push(offset);
                 }
                 Frame::Jit { pid, .. } => {
                     self.perf_maps.entry(pid).or_insert_with(|| {
