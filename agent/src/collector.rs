@@ -192,10 +192,18 @@ impl Collector {
             r.time, k.samples, k.blocks, r.stacks, r.batches, k.lost_events, k.lost_counts,
             k.lost_stacks, i.cut_short, i.unwound, i.exited, i.denied, sink.report()
         );
-        if k.lost_events + k.lost_counts + k.lost_stacks > 0 {
+        if k.lost_events + k.lost_counts > 0 {
             tracing::warn!(
-                "samples were dropped in the kernel this window (ring buffer or maps full): \
-                 lower --frequency, or raise --interval less often"
+                "{} samples were dropped in the kernel this window (ring buffer or counts map \
+                 full): lower --frequency or --stack-bytes",
+                k.lost_events + k.lost_counts
+            );
+        }
+        if k.lost_stacks > 0 {
+            tracing::warn!(
+                "{} stacks were lost in the kernel (stack map full or colliding): their \
+                 samples are kept without them",
+                k.lost_stacks
             );
         }
         if i.exited > 0 {
