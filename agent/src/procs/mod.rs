@@ -111,7 +111,8 @@ impl Processes {
 
     /// Where `addr` of process `pid` is (`addr` already the address to look up: a return
     /// address minus one). An address outside every known region reads the process's mappings
-    /// again, at most every [`REFRESH_EVERY`].
+    /// again, at most every [`REFRESH_EVERY`]; until then it is taken for code generated since
+    /// (JIT code, which a perf map may name).
     pub fn frame(&mut self, pid: u32, addr: u64, modules: &mut Modules) -> Frame {
         let window = self.window;
         let Some(p) = self.table.get(&pid) else {
@@ -121,7 +122,7 @@ impl Processes {
             return frame;
         }
         if p.read_at.elapsed() < REFRESH_EVERY {
-            return Frame::Unknown(addr);
+            return Frame::Jit { pid, addr };
         }
         match load(pid, modules, window) {
             Ok(fresh) => {

@@ -7,7 +7,6 @@
 pub mod perf_map;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::path::PathBuf;
 use std::rc::Rc;
 
 use blazesym::symbolize::source::{Elf, Kernel, Source};
@@ -73,7 +72,7 @@ impl Symbols {
                 }
                 Frame::Jit { pid, .. } => {
                     self.perf_maps.entry(pid).or_insert_with(|| {
-                        PerfMap::read(&PathBuf::from(format!("/tmp/perf-{pid}.map")))
+                        perf_map::paths(pid).iter().find_map(|p| PerfMap::read(p))
                     });
                 }
                 _ => {}

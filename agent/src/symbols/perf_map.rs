@@ -4,10 +4,29 @@
 //! [`MAX_BYTES`], lines that do not parse skipped.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Largest perf map read.
 pub const MAX_BYTES: u64 = 64 << 20;
+
+/// Where process `pid`'s map is: in its own `/tmp` (its container's, named by the pid it has
+/// in its own namespace) while it runs, else this machine's `/tmp/perf-<pid>.map`.
+pub fn paths(pid: u32) -> Vec<PathBuf> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let inner = status
+        .lines()
+        .find_map(|l| l.strip_prefix("NSpid:"))
+        .and_then(|ids| ids.split_whitespace().last())
+        .unwrap_or("");
+    let mut paths = Vec::new();
+    if !inner.is_empty() {
+        paths.push(PathBuf::from(format!(
+            "/proc/{pid}/root/tmp/perf-{inner}.map"
+        )));
+    }
+    paths.push(PathBuf::from(format!("/tmp/perf-{pid}.map")));
+    paths
+}
 
 /// A parsed map, sorted by start address.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -84,5 +103,8 @@ mod tests {
         assert_eq!(map.find(0x7f0000004000), None);
         assert_eq!(map.find(1), None);
         assert!(PerfMap::read(Path::new("/nonexistent/perf-1.map")).is_none());
+        let own = paths(std::process::id());
+        assert_eq!(own.len(), 2, "{own:?}");
+        assert!(own[0].starts_with("/proc/"));
     }
 }
