@@ -21,7 +21,8 @@ use crate::symbols::Symbols;
 use crate::window::{Event, Fold, Named};
 use crate::{host, preflight};
 
-/// Longest wait in one poll, so a stop request is noticed soon.
+/// How often the ring buffer is drained (sooner when it is half full); also how soon a stop
+/// request is noticed.
 const POLL: Duration = Duration::from_millis(100);
 
 /// A running collector (not `Send`: it lives on the thread that started it).
@@ -100,6 +101,10 @@ impl Collector {
     /// End the window now: name, fold and hand its batches to `sink`.
     pub fn end_window(&mut self, sink: &mut dyn Sink) -> WindowReport {
         let time = unix_now();
+        // Records wait in the ring buffer until a drain: take the window's last ones now.
+        if let Err(e) = self.probe.poll(Duration::ZERO) {
+            tracing::warn!("{e}");
+        }
         let (stacks, names, counters) = {
             let mut intake = self.intake.borrow_mut();
             if self.options.unwind == Unwind::Fp {

@@ -70,30 +70,74 @@ fn options(unwind: Unwind) -> Options {
     }
 }
 
-/// Run `programs` at once while a collector sends to `sink`; returns what each one slept (µs)
-/// and the time range to query.
+/// What a run left to check.
+struct Run {
+    /// Microseconds each program's sleeper slept.
+    slept: Vec<u64>,
+    /// The time range to query.
+    range: (i64, i64),
+    /// CPU time the collector's thread used (the kernel's exact count), ns.
+    collector_ns: u64,
+}
+
+/// CPU time of this process's thread named `name`, from its schedstat (ns).
+fn thread_cpu_ns(name: &str) -> u64 {
+    let tasks = std::fs::read_dir("/proc/self/task").expect("tasks");
+    tasks
+        .flatten()
+        .filter(|t| std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == name))
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// Run `programs` at once while a collector sends to `sink`.
 async fn profile(
     programs: &[&Program],
     options: Options,
     sink: Box<dyn embers_agent::Sink + Send>,
-) -> (Vec<u64>, i64, i64) {
+) -> Run {
     let start = now() - 1;
     let running = embers_agent::spawn(options, sink).expect("the collector starts");
     let children: Vec<_> = programs.iter().map(|p| p.start(SECONDS, NAPS)).collect();
     let names: Vec<&'static str> = programs.iter().map(|p| p.name).collect();
-    let slept = tokio::task::spawn_blocking(move || {
+    let (slept, collector_ns) = tokio::task::spawn_blocking(move || {
         let slept = children
             .into_iter()
             .zip(names)
             .map(|(c, n)| workloads::finish(c, n))
             .collect();
+        let collector_ns = thread_cpu_ns("embers-agent");
         // Stopping sends the window in progress before it returns.
         running.stop().expect("the collector stops cleanly");
-        slept
+        (slept, collector_ns)
     })
     .await
     .expect("join");
-    (slept, start, now() + 1)
+    Run {
+        slept,
+        range: (start, now() + 1),
+        collector_ns,
+    }
+}
+
+/// The collector samples itself like any thread, and must not see itself more than it runs:
+/// woken right after each sample, it would be on a CPU just as that CPU's sampling timer fires.
+async fn check_self_sampling(server: &TestServer, run: &Run) {
+    let total = graph_of(server, "Total", "on-cpu", run.range).await;
+    let me = std::fs::read_to_string("/proc/self/comm").expect("comm");
+    let thread = format!("Total;[p] {};[t] embers-agent ", me.trim());
+    let sampled_us: u64 = total
+        .lines()
+        .filter(|l| l.starts_with(&thread))
+        .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
+        .sum();
+    let used_us = run.collector_ns / 1000;
+    // 997 Hz: about a millisecond a sample, so the slack is a few samples.
+    assert!(
+        sampled_us <= 2 * used_us + 20_000,
+        "the collector was sampled for {sampled_us} µs but ran {used_us} µs"
+    );
 }
 
 fn query(app: &str, event: &str, shape: &str, start: i64, end: i64) -> Value {
@@ -214,10 +258,11 @@ async fn three_programs_sent_over_http_show_their_known_shapes() {
     })
     .expect("sink");
     let refs: Vec<&Program> = programs.iter().collect();
-    let (slept, start, end) = profile(&refs, options(Unwind::Dwarf), Box::new(sink)).await;
-    for (p, slept) in programs.iter().zip(slept) {
-        check_program(&server, p, slept, (start, end), false).await;
+    let run = profile(&refs, options(Unwind::Dwarf), Box::new(sink)).await;
+    for (p, slept) in programs.iter().zip(&run.slept) {
+        check_program(&server, p, *slept, run.range, false).await;
     }
+    check_self_sampling(&server, &run).await;
     server.stop().await;
 }
 
@@ -271,7 +316,7 @@ async fn frame_pointer_mode_counts_in_the_kernel() {
         timeout: Duration::from_secs(10),
     })
     .expect("sink");
-    let (slept, start, end) = profile(&[&fp], options(Unwind::Fp), Box::new(sink)).await;
-    check_program(&server, &fp, slept[0], (start, end), true).await;
+    let run = profile(&[&fp], options(Unwind::Fp), Box::new(sink)).await;
+    check_program(&server, &fp, run.slept[0], run.range, true).await;
     server.stop().await;
 }

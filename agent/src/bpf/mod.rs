@@ -198,11 +198,12 @@ impl Probe {
         }
     }
 
-    /// Wait up to `timeout` for records and hand them to the intake.
+    /// Wait up to `timeout` (less when the ring buffer fills up to half), then hand every
+    /// record waiting to the callback.
     pub fn poll(&self, timeout: Duration) -> Result<(), AgentError> {
-        self.ring
-            .poll(timeout)
-            .map_err(|e| AgentError::bpf("read (ring buffer)", e))
+        let read = |e| AgentError::bpf("read (ring buffer)", e);
+        self.ring.poll(timeout).map_err(read)?;
+        self.ring.consume().map_err(read)
     }
 
     /// Follow CPUs going offline (their samples stop; said once) and coming online (sampled

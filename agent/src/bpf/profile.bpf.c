@@ -164,6 +164,16 @@ static __always_inline void count(u32 stat)
 		__sync_fetch_and_add(n, 1);
 }
 
+/* User space drains the ring buffer on a timer and is woken only when it is half full. Waking it
+ * for every record would run it right after each sample, on a CPU whose own sampling timer
+ * fires at about the same moment: it would be sampled several times more often than it runs. */
+static __always_inline u64 wakeup(void)
+{
+	u64 used = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	u64 size = bpf_ringbuf_query(&events, BPF_RB_RING_SIZE);
+	return used > size / 2 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
 static __always_inline bool is_kernel_thread(struct task_struct *task)
 {
 	return BPF_CORE_READ(task, flags) & PF_KTHREAD;
@@ -250,7 +260,7 @@ static __always_inline int sample_to_ring(void *ctx, struct task_struct *task, u
 	u64 size = sizeof(struct event) + e->stack_len;
 	if (size > sizeof(*s))
 		size = sizeof(*s);
-	if (bpf_ringbuf_output(&events, s, size, 0))
+	if (bpf_ringbuf_output(&events, s, size, wakeup()))
 		count(STAT_LOST_EVENTS);
 	return 0;
 }
@@ -274,12 +284,11 @@ static __always_inline int sample_to_counts(void *ctx, struct task_struct *task,
 		__sync_fetch_and_add(n, 1);
 	else if (bpf_map_update_elem(counts, &key, &one, BPF_NOEXIST))
 		count(STAT_LOST_COUNTS);
-	struct names *known = bpf_map_lookup_elem(&threads, &tid);
-	if (!known) {
-		struct names fresh = {};
-		names(task, fresh.thread, fresh.process);
-		bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
-	}
+	/* Written at every sample, not once: a thread's first sample may fall between fork and
+	 * exec, with its parent's names. */
+	struct names now = {};
+	names(task, now.thread, now.process);
+	bpf_map_update_elem(&threads, &tid, &now, BPF_ANY);
 	return 0;
 }
 
@@ -353,7 +362,7 @@ static __always_inline void switch_in(struct task_struct *next)
 	names(next, e->thread, e->process);
 	__builtin_memcpy(e->kernel, b->kernel, sizeof(e->kernel));
 	__builtin_memcpy(e->user, b->user, sizeof(e->user));
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup());
 	bpf_map_delete_elem(&blocked, &tid);
 	count(STAT_BLOCKS);
 }
