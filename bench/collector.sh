@@ -54,8 +54,6 @@ say "$cpus busy programs on $cpus CPUs"
 for _ in $(seq "$cpus"); do
   "$work/embers-bench-busy" $((duration * 4 + 60)) 0 >/dev/null &
 done
-say "the busiest processes at the end (other work skews the numbers):"
-top -b -n 1 -o %CPU | sed -n '7,12p' >&2
 sleep 2
 
 printf '%-16s %10s %8s %8s %10s %10s %8s %6s %8s %10s\n' mode collector bpf total peak_rss peak_anon samples lost stacks_cut stacks_lost
@@ -74,8 +72,6 @@ for mode in "dwarf" "dwarf --off-cpu" "fp"; do
     now_anon=$(awk '/^RssAnon/ {print $2}' "/proc/$agent_pid/status")
     [ "$now_anon" -gt "$anon" ] && anon=$now_anon
   done
-say "the busiest processes at the end (other work skews the numbers):"
-top -b -n 1 -o %CPU | sed -n '7,12p' >&2
   end=$(date +%s.%N)
   used=$(cpu_ticks "$agent_pid")
   bpf=$(bpf_ns "$before")
