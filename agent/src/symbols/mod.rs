@@ -40,6 +40,10 @@ impl Symbols {
     pub fn new() -> Symbols {
         Symbols {
             symbolizer: Symbolizer::builder()
+                // Files are read once: modules are symbolized through descriptors held open,
+                // and a reload check would stat /proc/kallsyms, whose time changes, and parse
+                // it again every window.
+                .enable_auto_reload(false)
                 .enable_code_info(false)
                 .enable_inlined_fns(false)
                 .enable_demangling(true)
