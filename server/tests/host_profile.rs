@@ -140,6 +140,18 @@ async fn check_self_sampling(server: &TestServer, run: &Run) {
     );
 }
 
+/// The collector's HTTP sink, sending to `server`.
+fn http_sink(server: &TestServer) -> HttpSink {
+    HttpSink::start(HttpOptions {
+        to: server.base.clone(),
+        token: None,
+        buffer_bytes: 64 << 20,
+        max_request_bytes: 4 << 20,
+        timeout: Duration::from_secs(10),
+    })
+    .expect("sink")
+}
+
 fn query(app: &str, event: &str, shape: &str, start: i64, end: i64) -> Value {
     json!({"app_service": app, "profile_language_type": "eBPF", "profile_event_type": event,
            "tag_filter": "", "time_start": start, "time_end": end, "result_shape": shape})
@@ -249,14 +261,7 @@ async fn three_programs_sent_over_http_show_their_known_shapes() {
     ];
     let db = TempDb::new();
     let server = TestServer::start(&db.path()).await;
-    let sink = HttpSink::start(HttpOptions {
-        to: server.base.clone(),
-        token: None,
-        buffer_bytes: 64 << 20,
-        max_request_bytes: 4 << 20,
-        timeout: Duration::from_secs(10),
-    })
-    .expect("sink");
+    let sink = http_sink(&server);
     let refs: Vec<&Program> = programs.iter().collect();
     let run = profile(&refs, options(Unwind::Dwarf), Box::new(sink)).await;
     for (p, slept) in programs.iter().zip(&run.slept) {
@@ -308,14 +313,7 @@ async fn frame_pointer_mode_counts_in_the_kernel() {
     let fp = workloads::c_fp(dir.path());
     let db = TempDb::new();
     let server = TestServer::start(&db.path()).await;
-    let sink = HttpSink::start(HttpOptions {
-        to: server.base.clone(),
-        token: None,
-        buffer_bytes: 64 << 20,
-        max_request_bytes: 4 << 20,
-        timeout: Duration::from_secs(10),
-    })
-    .expect("sink");
+    let sink = http_sink(&server);
     let run = profile(&[&fp], options(Unwind::Fp), Box::new(sink)).await;
     check_program(&server, &fp, run.slept[0], run.range, true).await;
     server.stop().await;
