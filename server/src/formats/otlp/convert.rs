@@ -1,0 +1,193 @@
+//! A request → the store's batches. Samples are summed per batch (app_service, event type,
+//! tags, trace and span), second, thread and stack, in nanoseconds ([`super::sums`]), and stored
+//! as microseconds rounded once per row: one row per second and stack, as a folded ingest of
+//! the same stacks would write, however many timestamps the samples carry.
+
+use opentelemetry_proto::tonic::profiles::v1development::{ProfilesDictionary, Sample};
+
+use super::attrs::{self, Context, Meaning};
+use super::check;
+use super::sums::{BatchKey, Row, Sums};
+use super::{ExportProfilesServiceRequest, OtlpError};
+use crate::input::check_stack_size;
+use crate::limits::StackLimits;
+use crate::store::{Batch, BatchMeta, Sample as Stored, Tags};
+use embers_model::contract::event::{DEFAULT_LANGUAGE, DEFAULT_UNIT};
+
+/// Nanoseconds in a second and in a microsecond.
+const NS_PER_S: u64 = 1_000_000_000;
+const NS_PER_US: u128 = 1_000;
+
+/// The batches `request` holds; `now` (Unix seconds) times profiles that carry no time. The
+/// whole request is checked and converted before it returns: an error means nothing of it is
+/// usable.
+pub fn to_batches(
+    request: &ExportProfilesServiceRequest,
+    now: i64,
+    limits: &StackLimits,
+) -> Result<Vec<Batch>, OtlpError> {
+    let empty = ProfilesDictionary::default();
+    let dict = request.dictionary.as_ref().unwrap_or(&empty);
+    check::dictionary(dict)?;
+    let strings = &dict.string_table;
+    let meanings: Vec<Meaning> = dict
+        .attribute_table
+        .iter()
+        .map(|a| attrs::of_entry(a, strings))
+        .collect();
+    let mut sums = Sums::new(dict, &meanings);
+    for (r, rp) in request.resource_profiles.iter().enumerate() {
+        let at = format!("resource_profiles[{r}]");
+        let mut resource = Context::default();
+        if let Some(res) = &rp.resource {
+            check::key_values(&res.attributes, strings.len(), &|k| {
+                format!("{at}.resource.attributes[{k}]")
+            })?;
+            resource.apply_key_values(&res.attributes, strings);
+        }
+        for (s, sp) in rp.scope_profiles.iter().enumerate() {
+            let at = format!("{at}.scope_profiles[{s}]");
+            let mut scope = resource.clone();
+            if let Some(sc) = &sp.scope {
+                check::key_values(&sc.attributes, strings.len(), &|k| {
+                    format!("{at}.scope.attributes[{k}]")
+                })?;
+                scope.apply_key_values(&sc.attributes, strings);
+            }
+            for (p, profile) in sp.profiles.iter().enumerate() {
+                sums.profile(profile, scope.clone(), &format!("{at}.profiles[{p}]"), now)?;
+            }
+        }
+    }
+    finish(sums, limits)
+}
+
+/// A sample's observations as (Unix second, count): one per timestamp (count 1 when there are
+/// no values), or its values at `time` when there are no timestamps.
+pub(super) fn observations<'s>(
+    sample: &'s Sample,
+    time: i64,
+    at: &'s dyn Fn() -> String,
+) -> impl Iterator<Item = Result<(i64, u64), OtlpError>> + 's {
+    let (values, stamps) = (&sample.values, &sample.timestamps_unix_nano);
+    let shape = match (values.len(), stamps.len()) {
+        (0, 0) => Err(OtlpError::field(
+            at(),
+            "has neither values nor timestamps_unix_nano; a sample needs one of them",
+        )),
+        (v, t) if v > 0 && t > 0 && v != t => Err(OtlpError::field(
+            at(),
+            format!(
+                "has {v} values and {t} timestamps_unix_nano; when both are given they pair \
+                 up one to one"
+            ),
+        )),
+        _ => Ok(()),
+    };
+    let count = values.len().max(stamps.len());
+    let shape = shape.err().map(Err).into_iter();
+    shape.chain((0..count).map(move |j| {
+        let value = match values.get(j) {
+            None => 1,
+            Some(&v) => u64::try_from(v).map_err(|_| {
+                OtlpError::field(format!("{}.values[{j}]", at()), format!("{v} is negative"))
+            })?,
+        };
+        let second = match stamps.get(j) {
+            None => time,
+            Some(&ns) => match ns / NS_PER_S {
+                0 => {
+                    return Err(OtlpError::field(
+                        format!("{}.timestamps_unix_nano[{j}]", at()),
+                        format!("{ns} is not a time (nanoseconds since 1970)"),
+                    ))
+                }
+                // u64::MAX / 1e9 fits in an i64.
+                s => i64::try_from(s).unwrap_or(i64::MAX),
+            },
+        };
+        Ok((second, value))
+    }))
+}
+
+/// The batches of the sums: rows in microseconds (rows that round to 0 µs are left out),
+/// stacks named, limits checked.
+fn finish(mut sums: Sums<'_>, limits: &StackLimits) -> Result<Vec<Batch>, OtlpError> {
+    let batches = std::mem::take(&mut sums.batches);
+    let mut out = Vec::with_capacity(batches.len());
+    for (key, rows) in batches {
+        let mut rows: Vec<(Row, u128)> = rows.into_iter().collect();
+        // Sorted, so the same request always writes the same rows in the same order.
+        rows.sort_unstable_by_key(|(row, _)| *row);
+        let mut samples = Vec::with_capacity(rows.len());
+        for (row, ns) in rows {
+            let micros = (ns + NS_PER_US / 2) / NS_PER_US;
+            if micros == 0 {
+                continue;
+            }
+            let value = u64::try_from(micros)
+                .ok()
+                .filter(|v| i64::try_from(*v).is_ok())
+                .ok_or_else(|| {
+                    OtlpError::field(
+                        format!("dictionary.stack_table[{}]", row.stack),
+                        format!(
+                            "its samples in second {} add up to {micros} µs, more than {}",
+                            row.time,
+                            i64::MAX
+                        ),
+                    )
+                })?;
+            let stack = stack_text(&mut sums, row, limits)?;
+            samples.push(Stored {
+                time: row.time,
+                stack,
+                value,
+            });
+        }
+        if !samples.is_empty() {
+            out.push(Batch {
+                meta: meta(key)?,
+                samples,
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// A row's stack as stored: `[t] thread` first, then the stack's frames; `[unknown]` when
+/// neither exists.
+fn stack_text(sums: &mut Sums<'_>, row: Row, limits: &StackLimits) -> Result<String, OtlpError> {
+    let thread = row
+        .thread
+        .and_then(|t| sums.threads.get(t as usize))
+        .map(|name| format!("[t] {name}"));
+    let named = sums.frames.stack(row.stack);
+    let frames = named.frames + usize::from(thread.is_some());
+    let longest = named.longest.max(thread.as_ref().map_or(0, String::len));
+    check_stack_size(frames, longest, limits)
+        .map_err(|e| OtlpError::field(format!("dictionary.stack_table[{}]", row.stack), e))?;
+    Ok(match (thread, named.text.is_empty()) {
+        (Some(t), true) => t,
+        (Some(t), false) => format!("{t};{}", named.text),
+        (None, false) => named.text.clone(),
+        (None, true) => "[unknown]".to_owned(),
+    })
+}
+
+/// The store's metadata for a batch key.
+fn meta((app_service, event, tags): BatchKey) -> Result<BatchMeta, OtlpError> {
+    let mut checked = Tags::new();
+    for (name, value) in &tags {
+        checked
+            .set(name, value)
+            .map_err(|e| OtlpError::field("attributes", e))?;
+    }
+    Ok(BatchMeta {
+        app_service,
+        language: DEFAULT_LANGUAGE.to_owned(),
+        event_type: event.to_owned(),
+        unit: DEFAULT_UNIT.to_owned(),
+        tags: checked,
+    })
+}
