@@ -7,6 +7,7 @@ pub mod differential;
 pub mod explore;
 pub mod groups;
 pub mod http;
+pub mod otlp;
 pub mod process;
 pub mod querier;
 pub mod snapshots;

@@ -88,3 +88,36 @@ pub async fn serve(
         .await
         .map_err(|e| format!("OTLP gRPC server error: {e}"))
 }
+
+/// The gRPC receiver of `--otlp-grpc-listen`, running beside the HTTP server.
+#[derive(Debug)]
+pub struct Running {
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), String>>,
+}
+
+impl Running {
+    /// Listen on `at` and serve; prints the address it listens on.
+    pub async fn start(at: &str, state: AppState) -> Result<Running, String> {
+        let listener = tokio::net::TcpListener::bind(at)
+            .await
+            .map_err(|e| format!("cannot listen on {at} (--otlp-grpc-listen): {e}"))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("no local address: {e}"))?;
+        println!("OTLP profiles over gRPC at {addr}");
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(serve(listener, state, async {
+            let _ = stopped.await;
+        }));
+        Ok(Running { stop, task })
+    }
+
+    /// Stop accepting, let the calls in progress finish, and wait.
+    pub async fn stop(self) -> Result<(), String> {
+        let _ = self.stop.send(());
+        self.task
+            .await
+            .map_err(|e| format!("OTLP gRPC task failed: {e}"))?
+    }
+}
