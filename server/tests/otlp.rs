@@ -46,7 +46,11 @@ fn big_request(len: usize) -> ExportProfilesServiceRequest {
 }
 
 /// POST `body` to the OTLP route with `headers`; status, content type and body.
-async fn post(server: &OtlpServer, headers: &[(&str, &str)], body: Vec<u8>) -> (u16, String, Vec<u8>) {
+async fn post(
+    server: &OtlpServer,
+    headers: &[(&str, &str)],
+    body: Vec<u8>,
+) -> (u16, String, Vec<u8>) {
     let mut request = server
         .http
         .client
@@ -83,7 +87,12 @@ async fn gzip_bombs_and_bodies_over_the_limit_are_refused_and_store_nothing() {
     assert_eq!((status, ct.as_str()), (413, "application/x-protobuf"));
     let s = status_of(&body);
     assert_eq!(s.code, 8);
-    assert!(s.message.contains("decompresses to more than 1048576 bytes"), "{}", s.message);
+    assert!(
+        s.message
+            .contains("decompresses to more than 1048576 bytes"),
+        "{}",
+        s.message
+    );
     // Uncompressed, over the limit: refused before it is read whole.
     let (status, _, body) = post(&server, &[PROTOBUF], big_request(LIMIT).encode_to_vec()).await;
     assert_eq!(status, 413);
@@ -94,7 +103,9 @@ async fn gzip_bombs_and_bodies_over_the_limit_are_refused_and_store_nothing() {
     assert_eq!(status, 200, "{:?}", status_of(&body));
     let (status, _, body) = post(&server, &[PROTOBUF, GZIP], b"\x1f\x8bnot really".to_vec()).await;
     assert_eq!(status, 400);
-    assert!(status_of(&body).message.starts_with("the body is not valid gzip"));
+    assert!(status_of(&body)
+        .message
+        .starts_with("the body is not valid gzip"));
     assert_eq!(server.store.sample_count().expect("count"), 0);
     server.stop().await;
 }
@@ -119,7 +130,11 @@ async fn grpc_bombs_are_resource_exhausted() {
     }
     let e = client.export(bad).await.expect_err("bad");
     assert_eq!(e.code(), tonic::Code::InvalidArgument);
-    assert!(e.message().starts_with("dictionary.string_table[0]: must be the empty string"), "{e}");
+    assert!(
+        e.message()
+            .starts_with("dictionary.string_table[0]: must be the empty string"),
+        "{e}"
+    );
     assert_eq!(server.store.sample_count().expect("count"), 0);
     server.stop().await;
 }
@@ -131,10 +146,19 @@ async fn other_types_encodings_methods_and_browsers_are_refused() {
     let octet = ("content-type", "application/octet-stream");
     let (status, _, answer) = post(&server, &[octet], body.clone()).await;
     assert_eq!(status, 415);
-    assert!(status_of(&answer).message.contains("send application/x-protobuf or application/json"));
-    let (status, _, answer) = post(&server, &[PROTOBUF, ("content-encoding", "br")], body.clone()).await;
+    assert!(status_of(&answer)
+        .message
+        .contains("send application/x-protobuf or application/json"));
+    let (status, _, answer) = post(
+        &server,
+        &[PROTOBUF, ("content-encoding", "br")],
+        body.clone(),
+    )
+    .await;
     assert_eq!(status, 415);
-    assert!(status_of(&answer).message.contains("send gzip or no encoding"));
+    assert!(status_of(&answer)
+        .message
+        .contains("send gzip or no encoding"));
     // The guard answers these, as for every write: a type a browser sends anywhere, a
     // cross-site page.
     let (status, _, answer) = post(&server, &[("content-type", "text/plain")], body.clone()).await;
@@ -148,12 +172,20 @@ async fn other_types_encodings_methods_and_browsers_are_refused() {
     assert_eq!((status, ct.as_str()), (400, "application/json"));
     let answer: serde_json::Value = serde_json::from_slice(&answer).expect("json");
     assert_eq!(answer["code"], 3);
-    assert!(answer["message"].as_str().is_some_and(|m| m.contains("JSON")), "{answer}");
+    assert!(
+        answer["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("JSON")),
+        "{answer}"
+    );
     let (status, _, _) = server.http.get("/v1development/profiles").await;
     assert_eq!(status, 405);
     // A well-formed request answers an ExportProfilesServiceResponse of the same encoding.
     let (status, ct, answer) = post(&server, &[PROTOBUF], body).await;
-    assert_eq!((status, ct.as_str(), answer.len()), (200, "application/x-protobuf", 0));
+    assert_eq!(
+        (status, ct.as_str(), answer.len()),
+        (200, "application/x-protobuf", 0)
+    );
     let (status, _, answer) = post(&server, &[json], b"{}".to_vec()).await;
     assert_eq!((status, answer.as_slice()), (200, &b"{}"[..]));
     server.stop().await;

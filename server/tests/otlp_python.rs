@@ -22,11 +22,41 @@ fn queries() -> Vec<Value> {
         query("redis-server", "off-cpu", 0, 60, ""),
         query("checkout", "on-cpu", 0, 60, ""),
         query("redis-server", "on-cpu", 0, 60, trace),
-        query("redis-server", "on-cpu", 0, 60, "span_name='abababababababab'"),
-        query("redis-server", "on-cpu", 0, 60, "host='node-a' AND k8s.label.app='redis'"),
-        query("redis-server", "on-cpu", 0, 60, "pod_cluster='prod' AND pod_node='node-a'"),
-        query("checkout", "on-cpu", 0, 60, "pod_group='checkout' AND region='eu-west-1'"),
-        query("checkout", "on-cpu", 0, 60, "app_instance='checkout-1' AND az='eu-west-1a'"),
+        query(
+            "redis-server",
+            "on-cpu",
+            0,
+            60,
+            "span_name='abababababababab'",
+        ),
+        query(
+            "redis-server",
+            "on-cpu",
+            0,
+            60,
+            "host='node-a' AND k8s.label.app='redis'",
+        ),
+        query(
+            "redis-server",
+            "on-cpu",
+            0,
+            60,
+            "pod_cluster='prod' AND pod_node='node-a'",
+        ),
+        query(
+            "checkout",
+            "on-cpu",
+            0,
+            60,
+            "pod_group='checkout' AND region='eu-west-1'",
+        ),
+        query(
+            "checkout",
+            "on-cpu",
+            0,
+            60,
+            "app_instance='checkout-1' AND az='eu-west-1a'",
+        ),
         query("redis-server", "on-cpu", 1, 1, ""),
         query("redis-server", "on-cpu", 30, 30, ""),
         query("checkout", "on-cpu", 20, 20, ""),
@@ -78,7 +108,10 @@ async fn lands_as_expected(transport: &str, args: &[&str]) {
         assert!(redis.lines().any(|l| l == line), "{line} in\n{redis}");
     }
     let traced = answer(&server.http, &queries()[3]).await;
-    assert_eq!(traced.trim(), "redis-server;[t] io-2;main;caller;inl_leaf 50000");
+    assert_eq!(
+        traced.trim(),
+        "redis-server;[t] io-2;main;caller;inl_leaf 50000"
+    );
     let off = answer(&server.http, &queries()[1]).await;
     assert_eq!(
         off.trim(),

@@ -23,6 +23,7 @@
 //! `cpu.logical_number`, `process.context.label.*`, build ids, values that are arrays, lists
 //! or bytes, and open-family keys outside the Kubernetes key charset.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use embers_model::contract::fields::{self, FieldKind, FieldRef, Scope};
@@ -55,24 +56,25 @@ const FAMILIES: [(&str, &str); 5] = [
     ("process.environment_variable.", "k8s.env."),
 ];
 
-/// What one attribute says.
+/// What one attribute says. Texts borrow from the request where they can: an attribute that
+/// points at a long string costs no copy of it, however many entries point there.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Meaning {
+pub(super) enum Meaning<'a> {
     /// `service.name`.
-    Service(String),
+    Service(Cow<'a, str>),
     /// The executable's name.
-    Executable(String),
+    Executable(Cow<'a, str>),
     /// The thread's name.
-    Thread(String),
+    Thread(Cow<'a, str>),
     /// A tag: its Embers name and value.
-    Tag(String, String),
+    Tag(Cow<'a, str>, Cow<'a, str>),
     /// `profile.frame.type` of a location.
-    FrameType(String),
+    FrameType(Cow<'a, str>),
     /// Nothing Embers keeps.
     Ignored,
 }
 
-impl Meaning {
+impl Meaning<'_> {
     /// Whether it changes which batch a sample goes to (everything but the thread and the
     /// frame type, which are frames).
     pub fn names_the_batch(&self) -> bool {
@@ -84,21 +86,25 @@ impl Meaning {
 }
 
 /// A value as text: strings, numbers and booleans; `None` for the rest and for empty strings.
-fn text(value: Option<&AnyValue>, strings: &[String]) -> Option<String> {
-    let text = match value?.value.as_ref()? {
-        Value::StringValue(s) => s.clone(),
+fn text<'a>(value: Option<&'a AnyValue>, strings: &'a [String]) -> Option<Cow<'a, str>> {
+    let text: Cow<'a, str> = match value?.value.as_ref()? {
+        Value::StringValue(s) => Cow::Borrowed(s),
         // Checked against the table before anything is read.
-        Value::StringValueStrindex(i) => strings.get(usize::try_from(*i).ok()?)?.clone(),
-        Value::IntValue(i) => i.to_string(),
-        Value::DoubleValue(d) => d.to_string(),
-        Value::BoolValue(b) => b.to_string(),
+        Value::StringValueStrindex(i) => Cow::Borrowed(strings.get(usize::try_from(*i).ok()?)?),
+        Value::IntValue(i) => Cow::Owned(i.to_string()),
+        Value::DoubleValue(d) => Cow::Owned(d.to_string()),
+        Value::BoolValue(b) => Cow::Owned(b.to_string()),
         Value::ArrayValue(_) | Value::KvlistValue(_) | Value::BytesValue(_) => return None,
     };
     (!text.is_empty()).then_some(text)
 }
 
 /// The meaning of attribute `key` with `value`.
-pub(super) fn meaning(key: &str, value: Option<&AnyValue>, strings: &[String]) -> Meaning {
+pub(super) fn meaning<'a>(
+    key: &'a str,
+    value: Option<&'a AnyValue>,
+    strings: &'a [String],
+) -> Meaning<'a> {
     let Some(text) = text(value, strings) else {
         return Meaning::Ignored;
     };
@@ -106,7 +112,7 @@ pub(super) fn meaning(key: &str, value: Option<&AnyValue>, strings: &[String]) -
         "service.name" if !text.starts_with("unknown_service") => Meaning::Service(text),
         "process.executable.name" => Meaning::Executable(text),
         "process.executable.path" => match text.rsplit('/').next() {
-            Some(name) if !name.is_empty() => Meaning::Executable(name.to_owned()),
+            Some(name) if !name.is_empty() => Meaning::Executable(Cow::Owned(name.to_owned())),
             _ => Meaning::Ignored,
         },
         "thread.name" => Meaning::Thread(text),
@@ -116,18 +122,17 @@ pub(super) fn meaning(key: &str, value: Option<&AnyValue>, strings: &[String]) -
 }
 
 /// A tag for `key`, when it maps to one the store accepts with this value.
-fn tag(key: &str, value: String) -> Meaning {
-    let name = TAGS
-        .iter()
-        .find(|(k, _)| *k == key)
-        .map(|(_, tag)| (*tag).to_owned())
-        .or_else(|| {
-            FAMILIES.iter().find_map(|(prefix, family)| {
+fn tag<'a>(key: &'a str, value: Cow<'a, str>) -> Meaning<'a> {
+    let name: Cow<'a, str> = match TAGS.iter().find(|(k, _)| *k == key) {
+        Some((_, tag)) => Cow::Borrowed(tag),
+        None => FAMILIES
+            .iter()
+            .find_map(|(prefix, family)| {
                 key.strip_prefix(prefix)
-                    .map(|rest| format!("{family}{rest}"))
+                    .map(|rest| Cow::Owned(format!("{family}{rest}")))
             })
-        })
-        .unwrap_or_else(|| key.to_owned());
+            .unwrap_or(Cow::Borrowed(key)),
+    };
     let accepted = match fields::resolve(&name) {
         Ok(FieldRef::Column(def)) => {
             def.scope == Scope::Batch
@@ -145,7 +150,7 @@ fn tag(key: &str, value: String) -> Meaning {
 }
 
 /// The meaning of a dictionary attribute (its key and value indices already checked).
-pub(super) fn of_entry(a: &KeyValueAndUnit, strings: &[String]) -> Meaning {
+pub(super) fn of_entry<'a>(a: &'a KeyValueAndUnit, strings: &'a [String]) -> Meaning<'a> {
     let key = usize::try_from(a.key_strindex)
         .ok()
         .and_then(|i| strings.get(i))
@@ -153,57 +158,79 @@ pub(super) fn of_entry(a: &KeyValueAndUnit, strings: &[String]) -> Meaning {
     meaning(key, a.value.as_ref(), strings)
 }
 
-/// The meaning of a resource or scope attribute (its indices already checked).
-fn of_key_value(kv: &KeyValue, strings: &[String]) -> Meaning {
-    let key = if kv.key.is_empty() {
-        usize::try_from(kv.key_strindex)
-            .ok()
-            .and_then(|i| strings.get(i))
-            .map_or("", String::as_str)
-    } else {
-        &kv.key
-    };
-    meaning(key, kv.value.as_ref(), strings)
+/// The meanings of resource or scope attributes (their indices already checked).
+pub(super) fn of_key_values<'a>(list: &'a [KeyValue], strings: &'a [String]) -> Vec<Meaning<'a>> {
+    list.iter()
+        .map(|kv| {
+            let key = if kv.key.is_empty() {
+                usize::try_from(kv.key_strindex)
+                    .ok()
+                    .and_then(|i| strings.get(i))
+                    .map_or("", String::as_str)
+            } else {
+                &kv.key
+            };
+            meaning(key, kv.value.as_ref(), strings)
+        })
+        .collect()
 }
 
-/// The attributes in force at some level.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct Context {
-    service: Option<String>,
-    executable: Option<String>,
-    /// The thread's name, when a level above the sample gives one.
-    pub thread: Option<String>,
-    /// Tags by Embers name.
-    pub tags: BTreeMap<String, String>,
+/// Who a sample belongs to, as far as the attributes applied so far say; small, so each level
+/// (resource and scope once, then each profile and sample) adds to a copy.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Names<'m> {
+    service: Option<&'m str>,
+    executable: Option<&'m str>,
+    /// The thread's name.
+    pub thread: Option<&'m str>,
 }
 
-impl Context {
-    /// Take in one meaning (a later one wins over an earlier one of the same slot).
-    pub fn apply(&mut self, m: &Meaning) {
-        match m {
-            Meaning::Service(s) => self.service = Some(s.clone()),
-            Meaning::Executable(e) => self.executable = Some(e.clone()),
-            Meaning::Thread(t) => self.thread = Some(t.clone()),
-            Meaning::Tag(name, value) => {
-                self.tags.insert(name.clone(), value.clone());
+impl<'m> Names<'m> {
+    /// These names with `meanings` applied (later ones win).
+    pub fn with<'a: 'm>(mut self, meanings: impl IntoIterator<Item = &'m Meaning<'a>>) -> Self {
+        for m in meanings {
+            match m {
+                Meaning::Service(s) => self.service = Some(s),
+                Meaning::Executable(e) => self.executable = Some(e),
+                Meaning::Thread(t) => self.thread = Some(t),
+                _ => {}
             }
-            Meaning::FrameType(_) | Meaning::Ignored => {}
         }
+        self
     }
 
-    /// Take in resource or scope attributes.
-    pub fn apply_key_values(&mut self, list: &[KeyValue], strings: &[String]) {
-        for kv in list {
-            self.apply(&of_key_value(kv, strings));
-        }
+    /// `app_service`: the service, else the executable, else `thread`; `None` when nothing
+    /// names it.
+    pub fn app_service(&self, thread: Option<&'m str>) -> Option<&'m str> {
+        self.service.or(self.executable).or(thread)
     }
+}
 
-    /// `app_service`: the service, else the executable, else `thread` (the sample's); `None`
-    /// when nothing names it.
-    pub fn app_service<'s>(&'s self, thread: Option<&'s str>) -> Option<&'s str> {
-        self.service
-            .as_deref()
-            .or(self.executable.as_deref())
-            .or(thread)
+/// The attributes in force at a profile's samples, as layers (resource, scope, profile; a
+/// sample's own come last), never merged into a copy: only a sample that starts a new batch
+/// walks them, for its tags.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Layers<'m, 'a> {
+    pub resource: &'m [Meaning<'a>],
+    pub scope: &'m [Meaning<'a>],
+    pub profile: &'m [&'m Meaning<'a>],
+}
+
+impl<'m, 'a> Layers<'m, 'a> {
+    /// The tags in force with a sample's `extra` meanings, by Embers name.
+    pub fn tags(&self, extra: &[&'m Meaning<'a>]) -> BTreeMap<String, String> {
+        let mut tags = BTreeMap::new();
+        let all = self
+            .resource
+            .iter()
+            .chain(self.scope.iter())
+            .chain(self.profile.iter().copied())
+            .chain(extra.iter().copied());
+        for m in all {
+            if let Meaning::Tag(name, value) = m {
+                tags.insert(name.to_string(), value.to_string());
+            }
+        }
+        tags
     }
 }

@@ -5,8 +5,10 @@
 
 use opentelemetry_proto::tonic::profiles::v1development::{ProfilesDictionary, Sample};
 
-use super::attrs::{self, Context, Meaning};
+use super::attrs::{self, Layers, Meaning, Names};
+use super::budget::{Bounds, Budget};
 use super::check;
+use super::frames::Frames;
 use super::sums::{BatchKey, Row, Sums};
 use super::{ExportProfilesServiceRequest, OtlpError};
 use crate::input::check_stack_size;
@@ -24,7 +26,7 @@ const NS_PER_US: u128 = 1_000;
 pub fn to_batches(
     request: &ExportProfilesServiceRequest,
     now: i64,
-    limits: &StackLimits,
+    bounds: &Bounds,
 ) -> Result<Vec<Batch>, OtlpError> {
     let empty = ProfilesDictionary::default();
     let dict = request.dictionary.as_ref().unwrap_or(&empty);
@@ -35,31 +37,35 @@ pub fn to_batches(
         .iter()
         .map(|a| attrs::of_entry(a, strings))
         .collect();
-    let mut sums = Sums::new(dict, &meanings);
+    let frames = Frames::new(dict, &meanings, bounds.stacks);
+    let mut sums = Sums::new(dict, &meanings, frames, Budget::new(bounds.max_text));
     for (r, rp) in request.resource_profiles.iter().enumerate() {
         let at = format!("resource_profiles[{r}]");
-        let mut resource = Context::default();
-        if let Some(res) = &rp.resource {
-            check::key_values(&res.attributes, strings.len(), &|k| {
-                format!("{at}.resource.attributes[{k}]")
-            })?;
-            resource.apply_key_values(&res.attributes, strings);
-        }
+        let attributes = rp.resource.as_ref().map_or(&[][..], |res| &res.attributes);
+        check::key_values(attributes, strings.len(), &|k| {
+            format!("{at}.resource.attributes[{k}]")
+        })?;
+        let resource = attrs::of_key_values(attributes, strings);
+        let names = Names::default().with(&resource);
         for (s, sp) in rp.scope_profiles.iter().enumerate() {
             let at = format!("{at}.scope_profiles[{s}]");
-            let mut scope = resource.clone();
-            if let Some(sc) = &sp.scope {
-                check::key_values(&sc.attributes, strings.len(), &|k| {
-                    format!("{at}.scope.attributes[{k}]")
-                })?;
-                scope.apply_key_values(&sc.attributes, strings);
-            }
+            let attributes = sp.scope.as_ref().map_or(&[][..], |sc| &sc.attributes);
+            check::key_values(attributes, strings.len(), &|k| {
+                format!("{at}.scope.attributes[{k}]")
+            })?;
+            let scope = attrs::of_key_values(attributes, strings);
+            let layers = Layers {
+                resource: &resource,
+                scope: &scope,
+                profile: &[],
+            };
+            let names = names.with(&scope);
             for (p, profile) in sp.profiles.iter().enumerate() {
-                sums.profile(profile, scope.clone(), &format!("{at}.profiles[{p}]"), now)?;
+                sums.profile(profile, layers, names, &format!("{at}.profiles[{p}]"), now)?;
             }
         }
     }
-    finish(sums, limits)
+    finish(sums, &bounds.stacks)
 }
 
 /// A sample's observations as (Unix second, count): one per timestamp (count 1 when there are
@@ -162,17 +168,19 @@ fn stack_text(sums: &mut Sums<'_>, row: Row, limits: &StackLimits) -> Result<Str
         .thread
         .and_then(|t| sums.threads.get(t as usize))
         .map(|name| format!("[t] {name}"));
-    let named = sums.frames.stack(row.stack);
+    let named = sums.frames.stack(row.stack, &mut sums.budget)?;
     let frames = named.frames + usize::from(thread.is_some());
     let longest = named.longest.max(thread.as_ref().map_or(0, String::len));
     check_stack_size(frames, longest, limits)
         .map_err(|e| OtlpError::field(format!("dictionary.stack_table[{}]", row.stack), e))?;
-    Ok(match (thread, named.text.is_empty()) {
+    let text = match (thread, named.text.is_empty()) {
         (Some(t), true) => t,
         (Some(t), false) => format!("{t};{}", named.text),
         (None, false) => named.text.clone(),
         (None, true) => "[unknown]".to_owned(),
-    })
+    };
+    sums.budget.take(text.len())?;
+    Ok(text)
 }
 
 /// The store's metadata for a batch key.

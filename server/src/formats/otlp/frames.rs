@@ -13,9 +13,15 @@
 //! Names are untrusted text: `;` becomes `:` (as DeepFlow stores it) and control characters
 //! become U+FFFD, so a name can neither split a stack nor break a line of folded text.
 
+use std::collections::HashMap;
+
 use opentelemetry_proto::tonic::profiles::v1development::{Location, ProfilesDictionary};
 
 use super::attrs::Meaning;
+use super::budget::Budget;
+use super::OtlpError;
+use crate::input::check_stack_size;
+use crate::limits::StackLimits;
 
 /// One named location or stack: the text and what the stack limits look at.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,111 +35,100 @@ pub(super) struct Named {
 }
 
 impl Named {
-    fn push(&mut self, frame: &str) {
-        if !self.text.is_empty() {
+    /// Append `other`'s frames.
+    fn extend(&mut self, other: &Named) {
+        if !self.text.is_empty() && !other.text.is_empty() {
             self.text.push(';');
         }
-        self.text.push_str(frame);
-        self.frames += 1;
-        self.longest = self.longest.max(frame.len());
+        self.text.push_str(&other.text);
+        self.frames += other.frames;
+        self.longest = self.longest.max(other.longest);
+    }
+
+    /// Append one frame.
+    fn push(&mut self, frame: &str) {
+        self.extend(&Named {
+            text: frame.to_owned(),
+            frames: 1,
+            longest: frame.len(),
+        });
     }
 }
 
-/// The names of a request's locations and stacks, made when first asked for.
+/// The names of a request's locations and stacks, each made when first asked for, within the
+/// stack limits and the request's text budget.
 pub(super) struct Frames<'a> {
     dict: &'a ProfilesDictionary,
-    meanings: &'a [Meaning],
-    locations: Vec<Option<Named>>,
-    stacks: Vec<Option<Named>>,
+    meanings: &'a [Meaning<'a>],
+    limits: StackLimits,
+    locations: HashMap<usize, Named>,
+    stacks: HashMap<usize, Named>,
 }
 
 impl<'a> Frames<'a> {
     /// Names for `dict`'s tables; `meanings` are its attribute table's.
-    pub fn new(dict: &'a ProfilesDictionary, meanings: &'a [Meaning]) -> Frames<'a> {
+    pub fn new(
+        dict: &'a ProfilesDictionary,
+        meanings: &'a [Meaning<'a>],
+        limits: StackLimits,
+    ) -> Frames<'a> {
         Frames {
             dict,
             meanings,
-            locations: vec![None; dict.location_table.len()],
-            stacks: vec![None; dict.stack_table.len()],
+            limits,
+            locations: HashMap::new(),
+            stacks: HashMap::new(),
         }
     }
 
     /// Stack `at` of the stack table (checked to be in range; 0 is the empty stack).
-    pub fn stack(&mut self, at: usize) -> &Named {
-        if self.stacks.get(at).is_some_and(Option::is_none) {
-            let named = self.name_stack(at);
-            self.stacks[at] = Some(named);
+    pub fn stack(&mut self, at: usize, budget: &mut Budget) -> Result<&Named, OtlpError> {
+        if !self.stacks.contains_key(&at) {
+            let named = self.name_stack(at, budget)?;
+            self.stacks.insert(at, named);
         }
-        static EMPTY: Named = Named {
-            text: String::new(),
-            frames: 0,
-            longest: 0,
-        };
-        self.stacks
-            .get(at)
-            .and_then(Option::as_ref)
-            .unwrap_or(&EMPTY)
+        Ok(self.stacks.entry(at).or_default())
     }
 
-    fn name_stack(&mut self, at: usize) -> Named {
+    fn name_stack(&mut self, at: usize, budget: &mut Budget) -> Result<Named, OtlpError> {
         let dict = self.dict;
         let mut named = Named::default();
         let Some(stack) = dict.stack_table.get(at).filter(|_| at > 0) else {
-            return named;
+            return Ok(named);
         };
+        let field = || format!("dictionary.stack_table[{at}]");
         // Leaf first on the wire; the store wants the root first. Index 0 is "no location".
         for &l in stack.location_indices.iter().rev() {
-            let Ok(l) = usize::try_from(l) else { continue };
-            if l == 0 || l >= self.locations.len() {
+            let Some(location) = usize::try_from(l)
+                .ok()
+                .filter(|&l| l > 0)
+                .and_then(|l| dict.location_table.get(l).map(|loc| (l, loc)))
+            else {
                 continue;
+            };
+            let (l, location) = location;
+            if !self.locations.contains_key(&l) {
+                let frames = self.name_location(l, location, budget)?;
+                self.locations.insert(l, frames);
             }
-            if self.locations[l].is_none() {
-                self.locations[l] = Some(self.name_location(&dict.location_table[l]));
+            if let Some(frames) = self.locations.get(&l) {
+                budget.take(frames.text.len() + 1)?;
+                named.extend(frames);
             }
-            if let Some(location) = &self.locations[l] {
-                if !named.text.is_empty() && !location.text.is_empty() {
-                    named.text.push(';');
-                }
-                named.text.push_str(&location.text);
-                named.frames += location.frames;
-                named.longest = named.longest.max(location.longest);
-            }
+            check_stack_size(named.frames, named.longest, &self.limits)
+                .map_err(|e| OtlpError::field(field(), e))?;
         }
-        named
+        Ok(named)
     }
 
-    /// The frames of one location: one per line (inlined callees after their caller).
-    fn name_location(&self, location: &Location) -> Named {
-        let strings = &self.dict.string_table;
-        let string = |i: i32| {
-            usize::try_from(i)
-                .ok()
-                .and_then(|i| strings.get(i))
-                .map_or("", String::as_str)
-        };
-        let frame_type = location
-            .attribute_indices
-            .iter()
-            .filter_map(|&a| self.meanings.get(usize::try_from(a).ok()?))
-            .find_map(|m| match m {
-                Meaning::FrameType(t) => Some(t.as_str()),
-                _ => None,
-            });
-        let file = usize::try_from(location.mapping_index)
-            .ok()
-            .filter(|&m| m > 0)
-            .and_then(|m| self.dict.mapping_table.get(m))
-            .map(|m| string(m.filename_strindex))
-            .and_then(|path| path.rsplit('/').next())
-            .filter(|name| !name.is_empty());
-        let kernel = frame_type == Some("kernel");
-        let prefix = if kernel {
-            "[k] "
-        } else if matches!(frame_type, None | Some("native")) && file.is_some_and(shared_object) {
-            "[l] "
-        } else {
-            ""
-        };
+    /// The frames of location `l`: one per line (inlined callees after their caller).
+    fn name_location(
+        &self,
+        l: usize,
+        location: &Location,
+        budget: &mut Budget,
+    ) -> Result<Named, OtlpError> {
+        let look = Look::of(self, location);
         let mut named = Named::default();
         for line in location.lines.iter().rev() {
             let Some(f) = usize::try_from(line.function_index)
@@ -145,24 +140,92 @@ impl<'a> Frames<'a> {
             };
             let name = [f.name_strindex, f.system_name_strindex]
                 .into_iter()
-                .map(string)
+                .map(|i| self.string(i))
                 .find(|n| !n.is_empty());
-            match (name, string(f.filename_strindex)) {
-                (Some(name), _) => named.push(&format!("{prefix}{}", clean(name))),
-                (None, file) if !file.is_empty() => named.push(&format!("[{}]", clean(file))),
-                _ => {}
-            }
+            let frame = match (name, self.string(f.filename_strindex)) {
+                (Some(name), _) => format!("{}{}", look.prefix, clean(name)),
+                (None, file) if !file.is_empty() => format!("[{}]", clean(file)),
+                _ => continue,
+            };
+            self.add(&mut named, &frame, l, budget)?;
         }
         if named.frames == 0 {
             let unsymbolized = format!(
                 "{}[{}] +0x{:x}",
-                if kernel { "[k] " } else { "" },
-                clean(file.unwrap_or(if kernel { "kernel" } else { "unknown" })),
+                if look.kernel { "[k] " } else { "" },
+                clean(
+                    look.file
+                        .unwrap_or(if look.kernel { "kernel" } else { "unknown" })
+                ),
                 location.address
             );
-            named.push(&unsymbolized);
+            self.add(&mut named, &unsymbolized, l, budget)?;
         }
-        named
+        Ok(named)
+    }
+
+    /// Add `frame` to location `l`'s frames, within the limits and the budget.
+    fn add(
+        &self,
+        named: &mut Named,
+        frame: &str,
+        l: usize,
+        budget: &mut Budget,
+    ) -> Result<(), OtlpError> {
+        budget.take(frame.len() + 1)?;
+        named.push(frame);
+        check_stack_size(named.frames, named.longest, &self.limits)
+            .map_err(|e| OtlpError::field(format!("dictionary.location_table[{l}]"), e))
+    }
+
+    /// String `i` of the table (checked), `""` for 0.
+    fn string(&self, i: i32) -> &'a str {
+        usize::try_from(i)
+            .ok()
+            .and_then(|i| self.dict.string_table.get(i))
+            .map_or("", String::as_str)
+    }
+}
+
+/// What a location's frames look like: kernel or not, the mapping's file name, the prefix of
+/// its symbolized frames.
+struct Look<'a> {
+    kernel: bool,
+    file: Option<&'a str>,
+    prefix: &'static str,
+}
+
+impl<'a> Look<'a> {
+    fn of(frames: &Frames<'a>, location: &Location) -> Look<'a> {
+        let frame_type = location
+            .attribute_indices
+            .iter()
+            .filter_map(|&a| frames.meanings.get(usize::try_from(a).ok()?))
+            .find_map(|m| match m {
+                Meaning::FrameType(t) => Some(t.as_ref()),
+                _ => None,
+            });
+        let file = usize::try_from(location.mapping_index)
+            .ok()
+            .filter(|&m| m > 0)
+            .and_then(|m| frames.dict.mapping_table.get(m))
+            .map(|m| frames.string(m.filename_strindex))
+            .and_then(|path| path.rsplit('/').next())
+            .filter(|name| !name.is_empty());
+        let kernel = frame_type == Some("kernel");
+        let native = matches!(frame_type, None | Some("native"));
+        let prefix = if kernel {
+            "[k] "
+        } else if native && file.is_some_and(shared_object) {
+            "[l] "
+        } else {
+            ""
+        };
+        Look {
+            kernel,
+            file,
+            prefix,
+        }
     }
 }
 

@@ -19,6 +19,7 @@
 //! [`frames`].
 
 mod attrs;
+mod budget;
 mod check;
 mod convert;
 mod frames;
@@ -29,13 +30,13 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
+pub use budget::{Bounds, TEXT_PER_INGEST_BYTE};
 pub use convert::to_batches;
 pub use opentelemetry_proto::tonic::collector::profiles::v1development::{
     ExportProfilesServiceRequest, ExportProfilesServiceResponse,
 };
 pub use wire::{from_json, from_protobuf};
 
-use crate::limits::StackLimits;
 use crate::store::Batch;
 
 /// The version of `opentelemetry-proto` whose profiles this reads (its wire format).
@@ -56,6 +57,16 @@ pub enum OtlpError {
         field: String,
         /// What is wrong with it.
         problem: String,
+    },
+    /// The request names more text than [`Bounds::max_text`].
+    #[error(
+        "the request's stacks and tags take more than {limit} bytes once named ({} × \
+         --max-ingest-bytes): send the profiles in smaller requests",
+        TEXT_PER_INGEST_BYTE
+    )]
+    Expands {
+        /// The bound, in bytes.
+        limit: usize,
     },
 }
 
@@ -83,11 +94,11 @@ pub fn decode(
     body: &[u8],
     encoding: Encoding,
     now: i64,
-    limits: &StackLimits,
+    bounds: &Bounds,
 ) -> Result<Vec<Batch>, OtlpError> {
     let request = match encoding {
         Encoding::Protobuf => from_protobuf(body)?,
         Encoding::Json => from_json(body)?,
     };
-    to_batches(&request, now, limits)
+    to_batches(&request, now, bounds)
 }

@@ -8,7 +8,8 @@ use opentelemetry_proto::tonic::profiles::v1development::{
     Link, Profile, ProfilesDictionary, Sample,
 };
 
-use super::attrs::{Context, Meaning};
+use super::attrs::{Layers, Meaning, Names};
+use super::budget::Budget;
 use super::check::{self, index};
 use super::convert::observations;
 use super::frames::{clean, Frames};
@@ -33,8 +34,9 @@ pub(super) type BatchKey = (String, &'static str, BTreeMap<String, String>);
 /// The running sums of a request.
 pub(super) struct Sums<'a> {
     pub dict: &'a ProfilesDictionary,
-    pub meanings: &'a [Meaning],
+    meanings: &'a [Meaning<'a>],
     pub frames: Frames<'a>,
+    pub budget: Budget,
     /// The batches, in the order first seen, with their rows' sums in nanoseconds.
     pub batches: Vec<(BatchKey, HashMap<Row, u128>)>,
     batch_of: HashMap<BatchKey, usize>,
@@ -43,8 +45,8 @@ pub(super) struct Sums<'a> {
     thread_of: HashMap<String, u32>,
 }
 
-/// Which batch a sample that may differ from its profile's goes to: the attributes that name
-/// a batch, its link, and its thread when the thread names the app_service.
+/// Which batch a sample goes to, within its profile: the attributes of its own that name a
+/// batch, its link, and its thread when nothing else names the app_service.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 struct Signature {
     naming: Vec<i32>,
@@ -53,22 +55,27 @@ struct Signature {
 }
 
 /// What one profile's samples share.
-struct Shared<'c> {
-    context: &'c Context,
+struct Shared<'m, 'a> {
+    layers: Layers<'m, 'a>,
+    names: Names<'m>,
     measure: Measure,
     /// Seconds of samples without timestamps.
     time: i64,
-    /// Whether nothing but a thread names the app_service.
-    thread_names_service: bool,
     by_signature: HashMap<Signature, usize>,
 }
 
 impl<'a> Sums<'a> {
-    pub fn new(dict: &'a ProfilesDictionary, meanings: &'a [Meaning]) -> Sums<'a> {
+    pub fn new(
+        dict: &'a ProfilesDictionary,
+        meanings: &'a [Meaning<'a>],
+        frames: Frames<'a>,
+        budget: Budget,
+    ) -> Sums<'a> {
         Sums {
             dict,
             meanings,
-            frames: Frames::new(dict, meanings),
+            frames,
+            budget,
             batches: Vec::new(),
             batch_of: HashMap::new(),
             threads: Vec::new(),
@@ -76,17 +83,28 @@ impl<'a> Sums<'a> {
         }
     }
 
-    /// Add one profile's samples; `context` holds its resource's and scope's attributes.
+    /// Add one profile's samples: `layers` hold its resource's and scope's attributes,
+    /// `names` what they say.
     pub fn profile(
         &mut self,
         profile: &Profile,
-        mut context: Context,
+        layers: Layers<'_, 'a>,
+        names: Names<'_>,
         at: &str,
         now: i64,
     ) -> Result<(), OtlpError> {
-        self.apply(&mut context, &profile.attribute_indices, &|k| {
-            format!("{at}.attribute_indices[{k}]")
-        })?;
+        let meanings = self.meanings;
+        check::indices(
+            &profile.attribute_indices,
+            meanings.len(),
+            "attribute_table",
+            |k| format!("{at}.attribute_indices[{k}]"),
+        )?;
+        let own: Vec<&Meaning<'a>> = profile
+            .attribute_indices
+            .iter()
+            .filter_map(|&a| meanings.get(usize::try_from(a).ok()?))
+            .collect();
         let measure = measure::of(profile, &self.dict.string_table, at)?;
         let time = match profile.time_unix_nano / NS_PER_S {
             0 => now,
@@ -94,8 +112,11 @@ impl<'a> Sums<'a> {
             s => i64::try_from(s).unwrap_or(i64::MAX),
         };
         let mut shared = Shared {
-            thread_names_service: context.app_service(None).is_none(),
-            context: &context,
+            layers: Layers {
+                profile: &own,
+                ..layers
+            },
+            names: names.with(own.iter().copied()),
             measure,
             time,
             by_signature: HashMap::new(),
@@ -106,30 +127,11 @@ impl<'a> Sums<'a> {
         Ok(())
     }
 
-    /// Check `list` as attribute indices and apply each to `context`.
-    fn apply(
-        &self,
-        context: &mut Context,
-        list: &[i32],
-        field: &dyn Fn(usize) -> String,
-    ) -> Result<(), OtlpError> {
-        check::indices(list, self.meanings.len(), "attribute_table", field)?;
-        for m in list.iter().filter_map(|&a| self.meaning(a)) {
-            context.apply(m);
-        }
-        Ok(())
-    }
-
-    /// The meaning of attribute-table entry `a` (checked).
-    fn meaning(&self, a: i32) -> Option<&'a Meaning> {
-        self.meanings.get(usize::try_from(a).ok()?)
-    }
-
     /// Add one sample's observations.
     fn sample(
         &mut self,
         sample: &Sample,
-        shared: &mut Shared<'_>,
+        shared: &mut Shared<'_, 'a>,
         at: &dyn Fn() -> String,
     ) -> Result<(), OtlpError> {
         let dict = self.dict;
@@ -156,7 +158,7 @@ impl<'a> Sums<'a> {
             .get(link)
             .filter(|l| link > 0 && !check::is_null_link(l))
             .map(|_| link);
-        let thread = self.thread(sample, shared.context);
+        let thread = self.thread(sample, shared.names);
         let batch = self.batch_of_sample(sample, shared, link, thread)?;
         let row = |time| Row {
             time,
@@ -176,17 +178,18 @@ impl<'a> Sums<'a> {
         Ok(())
     }
 
-    /// The sample's thread, interned: its own `thread.name`, else its profile's.
-    fn thread(&mut self, sample: &Sample, context: &Context) -> Option<u32> {
-        let own = sample
+    /// The meanings of a sample's own attributes (checked).
+    fn own<'s>(&'s self, sample: &'s Sample) -> impl Iterator<Item = (i32, &'a Meaning<'a>)> + 's {
+        let meanings = self.meanings;
+        sample
             .attribute_indices
             .iter()
-            .rev()
-            .find_map(|&a| match self.meaning(a)? {
-                Meaning::Thread(t) => Some(t.as_str()),
-                _ => None,
-            });
-        let name = own.or(context.thread.as_deref())?;
+            .filter_map(move |&a| Some((a, meanings.get(usize::try_from(a).ok()?)?)))
+    }
+
+    /// The sample's thread, interned: its own `thread.name`, else the one above it.
+    fn thread(&mut self, sample: &Sample, names: Names<'_>) -> Option<u32> {
+        let name = names.with(self.own(sample).map(|(_, m)| m)).thread?;
         if let Some(&id) = self.thread_of.get(name) {
             return Some(id);
         }
@@ -201,34 +204,39 @@ impl<'a> Sums<'a> {
     fn batch_of_sample(
         &mut self,
         sample: &Sample,
-        shared: &mut Shared<'_>,
+        shared: &mut Shared<'_, 'a>,
         link: Option<usize>,
         thread: Option<u32>,
     ) -> Result<usize, OtlpError> {
-        let naming: Vec<i32> = sample
-            .attribute_indices
-            .iter()
-            .copied()
-            .filter(|&a| self.meaning(a).is_some_and(Meaning::names_the_batch))
+        let naming: Vec<(i32, &'a Meaning<'a>)> = self
+            .own(sample)
+            .filter(|(_, m)| m.names_the_batch())
             .collect();
+        let names = shared.names.with(naming.iter().map(|(_, m)| *m));
         let signature = Signature {
-            naming,
+            naming: naming.iter().map(|(a, _)| *a).collect(),
             link,
-            thread: thread.filter(|_| shared.thread_names_service),
+            thread: thread.filter(|_| names.app_service(None).is_none()),
         };
         if let Some(&batch) = shared.by_signature.get(&signature) {
             return Ok(batch);
         }
-        let mut context = shared.context.clone();
-        for m in signature.naming.iter().filter_map(|&a| self.meaning(a)) {
-            context.apply(m);
-        }
-        let thread = thread.and_then(|t| self.threads.get(t as usize)).cloned();
-        let link = link.and_then(|l| self.dict.link_table.get(l));
-        let key = batch_key(&context, shared.measure.event, thread.as_deref(), link);
+        let thread_name = thread.and_then(|t| self.threads.get(t as usize));
+        let app_service = names
+            .app_service(None)
+            .map(clean)
+            .or_else(|| thread_name.cloned())
+            .unwrap_or_else(|| "unknown_service".to_owned());
+        let extra: Vec<&Meaning<'a>> = naming.iter().map(|(_, m)| *m).collect();
+        let mut tags = shared.layers.tags(&extra);
+        add_link(&mut tags, link.and_then(|l| self.dict.link_table.get(l)));
+        let key = (app_service, shared.measure.event, tags);
         let batch = match self.batch_of.get(&key) {
             Some(&batch) => batch,
             None => {
+                let size =
+                    key.0.len() + key.2.iter().map(|(n, v)| n.len() + v.len()).sum::<usize>();
+                self.budget.take(size)?;
                 self.batches.push((key.clone(), HashMap::new()));
                 self.batch_of.insert(key, self.batches.len() - 1);
                 self.batches.len() - 1
@@ -239,16 +247,9 @@ impl<'a> Sums<'a> {
     }
 }
 
-/// The batch a context, event type, thread and link name. A link gives `trace_id`, and
-/// `span_name` when no `span.name` attribute did: OTLP links carry the span's id, not its name.
-fn batch_key(
-    context: &Context,
-    event: &'static str,
-    thread: Option<&str>,
-    link: Option<&Link>,
-) -> BatchKey {
-    let app_service = clean(context.app_service(thread).unwrap_or("unknown_service"));
-    let mut tags = context.tags.clone();
+/// A link gives `trace_id`, and `span_name` when no `span.name` attribute did: OTLP links
+/// carry the span's id, not its name.
+fn add_link(tags: &mut BTreeMap<String, String>, link: Option<&Link>) {
     if let Some(link) = link {
         for (name, id) in [("trace_id", &link.trace_id), ("span_name", &link.span_id)] {
             if !id.is_empty() && !tags.contains_key(name) {
@@ -256,7 +257,6 @@ fn batch_key(
             }
         }
     }
-    (app_service, event, tags)
 }
 
 fn overflow(field: String) -> OtlpError {

@@ -10,11 +10,15 @@ use opentelemetry_proto::tonic::resource::v1::Resource;
 use prost::Message;
 
 use super::*;
+use crate::limits::StackLimits;
 use crate::store::Batch;
 
-const LIMITS: StackLimits = StackLimits {
-    max_frames: 64,
-    max_frame_bytes: 256,
+const LIMITS: Bounds = Bounds {
+    stacks: StackLimits {
+        max_frames: 64,
+        max_frame_bytes: 256,
+    },
+    max_text: 1 << 20,
 };
 const T: u64 = 1_700_000_000;
 const NS: u64 = 1_000_000_000;
@@ -467,9 +471,12 @@ fn sample_types_other_than_cpu_time_are_refused_by_name() {
 
 #[test]
 fn stacks_over_the_limits_are_refused() {
-    let tight = StackLimits {
-        max_frames: 3,
-        max_frame_bytes: 256,
+    let tight = Bounds {
+        stacks: StackLimits {
+            max_frames: 3,
+            max_frame_bytes: 256,
+        },
+        ..LIMITS
     };
     let e = to_batches(&ebpf_request(), 1, &tight)
         .expect_err("deep")
@@ -527,4 +534,50 @@ fn samples_of_the_previous_layout_are_refused_not_misread() {
         )),
         "{e}"
     );
+}
+
+#[test]
+fn a_request_that_expands_past_its_text_budget_is_refused() {
+    // One 200-byte name, 30 lines of it in one location, a stack of 60 such locations: a few
+    // hundred bytes of protobuf that name 360 KB per row, and a row per second for 10 seconds.
+    let mut d = Dict::new();
+    let long = "f".repeat(200);
+    let names: Vec<&str> = vec![long.as_str(); 30];
+    let l = d.location(&names, "native", 0, 0);
+    let s = d.stack(&[l; 60]);
+    let stamps: Vec<u64> = (0..10).map(|i| (T + i) * NS).collect();
+    let sample = Sample {
+        stack_index: s,
+        timestamps_unix_nano: stamps,
+        ..Sample::default()
+    };
+    let profile = on_cpu(&mut d, vec![sample]);
+    let r = request(d, vec![], vec![profile]);
+    let wide = Bounds {
+        stacks: StackLimits {
+            max_frames: 4096,
+            max_frame_bytes: 4096,
+        },
+        max_text: 1 << 20,
+    };
+    let e = to_batches(&r, 1, &wide).expect_err("expands");
+    assert_eq!(e, OtlpError::Expands { limit: 1 << 20 });
+    assert!(
+        e.to_string()
+            .contains("send the profiles in smaller requests"),
+        "{e}"
+    );
+    let e = to_batches(&r, 1, &LIMITS).expect_err("deep").to_string();
+    assert!(
+        e.starts_with("dictionary.stack_table[1]: the stack has 90 frames, over the limit of 64"),
+        "{e}"
+    );
+    // Within a large enough budget it is stored: 10 rows of 1,800 frames.
+    let roomy = Bounds {
+        max_text: 8 << 20,
+        ..wide
+    };
+    let batches = to_batches(&r, 1, &roomy).expect("fits");
+    assert_eq!(batches[0].samples.len(), 10);
+    assert_eq!(batches[0].samples[0].stack.split(';').count(), 1800);
 }

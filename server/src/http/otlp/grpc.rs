@@ -21,7 +21,7 @@ use tonic::{Request, Response, Status};
 
 use super::{store, Failure};
 use crate::formats::otlp::{
-    to_batches, ExportProfilesServiceRequest, ExportProfilesServiceResponse,
+    to_batches, ExportProfilesServiceRequest, ExportProfilesServiceResponse, OtlpError,
 };
 use crate::http::guard::rules::Access;
 use crate::AppState;
@@ -44,12 +44,20 @@ impl ProfilesService for Receiver {
             .check_token(Access::Write, &headers)
             .map_err(|e| Status::unauthenticated(e.description()))?;
         let request = request.into_inner();
-        store(&self.state, move |now, limits| {
-            to_batches(&request, now, limits).map_err(|e| Failure::Invalid(e.to_string()))
+        store(&self.state, move |now, bounds| {
+            to_batches(&request, now, bounds).map_err(invalid)
         })
         .await
         .map_err(status)?;
         Ok(Response::new(ExportProfilesServiceResponse::default()))
+    }
+}
+
+/// A refused request: too large once named, or wrong.
+pub(super) fn invalid(e: OtlpError) -> Failure {
+    match e {
+        OtlpError::Expands { .. } => Failure::TooLarge(e.to_string()),
+        other => Failure::Invalid(other.to_string()),
     }
 }
 

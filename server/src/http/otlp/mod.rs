@@ -21,8 +21,7 @@ use axum::response::{IntoResponse, Response};
 use prost::Message;
 
 use crate::formats::gzip::gunzip_bounded;
-use crate::formats::otlp::{self, Encoding, ExportProfilesServiceResponse};
-use crate::limits::StackLimits;
+use crate::formats::otlp::{self, Bounds, Encoding, ExportProfilesServiceResponse};
 use crate::store::{Batch, InsertStats};
 use crate::AppState;
 
@@ -78,7 +77,7 @@ pub async fn handle(
         (Ok(_), Err(failure)) => Err(failure),
         (Ok(bytes), Ok(gzip)) => {
             let limit = state.limits.ingest;
-            store(&state, move |now, limits| {
+            store(&state, move |now, bounds| {
                 let plain;
                 let body: &[u8] = if gzip {
                     plain = gunzip_bounded(&bytes, limit).map_err(|e| match e {
@@ -91,8 +90,7 @@ pub async fn handle(
                 } else {
                     &bytes
                 };
-                otlp::decode(body, encoding, now, limits)
-                    .map_err(|e| Failure::Invalid(e.to_string()))
+                otlp::decode(body, encoding, now, bounds).map_err(grpc::invalid)
             })
             .await
         }
@@ -100,17 +98,17 @@ pub async fn handle(
     answer(encoding, outcome.map(|_| ()))
 }
 
-/// Convert (with `make`, given the time now and the stack limits) and store one request, off
-/// the async threads; shared by HTTP and gRPC.
+/// Convert (with `make`, given the time now and the request's bounds) and store one request,
+/// off the async threads; shared by HTTP and gRPC.
 pub async fn store(
     state: &AppState,
-    make: impl FnOnce(i64, &StackLimits) -> Result<Vec<Batch>, Failure> + Send + 'static,
+    make: impl FnOnce(i64, &Bounds) -> Result<Vec<Batch>, Failure> + Send + 'static,
 ) -> Result<InsertStats, Failure> {
-    let limits = state.limiter.caps().stacks;
+    let bounds = Bounds::new(state.limiter.caps().stacks, state.limits.ingest);
     let store = state.store.clone();
     let stats = tokio::task::spawn_blocking(move || {
         let now = crate::store::ingest::now_micros() / 1_000_000;
-        let batches = make(now, &limits)?;
+        let batches = make(now, &bounds)?;
         store.insert(&batches).map_err(|e| match e {
             crate::store::StoreError::Invalid(msg) => Failure::Invalid(msg),
             other => Failure::Internal(other.to_string()),
