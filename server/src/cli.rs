@@ -64,7 +64,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the API and the viewer (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Import folded-stack files into the database (one transaction per file).
     Import(ImportArgs),
     /// Delete every sample of one process (app_service) from the database.

@@ -3,7 +3,7 @@
 //! as microseconds rounded once per row: one row per second and stack, as a folded ingest of
 //! the same stacks would write, however many timestamps the samples carry.
 
-use opentelemetry_proto::tonic::profiles::v1development::{ProfilesDictionary, Sample};
+use opentelemetry_proto::tonic::profiles::v1development::ProfilesDictionary;
 
 use super::attrs::{self, Layers, Meaning, Names};
 use super::budget::{Bounds, Budget};
@@ -16,8 +16,7 @@ use crate::limits::StackLimits;
 use crate::store::{Batch, BatchMeta, Sample as Stored, Tags};
 use embers_model::contract::event::{DEFAULT_LANGUAGE, DEFAULT_UNIT};
 
-/// Nanoseconds in a second and in a microsecond.
-const NS_PER_S: u64 = 1_000_000_000;
+/// Nanoseconds in a microsecond.
 const NS_PER_US: u128 = 1_000;
 
 /// The batches `request` holds; `now` (Unix seconds) times profiles that carry no time. The
@@ -66,54 +65,6 @@ pub fn to_batches(
         }
     }
     finish(sums, &bounds.stacks)
-}
-
-/// A sample's observations as (Unix second, count): one per timestamp (count 1 when there are
-/// no values), or its values at `time` when there are no timestamps.
-pub(super) fn observations<'s>(
-    sample: &'s Sample,
-    time: i64,
-    at: &'s dyn Fn() -> String,
-) -> impl Iterator<Item = Result<(i64, u64), OtlpError>> + 's {
-    let (values, stamps) = (&sample.values, &sample.timestamps_unix_nano);
-    let shape = match (values.len(), stamps.len()) {
-        (0, 0) => Err(OtlpError::field(
-            at(),
-            "has neither values nor timestamps_unix_nano; a sample needs one of them",
-        )),
-        (v, t) if v > 0 && t > 0 && v != t => Err(OtlpError::field(
-            at(),
-            format!(
-                "has {v} values and {t} timestamps_unix_nano; when both are given they pair \
-                 up one to one"
-            ),
-        )),
-        _ => Ok(()),
-    };
-    let count = values.len().max(stamps.len());
-    let shape = shape.err().map(Err).into_iter();
-    shape.chain((0..count).map(move |j| {
-        let value = match values.get(j) {
-            None => 1,
-            Some(&v) => u64::try_from(v).map_err(|_| {
-                OtlpError::field(format!("{}.values[{j}]", at()), format!("{v} is negative"))
-            })?,
-        };
-        let second = match stamps.get(j) {
-            None => time,
-            Some(&ns) => match ns / NS_PER_S {
-                0 => {
-                    return Err(OtlpError::field(
-                        format!("{}.timestamps_unix_nano[{j}]", at()),
-                        format!("{ns} is not a time (nanoseconds since 1970)"),
-                    ))
-                }
-                // u64::MAX / 1e9 fits in an i64.
-                s => i64::try_from(s).unwrap_or(i64::MAX),
-            },
-        };
-        Ok((second, value))
-    }))
 }
 
 /// The batches of the sums: rows in microseconds (rows that round to 0 µs are left out),

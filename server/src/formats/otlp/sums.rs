@@ -11,7 +11,6 @@ use opentelemetry_proto::tonic::profiles::v1development::{
 use super::attrs::{Layers, Meaning, Names};
 use super::budget::Budget;
 use super::check::{self, index};
-use super::convert::observations;
 use super::frames::{clean, Frames};
 use super::measure::{self, Measure};
 use super::OtlpError;
@@ -264,4 +263,52 @@ fn overflow(field: String) -> OtlpError {
         field,
         "the values add up to more than a 128-bit count of nanoseconds",
     )
+}
+
+/// A sample's observations as (Unix second, count): one per timestamp (count 1 when there are
+/// no values), or its values at `time` when there are no timestamps.
+fn observations<'s>(
+    sample: &'s Sample,
+    time: i64,
+    at: &'s dyn Fn() -> String,
+) -> impl Iterator<Item = Result<(i64, u64), OtlpError>> + 's {
+    let (values, stamps) = (&sample.values, &sample.timestamps_unix_nano);
+    let shape = match (values.len(), stamps.len()) {
+        (0, 0) => Err(OtlpError::field(
+            at(),
+            "has neither values nor timestamps_unix_nano; a sample needs one of them",
+        )),
+        (v, t) if v > 0 && t > 0 && v != t => Err(OtlpError::field(
+            at(),
+            format!(
+                "has {v} values and {t} timestamps_unix_nano; when both are given they pair \
+                 up one to one"
+            ),
+        )),
+        _ => Ok(()),
+    };
+    let count = values.len().max(stamps.len());
+    let shape = shape.err().map(Err).into_iter();
+    shape.chain((0..count).map(move |j| {
+        let value = match values.get(j) {
+            None => 1,
+            Some(&v) => u64::try_from(v).map_err(|_| {
+                OtlpError::field(format!("{}.values[{j}]", at()), format!("{v} is negative"))
+            })?,
+        };
+        let second = match stamps.get(j) {
+            None => time,
+            Some(&ns) => match ns / NS_PER_S {
+                0 => {
+                    return Err(OtlpError::field(
+                        format!("{}.timestamps_unix_nano[{j}]", at()),
+                        format!("{ns} is not a time (nanoseconds since 1970)"),
+                    ))
+                }
+                // u64::MAX / 1e9 fits in an i64.
+                s => i64::try_from(s).unwrap_or(i64::MAX),
+            },
+        };
+        Ok((second, value))
+    }))
 }
