@@ -14,7 +14,10 @@ use embers_server::http::guard::args::GuardArgs;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use opentelemetry_proto::tonic::collector::profiles::v1development::profiles_service_client::ProfilesServiceClient;
-use opentelemetry_proto::tonic::profiles::v1development::ProfilesDictionary;
+use opentelemetry_proto::tonic::profiles::v1development::{
+    Function, Line, Location, Profile, ProfilesDictionary, ResourceProfiles, Sample, ScopeProfiles,
+    Stack, ValueType,
+};
 use prost::Message;
 
 const LIMIT: usize = 1 << 20;
@@ -188,5 +191,91 @@ async fn other_types_encodings_methods_and_browsers_are_refused() {
     );
     let (status, _, answer) = post(&server, &[json], b"{}".to_vec()).await;
     assert_eq!((status, answer.as_slice()), (200, &b"{}"[..]));
+    server.stop().await;
+}
+
+/// A few hundred bytes naming 360 KB: one 200-byte function, 30 lines of it in a location, a
+/// stack of 60 such locations.
+fn expanding_request() -> ExportProfilesServiceRequest {
+    let dictionary = ProfilesDictionary {
+        string_table: vec![
+            String::new(),
+            "f".repeat(200),
+            "cpu".into(),
+            "nanoseconds".into(),
+        ],
+        function_table: vec![
+            Function::default(),
+            Function {
+                name_strindex: 1,
+                ..Function::default()
+            },
+        ],
+        location_table: vec![
+            Location::default(),
+            Location {
+                lines: vec![
+                    Line {
+                        function_index: 1,
+                        ..Line::default()
+                    };
+                    30
+                ],
+                ..Location::default()
+            },
+        ],
+        stack_table: vec![
+            Stack::default(),
+            Stack {
+                location_indices: vec![1; 60],
+            },
+        ],
+        ..ProfilesDictionary::default()
+    };
+    let profile = Profile {
+        sample_type: Some(ValueType {
+            type_strindex: 2,
+            unit_strindex: 3,
+        }),
+        samples: vec![Sample {
+            stack_index: 1,
+            values: vec![1_000_000],
+            ..Sample::default()
+        }],
+        ..Profile::default()
+    };
+    ExportProfilesServiceRequest {
+        resource_profiles: vec![ResourceProfiles {
+            scope_profiles: vec![ScopeProfiles {
+                profiles: vec![profile],
+                ..ScopeProfiles::default()
+            }],
+            ..ResourceProfiles::default()
+        }],
+        dictionary: Some(dictionary),
+    }
+}
+
+#[tokio::test]
+async fn requests_that_expand_past_four_times_the_limit_are_413() {
+    let server = OtlpServer::start(GuardArgs::default(), 16 << 10).await;
+    let body = expanding_request().encode_to_vec();
+    assert!(body.len() < 1024, "{}", body.len());
+    let (status, _, answer) = post(&server, &[PROTOBUF], body).await;
+    assert_eq!(status, 413);
+    let s = status_of(&answer);
+    assert_eq!(s.code, 8);
+    assert!(
+        s.message.contains("more than 65536 bytes once named"),
+        "{}",
+        s.message
+    );
+    assert_eq!(server.store.sample_count().expect("count"), 0);
+    // With the default limit it is one sample of 1,800 frames.
+    let roomy = OtlpServer::open().await;
+    let (status, _, _) = post(&roomy, &[PROTOBUF], expanding_request().encode_to_vec()).await;
+    assert_eq!(status, 200);
+    assert_eq!(roomy.store.sample_count().expect("count"), 1);
+    roomy.stop().await;
     server.stop().await;
 }

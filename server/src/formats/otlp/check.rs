@@ -170,58 +170,56 @@ fn id_length(id: &[u8], len: usize, field: impl FnOnce() -> String) -> Result<()
 /// Each table's entry 0 is the zero value: index 0 means "none" everywhere, so an entry 0 with
 /// content would be silently ignored (and usually means another version's layout).
 fn zero_entries(d: &ProfilesDictionary) -> Result<(), OtlpError> {
-    let zero = |table: &str, is_zero: bool, what: &str| {
-        if is_zero {
-            Ok(())
-        } else {
-            Err(OtlpError::field(
-                format!("dictionary.{table}[0]"),
-                format!("must be {what}: index 0 means \"none\" in {PROTO_VERSION}"),
-            ))
-        }
-    };
-    let first = |table: &str, empty: bool, what: &str| zero(table, empty, what);
-    first(
-        "string_table",
-        d.string_table.first().is_none_or(String::is_empty),
-        "the empty string",
-    )?;
-    first(
-        "mapping_table",
-        d.mapping_table
-            .first()
-            .is_none_or(|m| *m == Mapping::default()),
-        "the empty Mapping{}",
-    )?;
-    first(
-        "location_table",
-        d.location_table
-            .first()
-            .is_none_or(|l| *l == Location::default()),
-        "the empty Location{}",
-    )?;
-    first(
-        "function_table",
-        d.function_table
-            .first()
-            .is_none_or(|f| *f == Function::default()),
-        "the empty Function{}",
-    )?;
-    first(
-        "link_table",
-        d.link_table.first().is_none_or(is_null_link),
-        "the empty Link{} (no ids, or ids of zeros)",
-    )?;
-    first(
-        "attribute_table",
-        d.attribute_table.first().is_none_or(is_null_attribute),
-        "the empty KeyValueAndUnit{}",
-    )?;
-    first(
-        "stack_table",
-        d.stack_table.first().is_none_or(|s| *s == Stack::default()),
-        "the empty Stack{}",
-    )
+    let checks = [
+        (
+            "string_table",
+            d.string_table.first().is_none_or(String::is_empty),
+            "the empty string",
+        ),
+        (
+            "mapping_table",
+            d.mapping_table
+                .first()
+                .is_none_or(|m| *m == Mapping::default()),
+            "the empty Mapping{}",
+        ),
+        (
+            "location_table",
+            d.location_table
+                .first()
+                .is_none_or(|l| *l == Location::default()),
+            "the empty Location{}",
+        ),
+        (
+            "function_table",
+            d.function_table
+                .first()
+                .is_none_or(|f| *f == Function::default()),
+            "the empty Function{}",
+        ),
+        (
+            "link_table",
+            d.link_table.first().is_none_or(is_null_link),
+            "the empty Link{} (no ids, or ids of zeros)",
+        ),
+        (
+            "attribute_table",
+            d.attribute_table.first().is_none_or(is_null_attribute),
+            "the empty KeyValueAndUnit{}",
+        ),
+        (
+            "stack_table",
+            d.stack_table.first().is_none_or(|s| *s == Stack::default()),
+            "the empty Stack{}",
+        ),
+    ];
+    match checks.into_iter().find(|(_, zero, _)| !zero) {
+        None => Ok(()),
+        Some((table, _, what)) => Err(OtlpError::field(
+            format!("dictionary.{table}[0]"),
+            format!("must be {what}: index 0 means \"none\" in {PROTO_VERSION}"),
+        )),
+    }
 }
 
 /// A link whose ids are absent or all zeros (the format allows both for entry 0).

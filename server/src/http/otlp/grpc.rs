@@ -19,9 +19,9 @@ use tonic::codec::CompressionEncoding;
 use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status};
 
-use super::{store, Failure};
+use super::{refused, store, Failure};
 use crate::formats::otlp::{
-    to_batches, ExportProfilesServiceRequest, ExportProfilesServiceResponse, OtlpError,
+    to_batches, ExportProfilesServiceRequest, ExportProfilesServiceResponse,
 };
 use crate::http::guard::rules::Access;
 use crate::AppState;
@@ -45,19 +45,11 @@ impl ProfilesService for Receiver {
             .map_err(|e| Status::unauthenticated(e.description()))?;
         let request = request.into_inner();
         store(&self.state, move |now, bounds| {
-            to_batches(&request, now, bounds).map_err(invalid)
+            to_batches(&request, now, bounds).map_err(refused)
         })
         .await
         .map_err(status)?;
         Ok(Response::new(ExportProfilesServiceResponse::default()))
-    }
-}
-
-/// A refused request: too large once named, or wrong.
-pub(super) fn invalid(e: OtlpError) -> Failure {
-    match e {
-        OtlpError::Expands { .. } => Failure::TooLarge(e.to_string()),
-        other => Failure::Invalid(other.to_string()),
     }
 }
 

@@ -21,7 +21,7 @@ use axum::response::{IntoResponse, Response};
 use prost::Message;
 
 use crate::formats::gzip::gunzip_bounded;
-use crate::formats::otlp::{self, Bounds, Encoding, ExportProfilesServiceResponse};
+use crate::formats::otlp::{self, Bounds, Encoding, ExportProfilesServiceResponse, OtlpError};
 use crate::store::{Batch, InsertStats};
 use crate::AppState;
 
@@ -90,7 +90,7 @@ pub async fn handle(
                 } else {
                     &bytes
                 };
-                otlp::decode(body, encoding, now, bounds).map_err(grpc::invalid)
+                otlp::decode(body, encoding, now, bounds).map_err(refused)
             })
             .await
         }
@@ -122,6 +122,14 @@ pub async fn store(
         "ingested OTLP profiles"
     );
     Ok(stats)
+}
+
+/// A request the decoder refused: too large once named (413), or wrong (400).
+fn refused(e: OtlpError) -> Failure {
+    match e {
+        OtlpError::Expands { .. } => Failure::TooLarge(e.to_string()),
+        other => Failure::Invalid(other.to_string()),
+    }
 }
 
 /// The encoding a `Content-Type` names.
