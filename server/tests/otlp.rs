@@ -11,6 +11,7 @@ use std::io::Write;
 use common::otlp::OtlpServer;
 use embers_server::formats::otlp::ExportProfilesServiceRequest;
 use embers_server::http::guard::args::GuardArgs;
+use embers_server::http::otlp::RpcStatus;
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use opentelemetry_proto::tonic::collector::profiles::v1development::profiles_service_client::ProfilesServiceClient;
@@ -21,15 +22,6 @@ use opentelemetry_proto::tonic::profiles::v1development::{
 use prost::Message;
 
 const LIMIT: usize = 1 << 20;
-
-/// `google.rpc.Status` as the service answers it.
-#[derive(Clone, PartialEq, prost::Message)]
-struct RpcStatus {
-    #[prost(int32, tag = "1")]
-    code: i32,
-    #[prost(string, tag = "2")]
-    message: String,
-}
 
 fn gzip(data: &[u8]) -> Vec<u8> {
     let mut e = GzEncoder::new(Vec::new(), Compression::default());
@@ -63,13 +55,7 @@ async fn post(
         request = request.header(*name, *value);
     }
     let response = request.send().await.expect("request");
-    let status = response.status().as_u16();
-    let ct = response
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
+    let (status, ct) = (response.status().as_u16(), common::content_type(&response));
     (status, ct, response.bytes().await.expect("body").to_vec())
 }
 

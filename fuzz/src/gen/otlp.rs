@@ -76,7 +76,9 @@ pub enum Val {
     Index(i32),
     Int(i64),
     Bool(bool),
-    Double(f64),
+    /// Quarters: exact in decimal, so the JSON round trip compares equal (NaN never would,
+    /// and prost-reflect writes some doubles with one digit too few).
+    Double(i16),
     Array(Vec<Word>),
     Bytes(Vec<u8>),
     Absent,
@@ -89,7 +91,7 @@ impl Val {
             Val::Index(i) => Value::StringValueStrindex(*i),
             Val::Int(i) => Value::IntValue(*i),
             Val::Bool(b) => Value::BoolValue(*b),
-            Val::Double(d) => Value::DoubleValue(*d),
+            Val::Double(q) => Value::DoubleValue(f64::from(*q) / 4.0),
             Val::Array(words) => Value::ArrayValue(opentelemetry_proto::tonic::common::v1::ArrayValue {
                 values: words
                     .iter()

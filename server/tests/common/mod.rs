@@ -151,13 +151,7 @@ impl TestServer {
             .send()
             .await
             .expect("request");
-        let status = response.status().as_u16();
-        let ct = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
+        let (status, ct) = (response.status().as_u16(), content_type(&response));
         (status, ct, response.text().await.expect("body"))
     }
 
@@ -180,6 +174,16 @@ impl TestServer {
         assert_eq!(status, 200, "{envelope}");
         folded_of(&envelope)
     }
+}
+
+/// A response's `Content-Type`, `""` when absent.
+pub fn content_type(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned()
 }
 
 /// The canonical folded text of a successful envelope (shape A or B), decoded by the model.

@@ -43,13 +43,13 @@ pub enum Failure {
 
 /// `google.rpc.Status`, the body of OTLP failures (its `details` are never sent here).
 #[derive(Clone, PartialEq, prost::Message)]
-struct RpcStatus {
+pub struct RpcStatus {
     /// A `google.rpc.Code`.
     #[prost(int32, tag = "1")]
-    code: i32,
+    pub code: i32,
     /// What went wrong.
     #[prost(string, tag = "2")]
-    message: String,
+    pub message: String,
 }
 
 /// The handler.
