@@ -9,15 +9,15 @@
 #![no_main]
 
 use arbitrary::{Arbitrary, Unstructured};
+use data_encoding::{BASE64, HEXLOWER};
 use embers_fuzz::{alloc, check, gen::otlp::Request};
 use embers_server::formats::gzip::gunzip_bounded;
+use embers_server::formats::otlp::ExportProfilesServiceRequest;
 use embers_server::formats::otlp::{decode, from_json, to_batches, Bounds, Encoding};
 use embers_server::limits::StackLimits;
 use embers_server::store::Batch;
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
-use data_encoding::{BASE64, HEXLOWER};
-use embers_server::formats::otlp::ExportProfilesServiceRequest;
 use prost_reflect::{DescriptorPool, DynamicMessage};
 
 const NOW: i64 = 1_700_000_000;
@@ -42,12 +42,28 @@ fn in_range(batches: &[Batch]) {
         assert!(!b.samples.is_empty(), "empty batch");
         for s in &b.samples {
             assert!(s.time > 0, "time {}", s.time);
-            assert!(s.value > 0 && i64::try_from(s.value).is_ok(), "value {}", s.value);
+            assert!(
+                s.value > 0 && i64::try_from(s.value).is_ok(),
+                "value {}",
+                s.value
+            );
             let frames: Vec<&str> = s.stack.split(';').collect();
-            assert!(frames.iter().all(|f| !f.is_empty()), "empty frame: {:?}", s.stack);
+            assert!(
+                frames.iter().all(|f| !f.is_empty()),
+                "empty frame: {:?}",
+                s.stack
+            );
             assert!(frames.len() <= 16, "too deep: {:?}", s.stack);
-            assert!(frames.iter().all(|f| f.len() <= 32), "too long: {:?}", s.stack);
-            assert!(!s.stack.contains(['\n', '\r']), "a line break: {:?}", s.stack);
+            assert!(
+                frames.iter().all(|f| f.len() <= 32),
+                "too long: {:?}",
+                s.stack
+            );
+            assert!(
+                !s.stack.contains(['\n', '\r']),
+                "a line break: {:?}",
+                s.stack
+            );
         }
     }
 }
@@ -103,7 +119,8 @@ fuzz_target!(|data: &[u8]| {
             check::show("request", format!("{request:?}").as_bytes());
             let b = bounds(bytes.len());
             let direct = to_batches(&request, NOW, &b);
-            let decoded = alloc::bounded(bytes.len(), || decode(&bytes, Encoding::Protobuf, NOW, &b));
+            let decoded =
+                alloc::bounded(bytes.len(), || decode(&bytes, Encoding::Protobuf, NOW, &b));
             assert_eq!(direct, decoded, "the bytes decode to other batches");
             if let Some(json) = otlp_json(&bytes).filter(|_| even_ids(&request)) {
                 let back = from_json(json.as_bytes()).expect("our own OTLP/JSON reads back");

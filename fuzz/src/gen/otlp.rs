@@ -92,14 +92,16 @@ impl Val {
             Val::Int(i) => Value::IntValue(*i),
             Val::Bool(b) => Value::BoolValue(*b),
             Val::Double(q) => Value::DoubleValue(f64::from(*q) / 4.0),
-            Val::Array(words) => Value::ArrayValue(opentelemetry_proto::tonic::common::v1::ArrayValue {
-                values: words
-                    .iter()
-                    .map(|w| AnyValue {
-                        value: Some(Value::StringValue(w.text())),
-                    })
-                    .collect(),
-            }),
+            Val::Array(words) => {
+                Value::ArrayValue(opentelemetry_proto::tonic::common::v1::ArrayValue {
+                    values: words
+                        .iter()
+                        .map(|w| AnyValue {
+                            value: Some(Value::StringValue(w.text())),
+                        })
+                        .collect(),
+                })
+            }
             Val::Bytes(b) => Value::BytesValue(b.clone()),
             Val::Absent => return None,
         };
@@ -186,42 +188,60 @@ impl Request {
         }
         let d = ProfilesDictionary {
             string_table: strings,
-            function_table: zeros(z, self.functions.iter().map(|&(n, s, f)| Function {
-                name_strindex: i(n),
-                system_name_strindex: i(s),
-                filename_strindex: i(f),
-                start_line: 0,
-            })),
-            mapping_table: zeros(z, self.mappings.iter().map(|&f| Mapping {
-                filename_strindex: i(f),
-                ..Mapping::default()
-            })),
-            location_table: zeros(z, self.locations.iter().map(|l| Location {
-                mapping_index: i(l.mapping),
-                address: l.address,
-                lines: l
-                    .functions
-                    .iter()
-                    .map(|&f| Line {
-                        function_index: i(f),
-                        line: 1,
-                        column: 0,
-                    })
-                    .collect(),
-                attribute_indices: l.attrs.iter().map(|&a| i(a)).collect(),
-            })),
-            stack_table: zeros(z, self.stacks.iter().map(|s| Stack {
-                location_indices: s.iter().map(|&l| i(l)).collect(),
-            })),
-            attribute_table: zeros(z, self.attrs.iter().map(|a| KeyValueAndUnit {
-                key_strindex: i(a.key),
-                value: a.value.any(),
-                unit_strindex: i(a.unit),
-            })),
-            link_table: zeros(z, self.links.iter().map(|(t, s)| Link {
-                trace_id: t.clone(),
-                span_id: s.clone(),
-            })),
+            function_table: zeros(
+                z,
+                self.functions.iter().map(|&(n, s, f)| Function {
+                    name_strindex: i(n),
+                    system_name_strindex: i(s),
+                    filename_strindex: i(f),
+                    start_line: 0,
+                }),
+            ),
+            mapping_table: zeros(
+                z,
+                self.mappings.iter().map(|&f| Mapping {
+                    filename_strindex: i(f),
+                    ..Mapping::default()
+                }),
+            ),
+            location_table: zeros(
+                z,
+                self.locations.iter().map(|l| Location {
+                    mapping_index: i(l.mapping),
+                    address: l.address,
+                    lines: l
+                        .functions
+                        .iter()
+                        .map(|&f| Line {
+                            function_index: i(f),
+                            line: 1,
+                            column: 0,
+                        })
+                        .collect(),
+                    attribute_indices: l.attrs.iter().map(|&a| i(a)).collect(),
+                }),
+            ),
+            stack_table: zeros(
+                z,
+                self.stacks.iter().map(|s| Stack {
+                    location_indices: s.iter().map(|&l| i(l)).collect(),
+                }),
+            ),
+            attribute_table: zeros(
+                z,
+                self.attrs.iter().map(|a| KeyValueAndUnit {
+                    key_strindex: i(a.key),
+                    value: a.value.any(),
+                    unit_strindex: i(a.unit),
+                }),
+            ),
+            link_table: zeros(
+                z,
+                self.links.iter().map(|(t, s)| Link {
+                    trace_id: t.clone(),
+                    span_id: s.clone(),
+                }),
+            ),
         };
         ExportProfilesServiceRequest {
             resource_profiles: self.resources.iter().map(Res::build).collect(),
@@ -241,7 +261,11 @@ impl Res {
             .attrs
             .iter()
             .map(|(k, v, index)| KeyValue {
-                key: if index.is_some() { String::new() } else { k.text() },
+                key: if index.is_some() {
+                    String::new()
+                } else {
+                    k.text()
+                },
                 value: v.any(),
                 key_strindex: index.unwrap_or(0),
             })
