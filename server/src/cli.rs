@@ -42,6 +42,8 @@ use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
 pub const RUNNING_PREFIX: &str = "Embers is running at ";
+/// The line after it with `--otlp-grpc-listen`: the gRPC receiver's address.
+pub const OTLP_GRPC_PREFIX: &str = "OTLP profiles over gRPC at ";
 
 /// Embers service: stores eBPF profiles and answers ProfileTracing.
 #[derive(Debug, Parser)]
@@ -230,6 +232,9 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         None => None,
     };
     println!("{RUNNING_PREFIX}http://{addr}/");
+    if let Some(grpc) = &grpc {
+        println!("{OTLP_GRPC_PREFIX}{}", grpc.addr());
+    }
     axum::serve(listener, app(state))
         .with_graceful_shutdown(shutdown)
         .await

@@ -265,3 +265,37 @@ async fn requests_that_expand_past_four_times_the_limit_are_413() {
     roomy.stop().await;
     server.stop().await;
 }
+
+#[tokio::test]
+async fn the_binary_serves_grpc_on_otlp_grpc_listen() {
+    let db = common::TempDb::new();
+    let extra = ["--otlp-grpc-listen", "127.0.0.1:0"];
+    let (mut child, base, lines) =
+        common::process::spawn_serve_reading(&db.path(), &extra, 1).await;
+    let addr = lines[0]
+        .strip_prefix(embers_server::cli::OTLP_GRPC_PREFIX)
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    let mut client = ProfilesServiceClient::connect(format!("http://{addr}"))
+        .await
+        .expect("connect");
+    client.export(expanding_request()).await.expect("exported");
+    let now = embers_server::store::ingest::now_micros() / 1_000_000;
+    let query = serde_json::json!({
+        "app_service": "unknown_service", "profile_language_type": "eBPF",
+        "profile_event_type": "on-cpu", "time_start": now - 600, "time_end": now + 600,
+    });
+    let answer: serde_json::Value = reqwest::Client::new()
+        .post(format!("{base}/v1/profile/ProfileTracing"))
+        .json(&query)
+        .send()
+        .await
+        .expect("query")
+        .json()
+        .await
+        .expect("json");
+    // 1,000 µs at 1,800 frames deep: the root, then one node per frame.
+    let values = &answer["result"]["node_values"]["values"];
+    assert_eq!(values.as_array().map(Vec::len), Some(1801), "{answer}");
+    assert_eq!(values[0][3], 1000, "{answer}");
+    child.kill().await.expect("kill");
+}

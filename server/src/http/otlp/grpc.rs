@@ -92,12 +92,13 @@ pub async fn serve(
 /// The gRPC receiver of `--otlp-grpc-listen`, running beside the HTTP server.
 #[derive(Debug)]
 pub struct Running {
+    addr: std::net::SocketAddr,
     stop: tokio::sync::oneshot::Sender<()>,
     task: tokio::task::JoinHandle<Result<(), String>>,
 }
 
 impl Running {
-    /// Listen on `at` and serve; prints the address it listens on.
+    /// Listen on `at` and serve.
     pub async fn start(at: &str, state: AppState) -> Result<Running, String> {
         let listener = tokio::net::TcpListener::bind(at)
             .await
@@ -105,12 +106,16 @@ impl Running {
         let addr = listener
             .local_addr()
             .map_err(|e| format!("no local address: {e}"))?;
-        println!("OTLP profiles over gRPC at {addr}");
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let task = tokio::spawn(serve(listener, state, async {
             let _ = stopped.await;
         }));
-        Ok(Running { stop, task })
+        Ok(Running { addr, stop, task })
+    }
+
+    /// The address it listens on (the port chosen for port 0).
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.addr
     }
 
     /// Stop accepting, let the calls in progress finish, and wait.
