@@ -6,7 +6,8 @@
 # page), the ClickHouse backend's differential tests against a local ClickHouse
 # (scripts/clickhouse.sh), the docs' links and commands (scripts/doc_commands.py) and a benchmark
 # smoke run.
-# Installs what it needs first (scripts/setup.sh --test). Ends with "embers: N passed, N failed",
+# Installs what it needs first (scripts/setup.sh --test, including the official Python OTLP client
+# the native step's server/tests/otlp_python.rs drives). Ends with "embers: N passed, N failed",
 # where a failing step that reported no test failures of its own (a lint, a build, the setup)
 # counts as one failure, and steps that need a failed build are not run against stale outputs
 # (each such step counts as a failure too).
