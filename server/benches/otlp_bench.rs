@@ -229,7 +229,7 @@ fn folded_body(w: &Workload) -> Vec<u8> {
 /// Parse with `parse` and write into a fresh store, `REPEAT` times; the fastest (parse, write)
 /// and the rows written.
 fn measure(parse: &dyn Fn() -> Vec<Batch>) -> (Duration, Duration, u64) {
-    let mut best = (Duration::MAX, Duration::MAX, 0);
+    let mut best: Option<(Duration, Duration, u64)> = None;
     for _ in 0..REPEAT {
         let dir = tempfile::tempdir().expect("dir");
         let store = Store::open(&dir.path().join("b.db")).expect("store");
@@ -238,11 +238,11 @@ fn measure(parse: &dyn Fn() -> Vec<Batch>) -> (Duration, Duration, u64) {
         let parsed = start.elapsed();
         let stats = store.insert(&batches).expect("insert");
         let written = start.elapsed() - parsed;
-        if parsed + written < best.0 + best.1 {
-            best = (parsed, written, stats.samples);
+        if best.is_none_or(|(p, w, _)| parsed + written < p + w) {
+            best = Some((parsed, written, stats.samples));
         }
     }
-    best
+    best.expect("REPEAT > 0")
 }
 
 fn main() {
