@@ -92,9 +92,7 @@ async fn gzip_bombs_and_bodies_over_the_limit_are_refused_and_store_nothing() {
     assert_eq!(status, 200, "{:?}", status_of(&body));
     let (status, _, body) = post(&server, &[PROTOBUF, GZIP], b"\x1f\x8bnot really".to_vec()).await;
     assert_eq!(status, 400);
-    assert!(status_of(&body)
-        .message
-        .starts_with("the body is not valid gzip"));
+    assert!(status_of(&body).message.contains("gzip data is corrupt"));
     assert_eq!(server.store.sample_count().expect("count"), 0);
     server.stop().await;
 }

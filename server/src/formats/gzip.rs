@@ -7,32 +7,29 @@ use flate2::read::MultiGzDecoder;
 
 /// Why a gzip body was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum GzipError {
+pub enum GunzipError {
+    /// It is not gzip, or it is cut short or corrupt.
+    #[error("the gzip data is corrupt: {0}")]
+    Corrupt(String),
     /// It decompresses to more than the limit.
-    #[error(
-        "the gzip body decompresses to more than {limit} bytes, the ingest size limit \
-         (--max-ingest-bytes)"
-    )]
+    #[error("the gzip data decompresses to more than {limit} bytes (--max-ingest-bytes)")]
     TooLarge {
         /// The limit, in decompressed bytes.
         limit: usize,
     },
-    /// It is not gzip, or it is cut short or corrupt.
-    #[error("the body is not valid gzip: {0}")]
-    Corrupt(String),
 }
 
 /// The decompressed bytes of `bytes` (gzip, possibly several members one after another, as
 /// `cat a.gz b.gz` makes), refused once they pass `limit` bytes.
-pub fn gunzip_bounded(bytes: &[u8], limit: usize) -> Result<Vec<u8>, GzipError> {
+pub fn gunzip_bounded(bytes: &[u8], limit: usize) -> Result<Vec<u8>, GunzipError> {
     let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(limit));
     // One byte past the limit tells "exactly the limit" from "more".
     let mut reader = MultiGzDecoder::new(bytes).take(limit as u64 + 1);
     reader
         .read_to_end(&mut out)
-        .map_err(|e| GzipError::Corrupt(e.to_string()))?;
+        .map_err(|e| GunzipError::Corrupt(e.to_string()))?;
     if out.len() > limit {
-        return Err(GzipError::TooLarge { limit });
+        return Err(GunzipError::TooLarge { limit });
     }
     Ok(out)
 }
@@ -57,7 +54,7 @@ mod tests {
         assert_eq!(gunzip_bounded(&z, 10_000).expect("at the limit"), data);
         assert_eq!(
             gunzip_bounded(&z, 9_999),
-            Err(GzipError::TooLarge { limit: 9_999 })
+            Err(GunzipError::TooLarge { limit: 9_999 })
         );
     }
 
@@ -78,11 +75,11 @@ mod tests {
         let cut = &gzip(b"hello world")[..12];
         assert!(matches!(
             gunzip_bounded(cut, 100),
-            Err(GzipError::Corrupt(_))
+            Err(GunzipError::Corrupt(_))
         ));
         assert!(matches!(
             gunzip_bounded(b"plain text", 100),
-            Err(GzipError::Corrupt(_))
+            Err(GunzipError::Corrupt(_))
         ));
     }
 }

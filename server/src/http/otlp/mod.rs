@@ -81,7 +81,7 @@ pub async fn handle(
                 let plain;
                 let body: &[u8] = if gzip {
                     plain = gunzip_bounded(&bytes, limit).map_err(|e| match e {
-                        crate::formats::gzip::GzipError::TooLarge { .. } => {
+                        crate::formats::gzip::GunzipError::TooLarge { .. } => {
                             Failure::TooLarge(e.to_string())
                         }
                         other => Failure::Invalid(other.to_string()),
