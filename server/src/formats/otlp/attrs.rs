@@ -206,26 +206,36 @@ impl<'m> Names<'m> {
     }
 }
 
-/// The attributes in force at a profile's samples, as layers (resource, scope, profile; a
-/// sample's own come last), never merged into a copy: only a sample that starts a new batch
-/// walks them, for its tags.
+/// The tags in force at a profile's samples, as layers (resource and scope, then the
+/// profile's; a sample's own come last), each holding only the attributes that are tags, so
+/// that making a batch's tags costs about as much as the tags themselves (which the request's
+/// text budget counts).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Layers<'m, 'a> {
-    pub resource: &'m [Meaning<'a>],
-    pub scope: &'m [Meaning<'a>],
+    /// The resource's and the scope's tags, in order.
+    pub base: &'m [&'m Meaning<'a>],
+    /// The profile's.
     pub profile: &'m [&'m Meaning<'a>],
+}
+
+/// The tags among `meanings`.
+pub(super) fn tags_of<'m, 'a>(
+    meanings: impl IntoIterator<Item = &'m Meaning<'a>>,
+) -> Vec<&'m Meaning<'a>>
+where
+    'a: 'm,
+{
+    meanings
+        .into_iter()
+        .filter(|m| matches!(m, Meaning::Tag(..)))
+        .collect()
 }
 
 impl<'m, 'a> Layers<'m, 'a> {
     /// The tags in force with a sample's `extra` meanings, by Embers name.
     pub fn tags(&self, extra: &[&'m Meaning<'a>]) -> BTreeMap<String, String> {
         let mut tags = BTreeMap::new();
-        let all = self
-            .resource
-            .iter()
-            .chain(self.scope.iter())
-            .chain(self.profile.iter().copied())
-            .chain(extra.iter().copied());
+        let all = self.base.iter().chain(self.profile).chain(extra);
         for m in all {
             if let Meaning::Tag(name, value) = m {
                 tags.insert(name.to_string(), value.to_string());

@@ -53,9 +53,9 @@ pub fn to_batches(
                 format!("{at}.scope.attributes[{k}]")
             })?;
             let scope = attrs::of_key_values(attributes, strings);
+            let base = attrs::tags_of(resource.iter().chain(&scope));
             let layers = Layers {
-                resource: &resource,
-                scope: &scope,
+                base: &base,
                 profile: &[],
             };
             let names = names.with(&scope);

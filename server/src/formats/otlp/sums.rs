@@ -8,7 +8,7 @@ use opentelemetry_proto::tonic::profiles::v1development::{
     Link, Profile, ProfilesDictionary, Sample,
 };
 
-use super::attrs::{Layers, Meaning, Names};
+use super::attrs::{self, Layers, Meaning, Names};
 use super::budget::Budget;
 use super::check::{self, index};
 use super::frames::{clean, Frames};
@@ -110,9 +110,10 @@ impl<'a> Sums<'a> {
             // u64::MAX / 1e9 fits in an i64.
             s => i64::try_from(s).unwrap_or(i64::MAX),
         };
+        let own_tags = attrs::tags_of(own.iter().copied());
         let mut shared = Shared {
             layers: Layers {
-                profile: &own,
+                profile: &own_tags,
                 ..layers
             },
             names: names.with(own.iter().copied()),
@@ -230,12 +231,12 @@ impl<'a> Sums<'a> {
         let mut tags = shared.layers.tags(&extra);
         add_link(&mut tags, link.and_then(|l| self.dict.link_table.get(l)));
         let key = (app_service, shared.measure.event, tags);
+        // Every key made is counted, found or new: its making cost as much.
+        let size = key.0.len() + key.2.iter().map(|(n, v)| n.len() + v.len()).sum::<usize>();
+        self.budget.take(size)?;
         let batch = match self.batch_of.get(&key) {
             Some(&batch) => batch,
             None => {
-                let size =
-                    key.0.len() + key.2.iter().map(|(n, v)| n.len() + v.len()).sum::<usize>();
-                self.budget.take(size)?;
                 self.batches.push((key.clone(), HashMap::new()));
                 self.batch_of.insert(key, self.batches.len() - 1);
                 self.batches.len() - 1

@@ -277,3 +277,28 @@ fn a_request_that_expands_past_its_text_budget_is_refused() {
     assert_eq!(batches[0].samples.len(), 10);
     assert_eq!(batches[0].samples[0].stack.split(';').count(), 1800);
 }
+
+#[test]
+fn every_batch_key_made_counts_against_the_budget() {
+    // 1,000 label tags on the resource and 5,000 one-sample profiles: each profile's batch is
+    // the same, but making its key costs the ~30 KB of tags again, 150 MB in all.
+    let mut d = Dict::new();
+    let l = d.location(&["main"], "native", 0, 0);
+    let s = d.stack(&[l]);
+    let profiles: Vec<Profile> = (0..5_000)
+        .map(|_| {
+            let sample = Sample {
+                stack_index: s,
+                timestamps_unix_nano: vec![T * NS],
+                ..Sample::default()
+            };
+            on_cpu(&mut d, vec![sample])
+        })
+        .collect();
+    let labels: Vec<_> = (0..1_000)
+        .map(|i| kv(&format!("k8s.pod.labels.label-{i}"), "value"))
+        .collect();
+    let r = request(d, labels, profiles);
+    let e = to_batches(&r, 1, &LIMITS).expect_err("expands");
+    assert_eq!(e, OtlpError::Expands { limit: 1 << 20 });
+}
