@@ -206,15 +206,13 @@ impl<'m> Names<'m> {
     }
 }
 
-/// The tags in force at a profile's samples, as layers (resource and scope, then the
-/// profile's; a sample's own come last), each holding only the attributes that are tags, so
-/// that making a batch's tags costs about as much as the tags themselves (which the request's
-/// text budget counts).
+/// The tags in force at a profile's samples, as layers (resource, scope, profile; a sample's
+/// own come last), each filtered once to the attributes that are tags, so that making a batch's
+/// tags costs about as much as the tags themselves (which the request's text budget counts).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Layers<'m, 'a> {
-    /// The resource's and the scope's tags, in order.
-    pub base: &'m [&'m Meaning<'a>],
-    /// The profile's.
+    pub resource: &'m [&'m Meaning<'a>],
+    pub scope: &'m [&'m Meaning<'a>],
     pub profile: &'m [&'m Meaning<'a>],
 }
 
@@ -235,7 +233,12 @@ impl<'m, 'a> Layers<'m, 'a> {
     /// The tags in force with a sample's `extra` meanings, by Embers name.
     pub fn tags(&self, extra: &[&'m Meaning<'a>]) -> BTreeMap<String, String> {
         let mut tags = BTreeMap::new();
-        let all = self.base.iter().chain(self.profile).chain(extra);
+        let all = self
+            .resource
+            .iter()
+            .chain(self.scope)
+            .chain(self.profile)
+            .chain(extra);
         for m in all {
             if let Meaning::Tag(name, value) = m {
                 tags.insert(name.to_string(), value.to_string());

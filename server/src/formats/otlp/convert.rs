@@ -46,6 +46,7 @@ pub fn to_batches(
         })?;
         let resource = attrs::of_key_values(attributes, strings);
         let names = Names::default().with(&resource);
+        let resource_tags = attrs::tags_of(&resource);
         for (s, sp) in rp.scope_profiles.iter().enumerate() {
             let at = format!("{at}.scope_profiles[{s}]");
             let attributes = sp.scope.as_ref().map_or(&[][..], |sc| &sc.attributes);
@@ -53,9 +54,10 @@ pub fn to_batches(
                 format!("{at}.scope.attributes[{k}]")
             })?;
             let scope = attrs::of_key_values(attributes, strings);
-            let base = attrs::tags_of(resource.iter().chain(&scope));
+            let scope_tags = attrs::tags_of(&scope);
             let layers = Layers {
-                base: &base,
+                resource: &resource_tags,
+                scope: &scope_tags,
                 profile: &[],
             };
             let names = names.with(&scope);
