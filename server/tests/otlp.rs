@@ -282,15 +282,7 @@ async fn the_binary_serves_grpc_on_otlp_grpc_listen() {
         "app_service": "unknown_service", "profile_language_type": "eBPF",
         "profile_event_type": "on-cpu", "time_start": now - 600, "time_end": now + 600,
     });
-    let answer: serde_json::Value = reqwest::Client::new()
-        .post(format!("{base}/v1/profile/ProfileTracing"))
-        .json(&query)
-        .send()
-        .await
-        .expect("query")
-        .json()
-        .await
-        .expect("json");
+    let answer = common::query_at(&reqwest::Client::new(), &base, &query).await;
     // 1,000 µs at 1,800 frames deep: the root, then one node per frame.
     let values = &answer["result"]["node_values"]["values"];
     assert_eq!(values.as_array().map(Vec::len), Some(1801), "{answer}");

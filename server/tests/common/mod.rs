@@ -176,6 +176,20 @@ impl TestServer {
     }
 }
 
+/// The ProfileTracing envelope a service at `base` (not a [`TestServer`]: a child process)
+/// answers `body` with.
+pub async fn query_at(client: &reqwest::Client, base: &str, body: &Value) -> Value {
+    client
+        .post(format!("{base}/v1/profile/ProfileTracing"))
+        .json(body)
+        .send()
+        .await
+        .expect("query")
+        .json()
+        .await
+        .expect("json")
+}
+
 /// A response's `Content-Type`, `""` when absent.
 pub fn content_type(response: &reqwest::Response) -> String {
     response
