@@ -8,6 +8,8 @@
 //! app_service.
 #![no_main]
 
+use std::sync::OnceLock;
+
 use arbitrary::{Arbitrary, Unstructured};
 use data_encoding::{BASE64, HEXLOWER};
 use embers_fuzz::{alloc, check, gen::otlp::Request};
@@ -70,7 +72,11 @@ fn in_range(batches: &[Batch]) {
 
 /// The OTLP/JSON text of `bytes` (a request): proto3 JSON, with the ids in hex.
 fn otlp_json(bytes: &[u8]) -> Option<String> {
-    let pool = DescriptorPool::decode(opentelemetry_proto::DESCRIPTORS).ok()?;
+    // Decoded once: decoding the descriptors took most of an input's time.
+    static POOL: OnceLock<Option<DescriptorPool>> = OnceLock::new();
+    let pool = POOL
+        .get_or_init(|| DescriptorPool::decode(opentelemetry_proto::DESCRIPTORS).ok())
+        .as_ref()?;
     let desc = pool.get_message_by_name(
         "opentelemetry.proto.collector.profiles.v1development.ExportProfilesServiceRequest",
     )?;
