@@ -4,6 +4,7 @@
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
 //!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
 //!               [--max-ingest-bytes N] [--max-query-bytes N] [--max-snapshot-bytes N]
+//!               [--otlp-grpc-listen ADDR]
 //!               [--clickhouse-url URL... [--clickhouse-database embers]
 //!                [--clickhouse-cluster NAME] [--clickhouse-password-file PATH]]
 //!               [--allowed-host NAME]... [--allow-origin ORIGIN]... [--embed-origin ORIGIN]...
@@ -43,6 +44,8 @@ use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
 pub const RUNNING_PREFIX: &str = "Embers is running at ";
+/// The line after it with `--otlp-grpc-listen`: the gRPC receiver's address.
+pub const OTLP_GRPC_PREFIX: &str = "OTLP profiles over gRPC at ";
 
 /// Embers service: stores eBPF profiles and answers ProfileTracing.
 #[derive(Debug, Parser)]
@@ -65,7 +68,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the API and the viewer (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Import folded-stack files into the database (one transaction per file).
     Import(ImportArgs),
     /// Delete every sample of one process (app_service) from the database.
@@ -99,6 +102,10 @@ pub struct ServeArgs {
     /// hour" stays current while the service runs (scripts/run.sh turns it on).
     #[arg(long, requires = "demo")]
     pub demo_live: bool,
+    /// Also receive OTLP profiles over gRPC (ProfilesService/Export) at this address, e.g.
+    /// 0.0.0.0:4317; off unless given. Tokens and --max-ingest-bytes apply as on HTTP.
+    #[arg(long, value_name = "ADDR")]
+    pub otlp_grpc_listen: Option<String>,
     /// Body size limit of ingest requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
     pub max_ingest_bytes: usize,
@@ -178,27 +185,14 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         ));
     }
     if args.demo {
-        let s = store.clone();
-        let filled = tokio::task::spawn_blocking(move || fill_demo(&s))
-            .await
-            .map_err(|e| format!("demo task failed: {e}"))??;
-        match filled {
-            Some(now) if args.demo_live => {
-                tokio::spawn(demo::live::run(store.clone(), Feeder::after_window(now)));
-            }
-            None if args.demo_live => {
-                tracing::warn!("--demo-live: only a demo this run generated is continued")
-            }
-            _ => {}
-        }
+        start_demo(&store, args.demo_live).await?;
     }
     // Kept until the server stops; dropping it stores the window in progress.
-    let _profiler =
-        host_profile::start(&args.host_profile, store.clone(), args.limits.caps().stacks)
-            .unwrap_or_else(|e| {
-                tracing::warn!("--profile-host: not profiling this host: {e}");
-                None
-            });
+    let _profiler = host_profile::start_or_say_why(
+        &args.host_profile,
+        store.clone(),
+        args.limits.caps().stacks,
+    );
     let upstream = match &args.upstream {
         Some(url) => Some(Arc::new(Upstream::with_options(
             url,
@@ -232,12 +226,40 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         tracing::warn!(dir = %args.static_dir.display(), "viewer not built; / shows a note");
     }
     let shutdown = shutdown_signal()?;
+    let grpc = match &args.otlp_grpc_listen {
+        Some(at) => Some(crate::http::otlp::grpc::Running::start(at, state.clone()).await?),
+        None => None,
+    };
     println!("{RUNNING_PREFIX}http://{addr}/");
+    if let Some(grpc) = &grpc {
+        println!("{OTLP_GRPC_PREFIX}{}", grpc.addr());
+    }
     axum::serve(listener, app(state))
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| format!("server error: {e}"))?;
+    if let Some(grpc) = grpc {
+        grpc.stop().await?;
+    }
     tracing::info!("shut down");
+    Ok(())
+}
+
+/// `--demo`: fill an empty store, and with `--demo-live` keep a demo this run made going.
+async fn start_demo(store: &Arc<Store>, live: bool) -> Result<(), String> {
+    let s = store.clone();
+    let filled = tokio::task::spawn_blocking(move || fill_demo(&s))
+        .await
+        .map_err(|e| format!("demo task failed: {e}"))??;
+    match filled {
+        Some(now) if live => {
+            tokio::spawn(demo::live::run(store.clone(), Feeder::after_window(now)));
+        }
+        None if live => {
+            tracing::warn!("--demo-live: only a demo this run generated is continued")
+        }
+        _ => {}
+    }
     Ok(())
 }
 

@@ -46,6 +46,19 @@ pub fn start(
     run(args, store, limits).map(Some)
 }
 
+/// [`start`], saying in the log why not when the collector cannot run: the service serves on
+/// without it.
+pub fn start_or_say_why(
+    args: &HostProfileArgs,
+    store: Arc<Store>,
+    limits: StackLimits,
+) -> Option<HostProfiler> {
+    start(args, store, limits).unwrap_or_else(|e| {
+        tracing::warn!("--profile-host: not profiling this host: {e}");
+        None
+    })
+}
+
 #[cfg(not(feature = "profile-host"))]
 fn run(_: &HostProfileArgs, _: Arc<Store>, _: StackLimits) -> Result<HostProfiler, String> {
     Err(
