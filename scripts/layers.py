@@ -45,6 +45,7 @@ LAYERS = {
         "store_args": ["store"],
         "retention": ["store", "store_args"],
         "demo": ["store"],
+        "listen": [],
         "http": ["error", "diagnostics", "store", "retention", "tree", "input", "limits", "root"],
         "cli": ["*"],
         "bin": ["*"],

@@ -11,6 +11,7 @@
 //!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
 //!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
 //!               [limits] [--retention 72h] [--synchronous normal|full]
+//!               [--header-read-timeout 10s] [--idle-timeout 60s] [--max-connections 1024]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -33,10 +34,11 @@ use crate::http::upstream::{Upstream, UpstreamArgs};
 use crate::input::{self, BatchInput};
 use crate::limits::options::{LimitArgs, StackArgs};
 use crate::limits::Limiter;
+use crate::listen::{self, ConnArgs};
 use crate::retention::{DeleteArgs, StorageArgs};
 use crate::store::{Store, Synchronous};
 pub use crate::store_args::default_db_path;
-use crate::store_args::{open_store, ClickHouseArgs};
+use crate::store_args::{open_serving_store, open_store, ClickHouseArgs};
 use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
@@ -63,7 +65,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the API and the viewer (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Import folded-stack files into the database (one transaction per file).
     Import(ImportArgs),
     /// Delete every sample of one process (app_service) from the database.
@@ -121,6 +123,9 @@ pub struct ServeArgs {
     /// How the upstream querier is asked.
     #[command(flatten)]
     pub upstream_options: UpstreamArgs,
+    /// How long clients may hold connections, and how many.
+    #[command(flatten)]
+    pub connections: ConnArgs,
 }
 
 /// Options of `import`.
@@ -160,7 +165,7 @@ pub struct ImportArgs {
 
 /// Run `serve` until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), String> {
-    let store = open_store(
+    let store = open_serving_store(
         args.db.as_deref(),
         &args.clickhouse,
         args.storage.synchronous,
@@ -221,8 +226,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     }
     let shutdown = shutdown_signal()?;
     println!("{RUNNING_PREFIX}http://{addr}/");
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
+    listen::serve(listener, app(state), args.connections.limits(), shutdown)
         .await
         .map_err(|e| format!("server error: {e}"))?;
     tracing::info!("shut down");

@@ -11,6 +11,7 @@ pub mod error;
 pub mod http;
 pub mod input;
 pub mod limits;
+pub mod listen;
 pub mod retention;
 pub mod store;
 pub mod store_args;
@@ -139,6 +140,7 @@ fn routes(limits: Limits) -> Router<AppState> {
         )
         .merge(http::snapshots::routes(limits.snapshot))
         .route("/healthz", get(http::health::handle))
+        .route("/readyz", get(http::health::ready))
         .route("/embers-config.json", get(http::guard::page::embed_config))
         .fallback(http::static_files::handle)
 }

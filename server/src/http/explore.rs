@@ -127,6 +127,6 @@ async fn answer(
     let store = state.store.clone();
     state
         .limiter
-        .run_blocking(move |_| query.run_local(&store).map_err(Error::internal))
+        .run_blocking(move |_| query.run_local(&store).map_err(Error::from_store))
         .await
 }

@@ -136,7 +136,7 @@ async fn ingest(
         };
         // The samples own their text now; the body need not wait for the write.
         drop(body);
-        let stats = store.insert(&batches).map_err(Error::from_store_write)?;
+        let stats = store.insert(&batches).map_err(Error::from_store)?;
         Ok::<_, Error>((batches.len(), stats))
     })
     .await

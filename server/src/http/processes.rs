@@ -37,7 +37,7 @@ pub async fn delete(
         tokio::task::spawn_blocking(move || store.delete_app(&name, crate::retention::BATCH))
             .await
             .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
-            .map_err(Error::from_store_write)?;
+            .map_err(Error::from_store)?;
     tracing::info!(
         app_service,
         samples = removed.samples,

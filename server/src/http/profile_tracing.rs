@@ -19,7 +19,7 @@ use embers_model::export::encode::encode_result;
 
 use crate::diagnostics::Diagnostics;
 use crate::error::{envelope_json, json_response};
-use crate::store::QueryError;
+use crate::store::{QueryError, StoreError};
 use crate::{tree, AppState, Error};
 
 /// The handler.
@@ -53,8 +53,8 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
     let store = state.store.clone();
     let debug = req.debug;
     let max_nodes = state.limiter.caps().max_answer_nodes;
-    let fail = move |detail: String| {
-        let e = Error::internal(detail).with_shape(shape);
+    let fail = move |store_error: StoreError| {
+        let e = Error::from_store(store_error).with_shape(shape);
         if debug {
             e.with_debug(Diagnostics::new(&[], "", ""))
         } else {
@@ -69,7 +69,7 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
                 QueryError::NoAppService | QueryError::TooManyAppServices(_) => {
                     Error::invalid(e.to_string())
                 }
-                QueryError::Store(e) => fail(e.to_string()),
+                QueryError::Store(e) => fail(e),
             })?;
             let started = Instant::now();
             let profile = tree::build_profile(
@@ -78,7 +78,7 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
                 req.request.kernel_depth(),
                 budget,
             )
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(fail)?;
             drop(out.stacks);
             let (profile, cut) = match profile {
                 Some(p) => {

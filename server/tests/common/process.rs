@@ -26,6 +26,14 @@ pub fn run_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> S
 
 /// Start `serve` on port 0; returns the child and the printed base URL.
 pub async fn spawn_serve(db: &Path, extra: &[&str]) -> (tokio::process::Child, String) {
+    let mut args = vec!["--db", db.to_str().expect("UTF-8 path")];
+    args.extend_from_slice(extra);
+    spawn_serve_args(&args).await
+}
+
+/// Start `serve` on port 0 with `args` (choosing the store); returns the child and the
+/// printed base URL.
+pub async fn spawn_serve_args(args: &[&str]) -> (tokio::process::Child, String) {
     let mut child = tokio::process::Command::new(BIN)
         .arg("serve")
         .args([
@@ -33,10 +41,8 @@ pub async fn spawn_serve(db: &Path, extra: &[&str]) -> (tokio::process::Child, S
             "127.0.0.1:0",
             "--static-dir",
             "/nonexistent-embers-dist",
-            "--db",
         ])
-        .arg(db)
-        .args(extra)
+        .args(args)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

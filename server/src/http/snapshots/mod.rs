@@ -58,7 +58,7 @@ async fn list(State(state): State<AppState>) -> Response {
     let store = state.store.clone();
     match tokio::task::spawn_blocking(move || store.snapshots()).await {
         Ok(Ok(all)) => envelope(StatusCode::OK, SUCCESS, "", all, Value::Null),
-        Ok(Err(e)) => Error::internal(e).into_response(),
+        Ok(Err(e)) => Error::from_store(e).into_response(),
         Err(join) => Error::internal(format!("snapshot task failed: {join}")).into_response(),
     }
 }
@@ -77,7 +77,7 @@ async fn delete(
     match tokio::task::spawn_blocking(move || store.delete_snapshot(&lookup)).await {
         Ok(Ok(Some(meta))) => envelope(StatusCode::OK, SUCCESS, "", meta, Value::Null),
         Ok(Ok(None)) => unknown(&id).into_response(),
-        Ok(Err(e)) => Error::internal(e).into_response(),
+        Ok(Err(e)) => Error::from_store(e).into_response(),
         Err(join) => Error::internal(format!("snapshot task failed: {join}")).into_response(),
     }
 }
@@ -96,7 +96,7 @@ async fn fetch(State(state): State<AppState>, id: Result<Path<String>, PathRejec
     let meta = match head_rx.await {
         Ok(Ok(Some(meta))) => meta,
         Ok(Ok(None)) => return unknown(&id).into_response(),
-        Ok(Err(e)) => return Error::internal(e).into_response(),
+        Ok(Err(e)) => return Error::from_store(e).into_response(),
         Err(_) => return Error::internal("the snapshot reader stopped").into_response(),
     };
     let prefix = match head(&meta) {

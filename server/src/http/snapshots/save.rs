@@ -87,7 +87,7 @@ fn save(store: &Store, body: &[u8], limit: usize, now: i64) -> Result<SnapshotMe
             response: response.as_bytes(),
             saved_at: now,
         })
-        .map_err(Error::internal)
+        .map_err(Error::from_store)
 }
 
 fn check_request(request: &ProfileRequest) -> Result<(), Error> {
