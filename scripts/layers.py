@@ -46,7 +46,12 @@ LAYERS = {
         "retention": ["store", "store_args"],
         "demo": ["store"],
         "listen": [],
-        "http": ["error", "diagnostics", "store", "retention", "tree", "input", "limits", "root"],
+        "api_types": [],
+        "http": [
+            "error", "diagnostics", "store", "retention", "tree", "input", "limits", "api_types",
+            "root",
+        ],
+        "openapi": ["http", "error", "store", "tree", "api_types"],
         "cli": ["*"],
         "bin": ["*"],
         "lib": ["*"],

@@ -38,7 +38,7 @@ fn default_unit() -> String {
 }
 
 /// One batch as sent over HTTP.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchInput {
     /// Process name, or `Total` for per-host stacks.
@@ -57,6 +57,7 @@ pub struct BatchInput {
     pub time: Option<i64>,
     /// Tags: names from the seed's field table or open families; string or number values.
     #[serde(default)]
+    #[schema(schema_with = tag_map)]
     pub tags: BTreeMap<String, Value>,
     /// Folded stacks, one `frame;frame;frame value` per line.
     pub folded: String,
@@ -222,9 +223,30 @@ struct Form {
 }
 
 /// The `{"batches": [...]}` form (other members are ignored, as they always were).
-#[derive(Deserialize)]
-struct Many {
+#[derive(Deserialize, utoipa::ToSchema)]
+pub struct Many {
+    /// The batches, written in one transaction.
     batches: Vec<BatchInput>,
+}
+
+/// A JSON ingest body, as documented: one batch, or several.
+#[derive(utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum IngestBody {
+    /// One batch.
+    One(BatchInput),
+    /// Several, all or none written.
+    Many(Many),
+}
+
+/// `tags`: names from the field table or an open family (`k8s.label.*`, ...), values strings,
+/// numbers or booleans (stored as text; `true` as 1).
+fn tag_map() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    embers_model::contract::schema::from_json(serde_json::json!({
+        "type": "object",
+        "description": "Tags of every sample of the batch: names from the field table (host, pod, region, ...) or an open family (k8s.label.*, k8s.annotation.*, k8s.env.*, cloud.tag.*); values strings or numbers.",
+        "additionalProperties": {"type": ["string", "number", "boolean"]}
+    }))
 }
 
 /// A serde error as the message of a rejected body.

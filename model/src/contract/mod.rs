@@ -15,6 +15,8 @@ pub mod fields;
 pub mod kernel;
 pub mod kind;
 pub mod request;
+#[cfg(feature = "openapi")]
+pub mod schema;
 pub mod selection;
 pub mod shape;
 pub mod snapshot;

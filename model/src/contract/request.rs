@@ -9,6 +9,7 @@ use crate::contract::event::{
 };
 
 /// The body of `POST /v1/profile/ProfileTracing`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileRequest {
     /// Process name, or `Total` for the per-host graph.

@@ -18,10 +18,13 @@ pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// `{"mode": "local" | "upstream", "status": "ok", "version": ...}` (alphabetical, as answered
 /// since the first release).
-#[derive(Serialize)]
-struct Health {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Health {
+    /// `local` (own store) or `upstream` (a DeepFlow querier answers).
     mode: &'static str,
+    /// Always `ok`.
     status: &'static str,
+    /// The service's version.
     version: &'static str,
 }
 
@@ -34,6 +37,13 @@ fn mode(state: &AppState) -> &'static str {
 }
 
 /// The liveness handler.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "health",
+    summary = "Liveness: the process answers",
+    responses((status = 200, description = "Always, while the process runs.", body = Health)),
+)]
 pub async fn handle(State(state): State<AppState>) -> Response {
     let health = Health {
         mode: mode(&state),
@@ -49,20 +59,37 @@ pub async fn handle(State(state): State<AppState>) -> Response {
 
 /// The readiness answer (members alphabetical, as `/healthz`'s): `status` is `ready` or
 /// `unavailable`; `reason` and `retry_after` only when unavailable.
-#[derive(Serialize)]
-struct Readiness {
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Readiness {
+    /// `local` or `upstream`.
     mode: &'static str,
+    /// Why the store cannot serve (names the store; no paths or URLs).
     #[serde(skip_serializing_if = "Option::is_none")]
     reason: Option<String>,
+    /// Seconds to wait, as the `Retry-After` header.
     #[serde(skip_serializing_if = "Option::is_none")]
     retry_after: Option<u32>,
+    /// `ready` or `unavailable`.
     status: &'static str,
+    /// `sqlite` or `clickhouse`.
     store: &'static str,
+    /// The service's version.
     version: &'static str,
 }
 
 /// The readiness handler: 200 when the store answered the probe, else 503 with
 /// `Retry-After` and the reason (the detail goes to the log).
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    tag = "health",
+    summary = "Readiness: the store can serve now",
+    responses(
+        (status = 200, description = "The store answered the probe.", body = Readiness),
+        (status = 503, description = "The store cannot serve now; `reason` says why.", body = Readiness,
+         headers(("Retry-After" = u32, description = "Seconds to wait before sending again."))),
+    ),
+)]
 pub async fn ready(State(state): State<AppState>) -> Response {
     let backend = state.store.backend();
     let store = state.store.clone();

@@ -14,6 +14,7 @@ use crate::contract::selection::Selection;
 use crate::contract::tag_filter::TagFilter;
 
 /// Body of `POST /v1/profile/services`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServicesRequest {
     /// Unix seconds, inclusive.
@@ -32,6 +33,7 @@ pub struct ServicesRequest {
 }
 
 /// Body of `POST /v1/profile/timeline`: the ProfileTracing fields plus the breakdown.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelineRequest {
     /// The samples, as for ProfileTracing (`max_kernel_stack_depth` is ignored).
@@ -49,6 +51,7 @@ pub struct TimelineRequest {
 }
 
 /// Body of `POST /v1/profile/tags`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TagsRequest {
     /// Unix seconds, inclusive.
@@ -67,6 +70,7 @@ pub struct TagsRequest {
 }
 
 /// Body of `POST /v1/profile/tag_values`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TagValuesRequest {
     /// A tag, or `app_service` (the process-name autocomplete), ... as for `group_by`.

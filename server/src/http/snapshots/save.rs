@@ -17,6 +17,7 @@ use embers_model::contract::snapshot::{SnapshotMeta, SnapshotSave, SNAPSHOT_MEMB
 use embers_model::wire::decode_response_table;
 use serde_json::Value;
 
+use crate::api_types::Answer;
 use crate::error::envelope;
 use crate::store::{NewSnapshot, Store};
 use crate::{AppState, Error};
@@ -25,6 +26,16 @@ use crate::{AppState, Error};
 const MAX_NAME_CHARS: usize = 200;
 
 /// The handler.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/snapshots",
+    tag = "snapshots",
+    summary = "Save a ProfileTracing answer as a snapshot",
+    description = "The answer is checked (a successful answer of either shape that Embers decodes, \
+                   for a valid request) and kept byte for byte; retention never removes it.",
+    request_body(content = SnapshotSave, content_type = "application/json"),
+    responses((status = 200, description = "The new snapshot's metadata.", body = Answer<SnapshotMeta>)),
+)]
 pub async fn handle(
     State(state): State<AppState>,
     body: Result<Bytes, BytesRejection>,
