@@ -3,7 +3,8 @@
 # already at the right version is left alone, so a second run takes seconds.
 #   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm)
 #   scripts/setup.sh --test     also Chromium + chromedriver, g++ and clickhouse-server (Debian),
-#                               playwright-core (npm)
+#                               playwright-core (npm), and the Python tools of
+#                               scripts/test-requirements.txt (schemathesis) in .tools/venv
 # Versions: see ../shared/TOOLCHAIN.md. Source this file's exports via scripts/env.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +51,19 @@ if $want_browser && ! command -v c++ >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq g++ >/dev/null
+fi
+# Python test tools in a venv of their own (.tools/, gitignored), reinstalled only when
+# scripts/test-requirements.txt changes.
+if $want_browser && ! cmp -s scripts/test-requirements.txt .tools/venv/requirements.installed; then
+  say "installing the Python test tools (scripts/test-requirements.txt) into .tools/venv"
+  if ! python3 -m venv --help >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq python3-venv >/dev/null
+  fi
+  [ -x .tools/venv/bin/pip ] || python3 -m venv .tools/venv
+  .tools/venv/bin/pip install -q --disable-pip-version-check -r scripts/test-requirements.txt
+  cp scripts/test-requirements.txt .tools/venv/requirements.installed
 fi
 # The ClickHouse backend's tests run against Debian's clickhouse-server (scripts/clickhouse.sh).
 if $want_browser; then

@@ -4,8 +4,8 @@
 # wasm-bindgen tests in headless Chromium, the release build of the viewer and its size against a
 # ceiling (bench/bundle-size.mjs), the end-to-end suite (Playwright against the real service and
 # page), the ClickHouse backend's differential tests against a local ClickHouse
-# (scripts/clickhouse.sh), the docs' links and commands (scripts/doc_commands.py) and a benchmark
-# smoke run.
+# (scripts/clickhouse.sh), the docs' links and commands (scripts/doc_commands.py), schemathesis
+# against the service's OpenAPI document (scripts/schemathesis.sh) and a benchmark smoke run.
 # Installs what it needs first (scripts/setup.sh --test). Ends with "embers: N passed, N failed",
 # where a failing step that reported no test failures of its own (a lint, a build, the setup)
 # counts as one failure, and steps that need a failed build are not run against stale outputs
@@ -97,6 +97,10 @@ step server      ""           cargo build --release -p embers-server
 # The docs' links, and every `sh runnable` block of README.md and docs/*.md against the release
 # server with demo data (scripts/doc_commands.py).
 step docs        server       python3 scripts/doc_commands.py
+# API testing from the contract: schemathesis against the release server's own /openapi.json for
+# 60 s (scripts/schemathesis.sh): no 5xx, no answer the document does not describe, every 4xx a
+# specific message.
+step schemathesis server      bash scripts/schemathesis.sh 60
 step e2e         build,server bash -c 'cd e2e && npm test'
 step bench-smoke build,server bash bench/run.sh --smoke
 

@@ -203,3 +203,33 @@ async fn the_service_answers_its_examples_as_documented() {
     assert!(found.is_empty(), "{found:?}\n{failure}");
     server.stop().await;
 }
+
+/// A method a route does not answer is a 405 envelope naming the right ones, with `Allow`
+/// (schemathesis found the GET-only routes answering an empty 405).
+#[tokio::test]
+async fn every_route_answers_a_wrong_method_with_the_envelope() {
+    let db = TempDb::new();
+    let server = TestServer::start(&db.path()).await;
+    for route in route_list(Limits::default()) {
+        let path = route
+            .path
+            .replace("{app_service}", "web")
+            .replace("{id}", "Q2ZJMNXWFWKE5GPYUHMB6ZP4TQ");
+        let answer = common::http::send(&server, reqwest::Method::TRACE, &path, &[], "").await;
+        assert_eq!(answer.status, 405, "TRACE {path}: {}", answer.body);
+        assert_eq!(answer.body["OPT_STATUS"], "FAIL", "TRACE {path}");
+        assert!(
+            answer.description().contains("use "),
+            "{}",
+            answer.description()
+        );
+        for method in route.methods {
+            assert!(
+                answer.header("allow").contains(method.as_str()),
+                "TRACE {path}: Allow {}",
+                answer.header("allow")
+            );
+        }
+    }
+    server.stop().await;
+}

@@ -130,4 +130,19 @@ mod tests {
             assert_ne!(written, json!({}), "{name} did not read");
         }
     }
+
+    /// The limits written as literals in the request types' schema attributes are the ones the
+    /// parsers apply.
+    #[test]
+    fn schema_limits_are_the_parsers_limits() {
+        use crate::contract::explore::{
+            TagValuesRequest, TimelineRequest, MAX_GROUP_LIMIT, MAX_VALUES_LIMIT,
+        };
+        let timeline = serde_json::to_value(TimelineRequest::schema()).expect("schema");
+        let limit = timeline.pointer("/allOf/1/properties/group_limit/maximum");
+        assert_eq!(limit, Some(&json!(MAX_GROUP_LIMIT)), "{timeline}");
+        let values = serde_json::to_value(TagValuesRequest::schema()).expect("schema");
+        let limit = values.pointer("/properties/limit/maximum");
+        assert_eq!(limit, Some(&json!(MAX_VALUES_LIMIT)), "{values}");
+    }
 }

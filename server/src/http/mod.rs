@@ -48,13 +48,16 @@ impl Route {
         Route::new(path, &[Method::POST], router)
     }
 
-    /// A GET route.
+    /// A GET route (HEAD too); other methods get a 405 envelope.
     pub fn get<H, T>(path: &'static str, handler: H) -> Route
     where
         H: Handler<T, AppState>,
         T: 'static,
     {
-        Route::new(path, &[Method::GET], get(handler))
+        let router = get(handler).fallback(|method: Method, uri: Uri| async move {
+            not_allowed(&method, &uri, &["GET"])
+        });
+        Route::new(path, &[Method::GET], router)
     }
 
     /// A route answering `methods` with `router` (which must answer exactly those).

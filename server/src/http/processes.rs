@@ -33,7 +33,7 @@ pub struct Deleted {
     path = "/v1/profile/processes/{app_service}",
     tag = "ingest",
     summary = "Delete every sample of one process",
-    params(("app_service" = String, Path, description = "The process (all its languages and event types).")),
+    params(("app_service" = String, Path, pattern = "\\S", description = "The process (all its languages and event types).")),
     responses((status = 200, description = "What was removed.", body = Answer<Deleted>)),
 )]
 pub async fn delete(

@@ -81,7 +81,7 @@ pub async fn list(State(state): State<AppState>) -> Response {
     path = "/v1/profile/snapshots/{id}",
     tag = "snapshots",
     summary = "Delete a snapshot",
-    params(("id" = String, Path, description = "The snapshot's id: 26 characters A-Z, 2-7.")),
+    params(("id" = String, Path, pattern = "^[A-Z2-7]{26}$", description = "The snapshot's id: 26 characters A-Z, 2-7.")),
     responses((status = 200, description = "The deleted snapshot's metadata.", body = Answer<SnapshotMeta>)),
 )]
 pub async fn delete(
@@ -108,7 +108,7 @@ pub async fn delete(
     path = "/v1/profile/snapshots/{id}",
     tag = "snapshots",
     summary = "A saved answer, byte for byte, with its metadata first",
-    params(("id" = String, Path, description = "The snapshot's id: 26 characters A-Z, 2-7.")),
+    params(("id" = String, Path, pattern = "^[A-Z2-7]{26}$", description = "The snapshot's id: 26 characters A-Z, 2-7.")),
     responses((status = 200, description = "The stored ProfileTracing answer with `\"snapshot\": {...}` spliced in as its first member.", body = StoredAnswer)),
 )]
 pub async fn fetch(
