@@ -12,6 +12,7 @@
 //!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
 //!               [limits] [--retention 72h] [--synchronous normal|full]
 //!               [--header-read-timeout 10s] [--idle-timeout 60s] [--max-connections 1024]
+//! embers-server mcp [--db PATH | --clickhouse-url URL...] [--upstream URL] [limits]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -70,6 +71,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Delete every sample of one process (app_service) from the database.
     Delete(DeleteArgs),
+    /// Serve the MCP tools for assistants over standard input and output.
+    Mcp(crate::mcp::stdio::McpArgs),
 }
 
 /// Options of `serve`.

@@ -13,6 +13,7 @@ pub mod http;
 pub mod input;
 pub mod limits;
 pub mod listen;
+pub mod mcp;
 pub mod openapi;
 pub mod retention;
 pub mod store;
@@ -138,6 +139,7 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
         Route::get("/readyz", http::health::ready),
         Route::get("/embers-config.json", http::guard::page::embed_config),
         Route::get("/openapi.json", openapi::handle),
+        Route::post(mcp::MCP_PATH, mcp::handle, query),
     ];
     routes.extend(http::snapshots::routes(snapshot));
     routes
@@ -151,6 +153,14 @@ fn routes(limits: Limits) -> Router<AppState> {
             router.route(route.path, route.router)
         })
         .fallback(http::static_files::handle)
+}
+
+/// The routes with `state` but without the guard and tracing: what the MCP tools call in
+/// process, after the MCP request itself passed the guard.
+pub fn internal_app(state: AppState) -> Router {
+    routes(state.limits)
+        .layer(CatchPanicLayer::custom(panic_response))
+        .with_state(state)
 }
 
 /// `routes` behind request tracing and the panic guard: a panicking handler fails its own

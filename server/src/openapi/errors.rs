@@ -47,7 +47,8 @@ impl Applies {
             Applies::Api => api,
             Applies::Guarded => !matches!(path, "/healthz" | "/readyz"),
             Applies::Input => api && (body || path_param),
-            Applies::Body => api && body,
+            // The MCP transport reads its body itself (rmcp's own limit).
+            Applies::Body => api && body && path != "/mcp",
             Applies::SnapshotId => path == "/v1/profile/snapshots/{id}",
             Applies::Upstream => method == "post" && rules::QUERY_PATHS.contains(&path),
         }

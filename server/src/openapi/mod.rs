@@ -49,6 +49,7 @@ use crate::http;
         http::health::ready,
         http::guard::page::embed_config,
         handle,
+        crate::mcp::handle,
     ),
     components(schemas(crate::api_types::Failure)),
     tags(
@@ -58,6 +59,7 @@ use crate::http;
         (name = "snapshots", description = "Saved answers that outlive the retention."),
         (name = "health", description = "Liveness and readiness probes."),
         (name = "page", description = "What the viewer reads besides the API."),
+        (name = "mcp", description = "The Model Context Protocol for assistants (docs/api.md)."),
     ),
 )]
 struct ApiDoc;

@@ -179,16 +179,24 @@ pub fn default_name(request: &ProfileRequest, root: Option<&str>) -> String {
         .filter(named)
         .or(root.filter(named))
         .unwrap_or(TOTAL_APP_SERVICE);
-    let (start, end) = (utc(request.time_start), utc(request.time_end));
+    format!(
+        "{who}, {}",
+        range_label(request.time_start, request.time_end)
+    )
+}
+
+/// `2026-11-22 09:00:00–09:20:00 UTC` (the end's date only when it differs).
+pub fn range_label(time_start: i64, time_end: i64) -> String {
+    let (start, end) = (utc(time_start), utc(time_end));
     let end = match (start.split_once(' '), end.split_once(' ')) {
         (Some((day, _)), Some((end_day, time))) if day == end_day => time.to_owned(),
         _ => end,
     };
-    format!("{who}, {start}–{end} UTC")
+    format!("{start}–{end} UTC")
 }
 
 /// `2026-11-22 09:00:00`, or `@<seconds>` for a time outside years 1970–9999.
-fn utc(secs: i64) -> String {
+pub fn utc(secs: i64) -> String {
     let time = u64::try_from(secs)
         .ok()
         .and_then(|s| UNIX_EPOCH.checked_add(Duration::from_secs(s)));
