@@ -20,26 +20,20 @@ fn batch() -> String {
 }
 
 async fn get(base: &str, path: &str) -> (u16, String, Value) {
-    let response = reqwest::get(format!("{base}{path}")).await.expect("get");
-    let status = response.status().as_u16();
-    let retry = response
-        .headers()
-        .get("retry-after")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_owned();
-    let body = response.json().await.expect("JSON");
-    (status, retry, body)
+    answer(reqwest::Client::new().get(format!("{base}{path}"))).await
 }
 
 async fn post(base: &str, path: &str, body: String) -> (u16, String, Value) {
-    let response = reqwest::Client::new()
+    let request = reqwest::Client::new()
         .post(format!("{base}{path}"))
         .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .expect("post");
+        .body(body);
+    answer(request).await
+}
+
+/// Status, `Retry-After` (empty when absent) and JSON body of the answer to `request`.
+async fn answer(request: reqwest::RequestBuilder) -> (u16, String, Value) {
+    let response = request.send().await.expect("request");
     let status = response.status().as_u16();
     let retry = response
         .headers()
@@ -103,7 +97,7 @@ async fn clickhouse_unreachable_is_503_with_retry_after_and_not_ready() {
     child.kill().await.expect("kill");
 }
 
-async fn answer(server: &TestServer, method: Method, path: &str, body: &str) -> Answer {
+async fn call(server: &TestServer, method: Method, path: &str, body: &str) -> Answer {
     send(
         server,
         method,
@@ -119,10 +113,10 @@ async fn a_removed_sqlite_database_is_503_and_not_ready() {
     let db = TempDb::new();
     let server = TestServer::start(&db.path()).await;
     assert_eq!(
-        answer(&server, Method::POST, INGEST, &batch()).await.status,
+        call(&server, Method::POST, INGEST, &batch()).await.status,
         200
     );
-    let ready = answer(&server, Method::GET, "/readyz", "").await;
+    let ready = call(&server, Method::GET, "/readyz", "").await;
     assert_eq!(ready.status, 200, "{}", ready.body);
     assert_eq!(ready.body["status"], "ready");
     assert_eq!(ready.body["store"], "sqlite");
@@ -131,7 +125,7 @@ async fn a_removed_sqlite_database_is_503_and_not_ready() {
     // the open handles would go on writing to the removed file and acknowledging data no one
     // will ever read.
     std::fs::remove_dir_all(db.dir.path()).expect("remove");
-    let ingest = answer(&server, Method::POST, INGEST, &batch()).await;
+    let ingest = call(&server, Method::POST, INGEST, &batch()).await;
     assert_eq!(
         (ingest.status, ingest.header("retry-after")),
         (503, "5"),
@@ -149,7 +143,7 @@ async fn a_removed_sqlite_database_is_503_and_not_ready() {
         !ingest.description().contains("embers.db"),
         "no path for clients"
     );
-    let query = answer(
+    let query = call(
         &server,
         Method::POST,
         "/v1/profile/ProfileTracing",
@@ -157,13 +151,10 @@ async fn a_removed_sqlite_database_is_503_and_not_ready() {
     )
     .await;
     assert_eq!((query.status, query.header("retry-after")), (503, "5"));
-    let ready = answer(&server, Method::GET, "/readyz", "").await;
+    let ready = call(&server, Method::GET, "/readyz", "").await;
     assert_eq!((ready.status, ready.header("retry-after")), (503, "5"));
     assert_eq!(ready.body["status"], "unavailable");
-    assert_eq!(
-        answer(&server, Method::GET, "/healthz", "").await.status,
-        200
-    );
+    assert_eq!(call(&server, Method::GET, "/healthz", "").await.status, 200);
     server.stop().await;
 }
 
@@ -172,14 +163,14 @@ async fn a_sqlite_write_lock_held_elsewhere_is_503_busy_and_not_ready() {
     let db = TempDb::new();
     let server = TestServer::start(&db.path()).await;
     assert_eq!(
-        answer(&server, Method::POST, INGEST, &batch()).await.status,
+        call(&server, Method::POST, INGEST, &batch()).await.status,
         200
     );
     // Another process (an `embers-server import`, a backup tool) holds the write lock.
     let other = rusqlite::Connection::open(db.path()).expect("open");
     other.execute_batch("BEGIN IMMEDIATE").expect("lock");
     let started = Instant::now();
-    let ready = answer(&server, Method::GET, "/readyz", "").await;
+    let ready = call(&server, Method::GET, "/readyz", "").await;
     assert!(
         started.elapsed() < Duration::from_secs(3),
         "the probe waits briefly"
@@ -198,7 +189,7 @@ async fn a_sqlite_write_lock_held_elsewhere_is_503_busy_and_not_ready() {
         ready.body
     );
     // Ingest waits for the lock (the store's 10 s busy timeout), then says busy.
-    let ingest = answer(&server, Method::POST, INGEST, &batch()).await;
+    let ingest = call(&server, Method::POST, INGEST, &batch()).await;
     assert_eq!(
         (ingest.status, ingest.header("retry-after")),
         (503, "1"),
@@ -211,12 +202,9 @@ async fn a_sqlite_write_lock_held_elsewhere_is_503_busy_and_not_ready() {
         ingest.description()
     );
     other.execute_batch("ROLLBACK").expect("unlock");
+    assert_eq!(call(&server, Method::GET, "/readyz", "").await.status, 200);
     assert_eq!(
-        answer(&server, Method::GET, "/readyz", "").await.status,
-        200
-    );
-    assert_eq!(
-        answer(&server, Method::POST, INGEST, &batch()).await.status,
+        call(&server, Method::POST, INGEST, &batch()).await.status,
         200
     );
     server.stop().await;

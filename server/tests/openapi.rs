@@ -31,6 +31,15 @@ fn operations(doc: &Value) -> Vec<(String, String)> {
     out
 }
 
+/// The operations of `these` that `those` lacks, as `METHOD path`.
+fn absent(these: &[(String, String)], those: &[(String, String)]) -> Vec<String> {
+    these
+        .iter()
+        .filter(|op| !those.contains(op))
+        .map(|(m, p)| format!("{m} {p}"))
+        .collect()
+}
+
 #[test]
 fn every_route_is_documented_and_every_operation_is_served() {
     let doc = openapi::document();
@@ -41,20 +50,12 @@ fn every_route_is_documented_and_every_operation_is_served() {
             served.push((method.as_str().to_owned(), route.path.to_owned()));
         }
     }
-    let missing: Vec<String> = served
-        .iter()
-        .filter(|op| !documented.contains(op))
-        .map(|(m, p)| format!("{m} {p}"))
-        .collect();
+    let missing = absent(&served, &documented);
     assert!(
         missing.is_empty(),
         "served but not in the OpenAPI document: {missing:?}; for each, {HOW_TO_ADD}"
     );
-    let stale: Vec<String> = documented
-        .iter()
-        .filter(|op| !served.contains(op))
-        .map(|(m, p)| format!("{m} {p}"))
-        .collect();
+    let stale = absent(&documented, &served);
     assert!(
         stale.is_empty(),
         "documented but not served (server/src/lib.rs route_list): {stale:?}"

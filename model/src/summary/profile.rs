@@ -107,20 +107,11 @@ fn write_by_self(
         "\nHottest functions by self {} (where it is spent):",
         values.measure
     );
-    for (i, s) in ranked(profile, stats.iter(), |s| s.self_value)
+    let listed = ranked(profile, stats.iter(), |s| s.self_value);
+    let lines = listed
         .iter()
-        .take(rows)
-        .enumerate()
-    {
-        let _ = writeln!(
-            out,
-            "{:>3}. {}  {:>10}  {}",
-            i + 1,
-            text::share(s.self_value, total),
-            values.value(s.self_value),
-            text::name(profile.function_name(s.func))
-        );
-    }
+        .map(|s| (s.self_value, text::name(profile.function_name(s.func))));
+    write_rows(out, lines.take(rows), total, values);
 }
 
 fn write_by_total(
@@ -145,16 +136,10 @@ fn write_by_total(
         "\nHottest functions by total {} (with their callees):",
         values.measure
     );
-    for (i, s) in listed.iter().take(rows).enumerate() {
-        let _ = writeln!(
-            out,
-            "{:>3}. {}  {:>10}  {}",
-            i + 1,
-            text::share(s.total, total),
-            values.value(s.total),
-            text::name(profile.function_name(s.func))
-        );
-    }
+    let lines = listed
+        .iter()
+        .map(|s| (s.total, text::name(profile.function_name(s.func))));
+    write_rows(out, lines.take(rows), total, values);
 }
 
 fn write_paths(out: &mut String, profile: &Profile, total: u64, rows: usize, values: &Values) {
@@ -174,14 +159,26 @@ fn write_paths(out: &mut String, profile: &Profile, total: u64, rows: usize, val
         "\nHottest paths (self {} of the last frame):",
         values.measure
     );
-    for (i, &n) in nodes.iter().take(rows).enumerate() {
+    let lines = nodes
+        .iter()
+        .map(|&n| (profile.self_value(n), text::path(profile, n)));
+    write_rows(out, lines.take(rows), total, values);
+}
+
+/// Numbered rows `share  value  what`.
+fn write_rows(
+    out: &mut String,
+    rows: impl Iterator<Item = (u64, String)>,
+    total: u64,
+    values: &Values,
+) {
+    for (i, (value, what)) in rows.enumerate() {
         let _ = writeln!(
             out,
-            "{:>3}. {}  {:>10}  {}",
+            "{:>3}. {}  {:>10}  {what}",
             i + 1,
-            text::share(profile.self_value(n), total),
-            values.value(profile.self_value(n)),
-            text::path(profile, n)
+            text::share(value, total),
+            values.value(value)
         );
     }
 }
