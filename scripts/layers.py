@@ -42,6 +42,7 @@ LAYERS = {
         "error": ["store", "diagnostics"],
         "limits": ["store", "error", "root"],
         "input": ["limits", "store"],
+        "formats": ["limits", "store", "input"],
         "tree": ["store"],
         "store_args": ["store"],
         "retention": ["store", "store_args"],
@@ -49,8 +50,8 @@ LAYERS = {
         "listen": [],
         "api_types": [],
         "http": [
-            "error", "diagnostics", "store", "retention", "tree", "input", "limits", "api_types",
-            "root",
+            "error", "diagnostics", "store", "retention", "tree", "input", "formats", "limits",
+            "api_types", "root",
         ],
         "openapi": ["http", "error", "store", "tree", "api_types", "mcp"],
         "mcp": ["http", "store_args", "limits", "store", "root"],

@@ -3,8 +3,9 @@
 # already at the right version is left alone, so a second run takes seconds.
 #   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm)
 #   scripts/setup.sh --test     also Chromium + chromedriver, g++ and clickhouse-server (Debian),
-#                               playwright-core (npm), and the Python tools of
-#                               scripts/test-requirements.txt (schemathesis) in .tools/venv
+#                               playwright-core (npm), the OTLP test client's venv (PyPI),
+#                               and the Python tools of scripts/test-requirements.txt
+#                               (schemathesis, the MCP client) in .tools/venv
 # Versions: see ../shared/TOOLCHAIN.md. Source this file's exports via scripts/env.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -64,6 +65,16 @@ if $want_browser && ! cmp -s scripts/test-requirements.txt .tools/venv/requireme
   [ -x .tools/venv/bin/pip ] || python3 -m venv .tools/venv
   .tools/venv/bin/pip install -q --disable-pip-version-check -r scripts/test-requirements.txt
   cp scripts/test-requirements.txt .tools/venv/requirements.installed
+fi
+# The OTLP tests build their requests with the official Python packages (pinned in
+# server/tests/otlp_py/requirements.txt) in a venv of their own; rebuilt when the pins change.
+otlp_requirements=server/tests/otlp_py/requirements.txt
+if $want_browser && ! cmp -s "$otlp_requirements" .tools/otlp-venv/requirements.txt; then
+  say "installing the OTLP test client's Python packages into .tools/otlp-venv"
+  rm -rf .tools/otlp-venv
+  python3 -m venv .tools/otlp-venv
+  .tools/otlp-venv/bin/pip install --quiet --disable-pip-version-check -r "$otlp_requirements"
+  cp "$otlp_requirements" .tools/otlp-venv/requirements.txt
 fi
 # The ClickHouse backend's tests run against Debian's clickhouse-server (scripts/clickhouse.sh).
 if $want_browser; then

@@ -7,7 +7,8 @@
 # (scripts/clickhouse.sh), the docs' links and commands (scripts/doc_commands.py), schemathesis
 # against the service's OpenAPI document (scripts/schemathesis.sh), the MCP tools with the official
 # Python client (scripts/mcp_test.py) and a benchmark smoke run.
-# Installs what it needs first (scripts/setup.sh --test). Ends with "embers: N passed, N failed",
+# Installs what it needs first (scripts/setup.sh --test, including the official Python OTLP client
+# the native step's server/tests/otlp_python.rs drives). Ends with "embers: N passed, N failed",
 # where a failing step that reported no test failures of its own (a lint, a build, the setup)
 # counts as one failure, and steps that need a failed build are not run against stale outputs
 # (each such step counts as a failure too).

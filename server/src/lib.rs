@@ -9,6 +9,7 @@ pub mod cli;
 pub mod demo;
 pub mod diagnostics;
 pub mod error;
+pub mod formats;
 pub mod http;
 pub mod input;
 pub mod limits;
@@ -130,6 +131,7 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
         Route::post("/v1/profile/tags", http::explore::tags, query),
         Route::post("/v1/profile/tag_values", http::explore::tag_values, query),
         Route::post("/v1/profile/ingest", http::ingest::handle, ingest),
+        Route::post(http::otlp::PATH, http::otlp::handle, ingest),
         Route::new(
             "/v1/profile/processes/{app_service}",
             &[Method::DELETE],

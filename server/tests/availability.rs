@@ -14,6 +14,28 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 const INGEST: &str = "/v1/profile/ingest";
+const JSON: (&str, &str) = ("content-type", "application/json");
+
+/// A one-sample OTLP/JSON export for `web`.
+fn otlp_body() -> String {
+    json!({
+        "resourceProfiles": [{
+            "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": "web"}}]},
+            "scopeProfiles": [{"profiles": [{
+                "timeUnixNano": (T0 * 1_000_000_000).to_string(),
+                "sampleType": {"typeStrindex": 1, "unitStrindex": 2},
+                "samples": [{"stackIndex": 1, "values": ["1000000"]}]
+            }]}]
+        }],
+        "dictionary": {
+            "stringTable": ["", "cpu", "nanoseconds", "main"],
+            "functionTable": [{}, {"nameStrindex": 3}],
+            "locationTable": [{}, {"lines": [{"functionIndex": 1}]}],
+            "stackTable": [{}, {"locationIndices": [1]}]
+        }
+    })
+    .to_string()
+}
 
 fn batch() -> String {
     json!({"app_service": "web", "time": T0, "folded": "[t] web;main;work 5\n"}).to_string()
@@ -142,6 +164,27 @@ async fn a_removed_sqlite_database_is_503_and_not_ready() {
     assert!(
         !ingest.description().contains("embers.db"),
         "no path for clients"
+    );
+    // OTLP says it in its own terms: 503, Retry-After, google.rpc.Status UNAVAILABLE (14).
+    let otlp = send(
+        &server,
+        Method::POST,
+        "/v1development/profiles",
+        &[JSON],
+        &otlp_body(),
+    )
+    .await;
+    assert_eq!(
+        (otlp.status, otlp.header("retry-after")),
+        (503, "5"),
+        "{}",
+        otlp.body
+    );
+    assert_eq!(otlp.body["code"], 14, "{}", otlp.body);
+    let message = otlp.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("the SQLite store is unavailable"),
+        "{message}"
     );
     let query = call(
         &server,

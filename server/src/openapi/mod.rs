@@ -40,6 +40,7 @@ use crate::http;
         http::explore::tags,
         http::explore::tag_values,
         http::ingest::handle,
+        http::otlp::handle,
         http::processes::delete,
         http::snapshots::list,
         http::snapshots::save::handle,

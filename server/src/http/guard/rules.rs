@@ -31,12 +31,22 @@ pub const QUERY_PATHS: [&str; 6] = [
 /// The content types a write may have. Browsers send `text/plain`, form and multipart bodies
 /// (and bodies without a type) to any site without asking it first; these two need a CORS
 /// preflight, which the service answers only for `--allow-origin` pages.
-pub const WRITE_TYPES: [&str; 2] = ["application/json", "application/octet-stream"];
+/// OTLP's protobuf types belong here for the same reason.
+pub const WRITE_TYPES: [&str; 4] = [
+    "application/json",
+    "application/octet-stream",
+    "application/x-protobuf",
+    "application/protobuf",
+];
 
-/// Whether `path` is the API (answered with envelopes, guarded with tokens and the
-/// cross-site rules) rather than the page: everything under `/v1/`, and `/mcp`.
+/// Whether `path` is the API (answered with envelopes, or OTLP's answers under
+/// `/v1development/`; guarded with tokens and the cross-site rules) rather than the page:
+/// everything under `/v1/` and `/v1development/`, and `/mcp`.
 pub fn is_api(path: &str) -> bool {
-    path == "/v1" || path.starts_with("/v1/") || path == "/mcp"
+    path == "/v1"
+        || path.starts_with("/v1/")
+        || path.starts_with("/v1development/")
+        || path == "/mcp"
 }
 
 /// Methods that change nothing (browsers send them anywhere; their answers stay unreadable to
@@ -166,9 +176,10 @@ pub fn write_content_type(headers: &HeaderMap) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "this request changes stored data, so it needs Content-Type: application/json, or \
-         application/octet-stream for folded text (got {}): browsers send other types to any \
-         site without asking it, so the service refuses them here",
+        "this request changes stored data, so it needs Content-Type: application/json, \
+         application/octet-stream for folded text, or application/x-protobuf for OTLP (got \
+         {}): browsers send other types to any site without asking it, so the service refuses \
+         them here",
         given.map_or_else(|| "none".to_owned(), |g| format!("'{g}'"))
     ))
 }
