@@ -5,7 +5,9 @@
 #                               and, when root with apt-get, what the collector's BPF build needs
 #                               (Debian clang, libelf-dev, zlib1g-dev, pkg-config)
 #   scripts/setup.sh --test     also Chromium + chromedriver, g++ and clickhouse-server (Debian),
-#                               playwright-core (npm), the OTLP test client's venv (PyPI)
+#                               playwright-core (npm), the OTLP test client's venv (PyPI),
+#                               and the Python tools of scripts/test-requirements.txt
+#                               (schemathesis, the MCP client) in .tools/venv
 # Versions: see ../shared/TOOLCHAIN.md. Source this file's exports via scripts/env.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,6 +67,19 @@ if $want_browser && ! command -v c++ >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq g++ >/dev/null
+fi
+# Python test tools in a venv of their own (.tools/, gitignored), reinstalled only when
+# scripts/test-requirements.txt changes.
+if $want_browser && ! cmp -s scripts/test-requirements.txt .tools/venv/requirements.installed; then
+  say "installing the Python test tools (scripts/test-requirements.txt) into .tools/venv"
+  if ! python3 -m venv --help >/dev/null 2>&1; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq python3-venv >/dev/null
+  fi
+  [ -x .tools/venv/bin/pip ] || python3 -m venv .tools/venv
+  .tools/venv/bin/pip install -q --disable-pip-version-check -r scripts/test-requirements.txt
+  cp scripts/test-requirements.txt .tools/venv/requirements.installed
 fi
 # The OTLP tests build their requests with the official Python packages (pinned in
 # server/tests/otlp_py/requirements.txt) in a venv of their own; rebuilt when the pins change.

@@ -4,8 +4,9 @@
 # wasm-bindgen tests in headless Chromium, the release build of the viewer and its size against a
 # ceiling (bench/bundle-size.mjs), the end-to-end suite (Playwright against the real service and
 # page), the ClickHouse backend's differential tests against a local ClickHouse
-# (scripts/clickhouse.sh), the docs' links and commands (scripts/doc_commands.py) and a benchmark
-# smoke run.
+# (scripts/clickhouse.sh), the docs' links and commands (scripts/doc_commands.py), schemathesis
+# against the service's OpenAPI document (scripts/schemathesis.sh), the MCP tools with the official
+# Python client (scripts/mcp_test.py) and a benchmark smoke run.
 # Installs what it needs first (scripts/setup.sh --test, including the official Python OTLP client
 # the native step's server/tests/otlp_python.rs drives). Ends with "embers: N passed, N failed",
 # where a failing step that reported no test failures of its own (a lint, a build, the setup)
@@ -100,6 +101,13 @@ step server      ""           cargo build --release -p embers-server
 # The docs' links, and every `sh runnable` block of README.md and docs/*.md against the release
 # server with demo data (scripts/doc_commands.py).
 step docs        server       python3 scripts/doc_commands.py
+# API testing from the contract: schemathesis against the release server's own /openapi.json for
+# 60 s (scripts/schemathesis.sh): no 5xx, no answer the document does not describe, every 4xx a
+# specific message.
+step schemathesis server      bash scripts/schemathesis.sh 60
+# The MCP tools with the official Python client over streamable HTTP and stdio, against the
+# release server with demo data (scripts/mcp_test.py).
+step mcp         server       .tools/venv/bin/python scripts/mcp_test.py --bin target/release/embers-server
 step e2e         build,server bash -c 'cd e2e && npm test'
 step bench-smoke build,server bash bench/run.sh --smoke
 

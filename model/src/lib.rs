@@ -17,6 +17,7 @@
 
 pub mod contract;
 pub mod export;
+pub mod summary;
 pub mod synth;
 #[cfg(feature = "testkit")]
 pub mod testkit;

@@ -13,6 +13,8 @@
 //!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
 //!               [limits] [--retention 72h] [--synchronous normal|full]
 //!               [--profile-host [--profile-host-interval 10s] [--profile-host-off-cpu]]
+//!               [--header-read-timeout 10s] [--idle-timeout 60s] [--max-connections 1024]
+//! embers-server mcp [--db PATH | --clickhouse-url URL...] [--upstream URL] [limits]
 //! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
 //!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
@@ -36,10 +38,11 @@ use crate::http::upstream::{Upstream, UpstreamArgs};
 use crate::input::{self, BatchInput};
 use crate::limits::options::{LimitArgs, StackArgs};
 use crate::limits::Limiter;
+use crate::listen::{self, ConnArgs};
 use crate::retention::{DeleteArgs, StorageArgs};
 use crate::store::{Store, Synchronous};
 pub use crate::store_args::default_db_path;
-use crate::store_args::{open_store, ClickHouseArgs};
+use crate::store_args::{open_serving_store, open_store, ClickHouseArgs};
 use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
@@ -73,6 +76,8 @@ pub enum Command {
     Import(ImportArgs),
     /// Delete every sample of one process (app_service) from the database.
     Delete(DeleteArgs),
+    /// Serve the MCP tools for assistants over standard input and output.
+    Mcp(crate::mcp::stdio::McpArgs),
 }
 
 /// Options of `serve`.
@@ -133,6 +138,9 @@ pub struct ServeArgs {
     /// Profiling this host (`--profile-host`); boxed, so `Command` stays small.
     #[command(flatten)]
     pub host_profile: Box<HostProfileArgs>,
+    /// How long clients may hold connections, and how many.
+    #[command(flatten)]
+    pub connections: ConnArgs,
 }
 
 /// Options of `import`.
@@ -172,7 +180,7 @@ pub struct ImportArgs {
 
 /// Run `serve` until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), String> {
-    let store = open_store(
+    let store = open_serving_store(
         args.db.as_deref(),
         &args.clickhouse,
         args.storage.synchronous,
@@ -234,8 +242,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     if let Some(grpc) = &grpc {
         println!("{OTLP_GRPC_PREFIX}{}", grpc.addr());
     }
-    axum::serve(listener, app(state))
-        .with_graceful_shutdown(shutdown)
+    listen::serve(listener, app(state), args.connections.limits(), shutdown)
         .await
         .map_err(|e| format!("server error: {e}"))?;
     if let Some(grpc) = grpc {

@@ -10,6 +10,7 @@
 //! | unknown API path, unknown snapshot | 404 | `FAIL` | null |
 //! | upstream unreachable | 502 | `FAIL` | empty tree (explore endpoints: null) |
 //! | too many queries at once, query time limit | 503 | `FAIL` | null |
+//! | the store is unreachable or failing (with `Retry-After`) | 503 | `FAIL` | null (ProfileTracing: empty tree) |
 //! | server failure | 500 | `FAIL` | empty tree in the requested shape |
 //!
 //! Server failures never expose internals in `DESCRIPTION`; the detail goes to the log and, only
@@ -140,12 +141,25 @@ impl Error {
         e
     }
 
-    /// A failed write of the store: the caller's mistake (400 naming it) or the server's (500).
-    pub fn from_store_write(e: crate::store::StoreError) -> Error {
-        match e {
-            crate::store::StoreError::Invalid(msg) => Error::invalid(msg),
-            other => Error::internal(other),
+    /// A failed store call: the caller's mistake (400 naming it), the store's passing state
+    /// (503 with `Retry-After`, naming the store: senders retry), or the server's (500).
+    pub fn from_store(e: crate::store::StoreError) -> Error {
+        if let crate::store::StoreError::Invalid(msg) = e {
+            return Error::invalid(msg);
         }
+        match e.outage() {
+            Some(outage) => Error::unavailable(&outage, e),
+            None => Error::internal(e),
+        }
+    }
+
+    /// 503 `FAIL` with `Retry-After`: the store cannot serve now; `detail` (paths, server
+    /// text) is kept out of `DESCRIPTION`.
+    pub fn unavailable(outage: &crate::store::Outage, detail: impl std::fmt::Display) -> Error {
+        let mut e = Error::new(StatusCode::SERVICE_UNAVAILABLE, FAIL, outage.describe());
+        e.retry_after = Some(outage.retry_after);
+        e.detail = Some(detail.to_string());
+        e
     }
 
     /// Answer `result` with the empty tree of `shape` (as a shape-B querier does on failure).
@@ -267,6 +281,25 @@ mod tests {
         let e = Error::internal("disk I/O error at /secret/path");
         assert!(!e.description().contains("secret"));
         assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
+    }
+
+    #[test]
+    fn store_outages_are_503_with_retry_after_and_bad_data_400() {
+        use crate::store::StoreError;
+        let busy = StoreError::Sqlite(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+            Some("database is locked at /secret/embers.db".into()),
+        ));
+        let e = Error::from_store(busy);
+        assert_eq!(e.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert!(e.description().contains("SQLite store"), "{e}");
+        assert!(!e.description().contains("secret"), "{e}");
+        let response = e.into_response();
+        assert_eq!(response.headers()[header::RETRY_AFTER], "1");
+        let bad = Error::from_store(StoreError::Invalid("frame 3 is empty".into()));
+        assert_eq!(bad.status(), StatusCode::BAD_REQUEST);
+        let bug = Error::from_store(StoreError::Schema("no such table".into()));
+        assert_eq!(bug.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! [`app`] builds the axum router from an [`AppState`]; `main.rs` only parses arguments, sets up
 //! logging and serves it.
 
+pub mod api_types;
 pub mod cli;
 pub mod demo;
 pub mod diagnostics;
@@ -13,6 +14,9 @@ pub mod host_profile;
 pub mod http;
 pub mod input;
 pub mod limits;
+pub mod listen;
+pub mod mcp;
+pub mod openapi;
 pub mod retention;
 pub mod store;
 pub mod store_args;
@@ -21,10 +25,9 @@ pub mod tree;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use axum::extract::DefaultBodyLimit;
-use axum::handler::Handler;
+use axum::http::Method;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{delete, get, post, MethodRouter};
+use axum::routing::delete;
 use axum::Router;
 use embers_model::contract::shape::ResultShape;
 use tower::util::option_layer;
@@ -34,6 +37,7 @@ use tower_http::trace::TraceLayer;
 pub use error::Error;
 use http::guard::Guard;
 use http::upstream::Upstream;
+use http::Route;
 use limits::Limiter;
 use store::Store;
 
@@ -102,48 +106,64 @@ impl AppState {
     }
 }
 
-/// A POST-only API route with a body limit; other methods get a 405 envelope.
-fn api<H, T>(handler: H, limit: usize) -> MethodRouter<AppState>
-where
-    H: Handler<T, AppState>,
-    T: 'static,
-{
-    post(handler)
-        .fallback(http::method_not_allowed)
-        .layer(DefaultBodyLimit::max(limit))
-}
-
 /// The service's router: the API under `/v1/profile/`, `/healthz`, and the viewer at `/`.
 pub fn app(state: AppState) -> Router {
     let router = guarded(routes(state.limits), &state);
     router.with_state(state)
 }
 
-/// The routes, before the layers every request passes.
-fn routes(limits: Limits) -> Router<AppState> {
-    let Limits { ingest, query, .. } = limits;
-    Router::new()
-        .route(
+/// Every route the service answers. The router is built from this list and the OpenAPI test
+/// holds the document (`server/src/openapi/`) to it: a route added here without its
+/// `#[utoipa::path]` and its line in the document's `paths(...)` fails that test.
+pub fn route_list(limits: Limits) -> Vec<Route> {
+    let Limits {
+        ingest,
+        query,
+        snapshot,
+    } = limits;
+    let mut routes = vec![
+        Route::post(
             "/v1/profile/ProfileTracing",
-            api(http::profile_tracing::handle, query),
-        )
-        .route("/v1/profile/services", api(http::explore::services, query))
-        .route("/v1/profile/timeline", api(http::explore::timeline, query))
-        .route("/v1/profile/tags", api(http::explore::tags, query))
-        .route(
-            "/v1/profile/tag_values",
-            api(http::explore::tag_values, query),
-        )
-        .route("/v1/profile/ingest", api(http::ingest::handle, ingest))
-        .route(http::otlp::PATH, api(http::otlp::handle, ingest))
-        .route(
+            http::profile_tracing::handle,
+            query,
+        ),
+        Route::post("/v1/profile/services", http::explore::services, query),
+        Route::post("/v1/profile/timeline", http::explore::timeline, query),
+        Route::post("/v1/profile/tags", http::explore::tags, query),
+        Route::post("/v1/profile/tag_values", http::explore::tag_values, query),
+        Route::post("/v1/profile/ingest", http::ingest::handle, ingest),
+        Route::post(http::otlp::PATH, http::otlp::handle, ingest),
+        Route::new(
             "/v1/profile/processes/{app_service}",
+            &[Method::DELETE],
             delete(http::processes::delete).fallback(http::processes::other_method),
-        )
-        .merge(http::snapshots::routes(limits.snapshot))
-        .route("/healthz", get(http::health::handle))
-        .route("/embers-config.json", get(http::guard::page::embed_config))
+        ),
+        Route::get("/healthz", http::health::handle),
+        Route::get("/readyz", http::health::ready),
+        Route::get("/embers-config.json", http::guard::page::embed_config),
+        Route::get("/openapi.json", openapi::handle),
+        Route::post(mcp::MCP_PATH, mcp::handle, query),
+    ];
+    routes.extend(http::snapshots::routes(snapshot));
+    routes
+}
+
+/// The routes, before the layers every request passes; every other path is the viewer.
+fn routes(limits: Limits) -> Router<AppState> {
+    route_list(limits)
+        .into_iter()
+        .fold(Router::new(), |router, route| {
+            router.route(route.path, route.router)
+        })
         .fallback(http::static_files::handle)
+}
+
+/// The routes with `state` but without the guard and tracing: what the MCP tools call in
+/// process, after the MCP request itself passed the guard.
+pub fn internal_app(state: AppState) -> Router {
+    routes(state.limits)
+        .layer(CatchPanicLayer::custom(panic_response))
+        .with_state(state)
 }
 
 /// `routes` behind request tracing and the panic guard: a panicking handler fails its own
@@ -176,6 +196,7 @@ mod tests {
     use super::*;
     use axum::body::{to_bytes, Body};
     use axum::http::{Request, StatusCode};
+    use axum::routing::get;
     use tower::ServiceExt;
 
     async fn call(router: &Router, path: &str) -> (StatusCode, String) {

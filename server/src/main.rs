@@ -1,4 +1,5 @@
-//! `embers-server`: parse arguments, set up logging (`RUST_LOG`), run `serve`, `import` or `delete`.
+//! `embers-server`: parse arguments, set up logging (`RUST_LOG`), run `serve`, `import`, `delete`
+//! or `mcp`.
 
 use std::process::ExitCode;
 
@@ -19,6 +20,7 @@ fn main() -> ExitCode {
         Some(Command::Import(import)) => cli::import(&import),
         Some(Command::Delete(delete)) => embers_server::retention::delete(&delete),
         Some(Command::Serve(serve)) => run_serve(*serve),
+        Some(Command::Mcp(mcp)) => block_on(embers_server::mcp::stdio::run(mcp)),
         None => run_serve(args.serve),
     };
     match outcome {
@@ -31,9 +33,13 @@ fn main() -> ExitCode {
 }
 
 fn run_serve(args: cli::ServeArgs) -> Result<(), String> {
+    block_on(cli::serve(args))
+}
+
+fn block_on(work: impl std::future::Future<Output = Result<(), String>>) -> Result<(), String> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(cli::serve(args))
+    runtime.block_on(work)
 }

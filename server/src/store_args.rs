@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use clap::Args;
 
-use crate::store::{ClickHouseConfig, Store, Synchronous};
+use crate::store::{ClickHouseConfig, Store, StoreError, Synchronous};
 
 /// Environment variable with the ClickHouse user name.
 pub const USER_ENV: &str = "EMBERS_CLICKHOUSE_USER";
@@ -68,18 +68,38 @@ impl ClickHouseArgs {
 }
 
 /// Open the store the options choose: ClickHouse when a URL is given, else the SQLite file
-/// `db` (default [`default_db_path`]) with the writer's `synchronous` setting.
+/// `db` (default [`default_db_path`]) with the writer's `synchronous` setting. Fails when
+/// ClickHouse cannot be reached (`import`, `delete`).
 pub fn open_store(
     db: Option<&Path>,
     ch: &ClickHouseArgs,
     synchronous: Synchronous,
+) -> Result<Arc<Store>, String> {
+    open(db, ch, synchronous, Store::open_clickhouse)
+}
+
+/// [`open_store`] for `serve`: a ClickHouse that cannot be reached yet does not stop the start
+/// (the service answers 503 and `/readyz` says why until it is back).
+pub fn open_serving_store(
+    db: Option<&Path>,
+    ch: &ClickHouseArgs,
+    synchronous: Synchronous,
+) -> Result<Arc<Store>, String> {
+    open(db, ch, synchronous, Store::open_clickhouse_lazily)
+}
+
+fn open(
+    db: Option<&Path>,
+    ch: &ClickHouseArgs,
+    synchronous: Synchronous,
+    open_clickhouse: fn(&ClickHouseConfig) -> Result<Store, StoreError>,
 ) -> Result<Arc<Store>, String> {
     let store = match ch.config()? {
         Some(config) => {
             if db.is_some() {
                 return Err("--db and --clickhouse-url choose different stores; give one".into());
             }
-            Store::open_clickhouse(&config).map_err(|e| format!("cannot open ClickHouse: {e}"))?
+            open_clickhouse(&config).map_err(|e| format!("cannot open ClickHouse: {e}"))?
         }
         None => {
             let path = db.map_or_else(default_db_path, Path::to_path_buf);

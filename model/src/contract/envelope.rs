@@ -38,6 +38,7 @@ pub type Incoming<R> = Envelope<Option<String>, Option<R>, IgnoredAny>;
 
 /// A `{columns, values}` table: how the querier's SQL API answers, and how Embers' explore
 /// endpoints answer too.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 pub struct Table<Row> {
     /// Column names, in row order.

@@ -29,6 +29,7 @@ fn default_unit() -> String {
 
 /// One batch: samples of one process (or `Total`) sharing metadata and a time.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct BatchInput {
     /// Process name, or `Total` for per-host stacks.
@@ -47,16 +48,41 @@ pub struct BatchInput {
     pub time: Option<i64>,
     /// Tags: names from the seed's field table or open families; string or number values.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(schema_with = tag_map))]
     pub tags: BTreeMap<String, Value>,
     /// Folded stacks, one `frame;frame;frame value` per line.
     pub folded: String,
 }
 
+/// `tags`: names from the field table or an open family (`k8s.label.*`, ...), values strings,
+/// numbers or booleans (stored as text; `true` as 1).
+#[cfg(feature = "openapi")]
+fn tag_map() -> utoipa::openapi::RefOr<utoipa::openapi::Schema> {
+    super::schema::from_json(serde_json::json!({
+        "type": "object",
+        "description": "Tags of every sample of the batch: names from the field table (host, pod, region, ...) or an open family (k8s.label.*, k8s.annotation.*, k8s.env.*, cloud.tag.*); values strings or numbers.",
+        "additionalProperties": {"type": ["string", "number", "boolean"]}
+    }))
+}
+
 /// The `{"batches": [...]}` form of a body.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Batches {
     /// The batches, written in one transaction.
     pub batches: Vec<BatchInput>,
+}
+
+/// A JSON ingest body as the OpenAPI document shows it: one batch, or several (the service
+/// reads bodies member by member, `server/src/input.rs`, not through this type).
+#[cfg(feature = "openapi")]
+#[derive(utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum IngestBody {
+    /// One batch.
+    One(BatchInput),
+    /// Several, all or none written.
+    Many(Batches),
 }
 
 #[cfg(test)]

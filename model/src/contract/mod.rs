@@ -16,6 +16,8 @@ pub mod ingest;
 pub mod kernel;
 pub mod kind;
 pub mod request;
+#[cfg(feature = "openapi")]
+pub mod schema;
 pub mod selection;
 pub mod shape;
 pub mod snapshot;

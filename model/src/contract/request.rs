@@ -9,6 +9,7 @@ use crate::contract::event::{
 };
 
 /// The body of `POST /v1/profile/ProfileTracing`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProfileRequest {
     /// Process name, or `Total` for the per-host graph.
@@ -20,14 +21,18 @@ pub struct ProfileRequest {
     pub profile_event_type: String,
     /// Conditions `name='value' AND ...`; empty for none.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub tag_filter: String,
     /// Unix seconds, inclusive.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub time_start: i64,
     /// Unix seconds, inclusive.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub time_end: i64,
     /// Keep at most this many leading kernel frames; -1 keeps all. Other negative values are
     /// refused: the interface defines only -1 (its default) and depths of 0 or more.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = -1))]
     pub max_kernel_stack_depth: Option<i64>,
 }
 

@@ -24,6 +24,7 @@ pub const SNAPSHOT_MEMBER: &str = "snapshot";
 pub const ID_LEN: usize = 26;
 
 /// What a snapshot is: its id, name, the request it answers, its size and when it was saved.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapshotMeta {
     /// URL-safe id, see [`is_valid_id`].
@@ -40,6 +41,7 @@ pub struct SnapshotMeta {
 
 /// The body of `POST /v1/profile/snapshots`. The viewer writes it piecewise (the answer goes
 /// back as the chunks it arrived in), so these member names are the contract.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotSave<'a> {
@@ -47,6 +49,7 @@ pub struct SnapshotSave<'a> {
     pub request: ProfileRequest,
     /// The ProfileTracing answer exactly as received (envelope included).
     #[serde(borrow)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub response: &'a RawValue,
     /// A name; without one the service names it after the process and the time range.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -3,4 +3,6 @@
 
 pub mod encode;
 pub mod folded;
+#[cfg(feature = "openapi")]
+mod schema;
 pub mod svg;

@@ -9,13 +9,16 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use embers_model::contract::body::RequestError;
+use embers_model::contract::envelope::Table;
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::explore::{
-    parse_services_body, parse_tag_values_body, parse_tags_body, parse_timeline_body,
-    ServicesQuery, TagValuesQuery, TagsQuery, TimelineQuery,
+    parse_services_body, parse_tag_values_body, parse_tags_body, parse_timeline_body, ServiceRow,
+    ServicesQuery, ServicesRequest, TagValuesQuery, TagValuesRequest, TagsQuery, TagsRequest,
+    TimelineAnswer, TimelineQuery, TimelineRequest, ValueCount,
 };
 use serde::Serialize;
 
+use crate::api_types::Answer;
 use crate::error::{envelope_json, json_response};
 use crate::store::{Store, StoreError};
 use crate::{AppState, Error};
@@ -51,6 +54,15 @@ impl Explore {
 }
 
 /// `POST /v1/profile/services`.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/services",
+    tag = "explore",
+    summary = "The processes with samples in a range, by value",
+    description = "Each process, language and event type with its summed value, highest first (at most 1000 rows).",
+    request_body(content = ServicesRequest, content_type = "application/json"),
+    responses((status = 200, description = "The table.", body = Answer<Table<ServiceRow>>)),
+)]
 pub async fn services(
     state: State<AppState>,
     headers: HeaderMap,
@@ -63,6 +75,15 @@ pub async fn services(
 }
 
 /// `POST /v1/profile/timeline`.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/timeline",
+    tag = "explore",
+    summary = "Values over time, optionally broken down",
+    description = "The selected samples summed per bucket of `interval` seconds (picked from the interval ladder when absent), optionally one series per value of `group_by` (at most `group_limit`, the rest summed into `(other)`).",
+    request_body(content = TimelineRequest, content_type = "application/json"),
+    responses((status = 200, description = "The table.", body = Answer<TimelineAnswer>)),
+)]
 pub async fn timeline(
     state: State<AppState>,
     headers: HeaderMap,
@@ -75,6 +96,14 @@ pub async fn timeline(
 }
 
 /// `POST /v1/profile/tags`.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/tags",
+    tag = "explore",
+    summary = "The tags the samples of a range carry",
+    request_body(content = TagsRequest, content_type = "application/json"),
+    responses((status = 200, description = "The table.", body = Answer<Table<ValueCount>>)),
+)]
 pub async fn tags(
     state: State<AppState>,
     headers: HeaderMap,
@@ -87,6 +116,14 @@ pub async fn tags(
 }
 
 /// `POST /v1/profile/tag_values`.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/tag_values",
+    tag = "explore",
+    summary = "The values of one tag, by samples",
+    request_body(content = TagValuesRequest, content_type = "application/json"),
+    responses((status = 200, description = "The table.", body = Answer<Table<ValueCount>>)),
+)]
 pub async fn tag_values(
     state: State<AppState>,
     headers: HeaderMap,
@@ -127,6 +164,6 @@ async fn answer(
     let store = state.store.clone();
     state
         .limiter
-        .run_blocking(move |_| query.run_local(&store).map_err(Error::internal))
+        .run_blocking(move |_| query.run_local(&store).map_err(Error::from_store))
         .await
 }

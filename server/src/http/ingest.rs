@@ -18,11 +18,13 @@ use serde_json::Value;
 
 use embers_model::contract::envelope::SUCCESS;
 
+use crate::api_types::Answer;
 use crate::error::envelope;
 use crate::input::{self, BatchInput};
 use crate::limits::StackLimits;
 use crate::store::Batch;
 use crate::{AppState, Error};
+use embers_model::contract::ingest::IngestBody;
 
 /// Query-string fields that are batch metadata rather than tags.
 const META_PARAMS: [&str; 5] = [
@@ -34,6 +36,29 @@ const META_PARAMS: [&str; 5] = [
 ];
 
 /// The handler.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/ingest",
+    tag = "ingest",
+    summary = "Store folded stacks",
+    description = "A JSON body (one batch or `{\"batches\": [...]}`), or folded text \
+                   (`frame;frame;frame value` per line) with the batch's metadata and tags in the \
+                   query string. The request is one transaction: a bad line (named by its number) \
+                   writes nothing.",
+    params(
+        ("app_service" = Option<String>, Query, description = "Folded text only (required there): the process, or `Total`."),
+        ("profile_language_type" = Option<String>, Query, description = "Folded text only; default `eBPF`."),
+        ("profile_event_type" = Option<String>, Query, description = "Folded text only; default `on-cpu`."),
+        ("profile_value_unit" = Option<String>, Query, description = "Folded text only; default `microseconds`."),
+        ("time" = Option<i64>, Query, description = "Folded text only: Unix seconds of every sample; default now."),
+    ),
+    request_body(
+        description = "JSON (`application/json`), or folded stacks (`application/octet-stream`) \
+                       whose every query parameter not listed here is a tag.",
+        content((IngestBody = "application/json"), (String = "application/octet-stream")),
+    ),
+    responses((status = 200, description = "What was stored.", body = Answer<Ingested>)),
+)]
 pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -103,11 +128,14 @@ fn text_batch(
 
 /// The `result` of an ingest. Members in alphabetical order, as answered since the first
 /// release (then a sorted `serde_json::Value`).
-#[derive(Serialize)]
-struct Ingested {
-    batches: usize,
-    new_stacks: u64,
-    samples: u64,
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Ingested {
+    /// Batches written.
+    pub batches: usize,
+    /// Stacks not stored before.
+    pub new_stacks: u64,
+    /// Samples written.
+    pub samples: u64,
 }
 
 async fn ingest(
@@ -136,7 +164,7 @@ async fn ingest(
         };
         // The samples own their text now; the body need not wait for the write.
         drop(body);
-        let stats = store.insert(&batches).map_err(Error::from_store_write)?;
+        let stats = store.insert(&batches).map_err(Error::from_store)?;
         Ok::<_, Error>((batches.len(), stats))
     })
     .await

@@ -13,13 +13,67 @@ pub mod upstream;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::DefaultBodyLimit;
+use axum::handler::Handler;
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::Response;
+use axum::routing::{get, post, MethodRouter};
 
 use embers_model::contract::envelope::FAIL;
 
 use crate::error::envelope;
-use crate::Error;
+use crate::{AppState, Error};
+
+/// One route of the service: its path, the methods it answers (any other gets a 405 envelope)
+/// and their handlers. The router is built from the list of them ([`crate::route_list`]), and
+/// the OpenAPI test checks every (method, path) of that list is in the document.
+pub struct Route {
+    /// The path in axum's form, which is OpenAPI's too (`/v1/profile/snapshots/{id}`).
+    pub path: &'static str,
+    /// The methods it answers.
+    pub methods: &'static [Method],
+    /// The handlers.
+    pub router: MethodRouter<AppState>,
+}
+
+impl Route {
+    /// A POST-only API route with a body limit of `limit` bytes.
+    pub fn post<H, T>(path: &'static str, handler: H, limit: usize) -> Route
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let router = post(handler)
+            .fallback(method_not_allowed)
+            .layer(DefaultBodyLimit::max(limit));
+        Route::new(path, &[Method::POST], router)
+    }
+
+    /// A GET route (HEAD too); other methods get a 405 envelope.
+    pub fn get<H, T>(path: &'static str, handler: H) -> Route
+    where
+        H: Handler<T, AppState>,
+        T: 'static,
+    {
+        let router = get(handler).fallback(|method: Method, uri: Uri| async move {
+            not_allowed(&method, &uri, &["GET"])
+        });
+        Route::new(path, &[Method::GET], router)
+    }
+
+    /// A route answering `methods` with `router` (which must answer exactly those).
+    pub fn new(
+        path: &'static str,
+        methods: &'static [Method],
+        router: MethodRouter<AppState>,
+    ) -> Route {
+        Route {
+            path,
+            methods,
+            router,
+        }
+    }
+}
 
 /// Turn a body-reading failure into the envelope: 413 when over `limit`, else 400.
 pub fn read_body(body: Result<Bytes, BytesRejection>, limit: usize) -> Result<Bytes, Error> {

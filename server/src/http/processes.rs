@@ -11,19 +11,31 @@ use axum::response::{IntoResponse, Response};
 use embers_model::contract::envelope::FAIL;
 use serde::Serialize;
 
+use crate::api_types::Answer;
 use crate::error::{envelope, json_response};
 use crate::{AppState, Error};
 
 /// The `result` of a delete. Members in alphabetical order, as answered since the first release
 /// (then a sorted `serde_json::Value`).
-#[derive(Serialize)]
-struct Deleted {
-    app_service: String,
-    rollup_rows_deleted: u64,
-    samples_deleted: u64,
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Deleted {
+    /// The process.
+    pub app_service: String,
+    /// Rollup rows removed (0 on ClickHouse, which keeps no rollup tables).
+    pub rollup_rows_deleted: u64,
+    /// Samples removed (0 when there were none: the request is idempotent).
+    pub samples_deleted: u64,
 }
 
 /// The handler.
+#[utoipa::path(
+    delete,
+    path = "/v1/profile/processes/{app_service}",
+    tag = "ingest",
+    summary = "Delete every sample of one process",
+    params(("app_service" = String, Path, pattern = "\\S", description = "The process (all its languages and event types).")),
+    responses((status = 200, description = "What was removed.", body = Answer<Deleted>)),
+)]
 pub async fn delete(
     State(state): State<AppState>,
     Path(app_service): Path<String>,
@@ -37,7 +49,7 @@ pub async fn delete(
         tokio::task::spawn_blocking(move || store.delete_app(&name, crate::retention::BATCH))
             .await
             .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
-            .map_err(Error::from_store_write)?;
+            .map_err(Error::from_store)?;
     tracing::info!(
         app_service,
         samples = removed.samples,

@@ -15,14 +15,29 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use embers_model::contract::body::parse_tracing_body;
 use embers_model::contract::envelope::SUCCESS;
-use embers_model::export::encode::encode_result;
+use embers_model::contract::schema::TracingBody;
+use embers_model::export::encode::{encode_result, EncodedResult};
 
+use crate::api_types::Answer;
 use crate::diagnostics::Diagnostics;
 use crate::error::{envelope_json, json_response};
-use crate::store::QueryError;
+use crate::store::{QueryError, StoreError};
 use crate::{tree, AppState, Error};
 
 /// The handler.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/ProfileTracing",
+    tag = "ProfileTracing",
+    summary = "The flame graph of the samples a request selects",
+    description = "DeepFlow's ProfileTracing interface: the stacks of the process (or the per-host \
+                   `Total`) in the time range and tag filter, summed into a tree and answered in \
+                   shape A or B. A tree over --max-answer-nodes is cut to its heaviest part and \
+                   DESCRIPTION says `truncated: N of M nodes`.",
+    request_body(content = TracingBody, content_type = "application/json"),
+    responses((status = 200, description = "The profile (an empty match is a success too).",
+               body = Answer<EncodedResult<'static>>)),
+)]
 pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -53,8 +68,8 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
     let store = state.store.clone();
     let debug = req.debug;
     let max_nodes = state.limiter.caps().max_answer_nodes;
-    let fail = move |detail: String| {
-        let e = Error::internal(detail).with_shape(shape);
+    let fail = move |store_error: StoreError| {
+        let e = Error::from_store(store_error).with_shape(shape);
         if debug {
             e.with_debug(Diagnostics::new(&[], "", ""))
         } else {
@@ -69,7 +84,7 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
                 QueryError::NoAppService | QueryError::TooManyAppServices(_) => {
                     Error::invalid(e.to_string())
                 }
-                QueryError::Store(e) => fail(e.to_string()),
+                QueryError::Store(e) => fail(e),
             })?;
             let started = Instant::now();
             let profile = tree::build_profile(
@@ -78,7 +93,7 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
                 req.request.kernel_depth(),
                 budget,
             )
-            .map_err(|e| fail(e.to_string()))?;
+            .map_err(fail)?;
             drop(out.stacks);
             let (profile, cut) = match profile {
                 Some(p) => {

@@ -12,6 +12,7 @@ pub mod budget;
 pub mod clickhouse;
 mod explore;
 pub mod ingest;
+pub mod outage;
 pub mod query;
 pub mod retention;
 mod rollup;
@@ -33,6 +34,7 @@ use thiserror::Error;
 
 pub use self::clickhouse::{ClickHouseConfig, ClickHouseStore};
 pub use ingest::{Batch, BatchMeta, InsertStats, Sample, Tags};
+pub use outage::{Backend, Outage};
 pub use query::{QueryError, QueryOutput};
 pub use snapshots::NewSnapshot;
 #[cfg(test)]
@@ -60,6 +62,27 @@ pub enum StoreError {
     /// The database path is not usable.
     #[error("database path: {0}")]
     Path(String),
+    /// The store cannot serve now but may shortly (ClickHouse down or overloaded); the text
+    /// is the client's error, for the log.
+    #[error("{}: {detail}", outage.describe())]
+    Unavailable {
+        /// What clients are told.
+        outage: Outage,
+        /// The failure's own text.
+        detail: String,
+    },
+}
+
+impl StoreError {
+    /// The outage this failure is, when it is the store's passing state rather than the
+    /// request's fault or a bug.
+    pub fn outage(&self) -> Option<Outage> {
+        match self {
+            StoreError::Sqlite(e) => outage::sqlite(e),
+            StoreError::Unavailable { outage, .. } => Some(outage.clone()),
+            _ => None,
+        }
+    }
 }
 
 impl From<rusqlite::Error> for StoreError {
@@ -94,12 +117,16 @@ pub enum Store {
     ClickHouse(ClickHouseStore),
 }
 
-/// Call `$method` on whichever backend `$store` is.
+/// Call `$method` on whichever backend `$store` is (on ClickHouse once its schema exists:
+/// it may have been down at start).
 macro_rules! dispatch {
     ($store:expr, $method:ident ( $($arg:expr),* )) => {
         match $store {
             Store::Sqlite(s) => s.$method($($arg),*),
-            Store::ClickHouse(c) => c.$method($($arg),*),
+            Store::ClickHouse(c) => {
+                c.ensure_schema()?;
+                c.$method($($arg),*)
+            }
         }
     };
 }
@@ -131,7 +158,10 @@ impl Store {
     pub fn expire_step(&self, before: i64, limit: usize) -> Result<retention::Removed, StoreError> {
         match self {
             Store::Sqlite(s) => s.expire_step(before, limit),
-            Store::ClickHouse(c) => c.expire(before),
+            Store::ClickHouse(c) => {
+                c.ensure_schema()?;
+                c.expire(before)
+            }
         }
     }
 
@@ -148,13 +178,39 @@ impl Store {
                 s.reclaim(u32::MAX)?;
                 Ok(removed)
             }
-            Store::ClickHouse(c) => c.delete_app(app_service),
+            Store::ClickHouse(c) => {
+                c.ensure_schema()?;
+                c.delete_app(app_service)
+            }
         }
     }
 
     /// Connect to ClickHouse and create the schema where it is missing.
     pub fn open_clickhouse(config: &ClickHouseConfig) -> Result<Store, StoreError> {
         ClickHouseStore::open(config).map(Store::ClickHouse)
+    }
+
+    /// [`Store::open_clickhouse`] that starts even while ClickHouse cannot be reached
+    /// ([`ClickHouseStore::open_lazily`]).
+    pub fn open_clickhouse_lazily(config: &ClickHouseConfig) -> Result<Store, StoreError> {
+        ClickHouseStore::open_lazily(config).map(Store::ClickHouse)
+    }
+
+    /// Which backend this is.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Store::Sqlite(_) => Backend::Sqlite,
+            Store::ClickHouse(_) => Backend::ClickHouse,
+        }
+    }
+
+    /// Whether the store can serve now (`GET /readyz`): SQLite's file is still the one opened
+    /// and its write lock can be taken; ClickHouse answers a read of every shard.
+    pub fn probe(&self) -> Result<(), StoreError> {
+        match self {
+            Store::Sqlite(s) => s.probe(),
+            Store::ClickHouse(c) => c.probe(),
+        }
     }
 
     /// Which backend this is and where, for logs.

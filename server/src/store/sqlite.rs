@@ -7,18 +7,46 @@
 //! [`budget`](super::budget).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard, TryLockError};
 
 use embers_model::contract::selection::Selection;
 use rusqlite::Connection;
 
 use super::{
-    budget, ingest, query, rollup, saturate, schema, Batch, InsertStats, QueryError, QueryOutput,
-    StoreError, Synchronous,
+    budget, ingest, query, rollup, saturate, schema, Batch, InsertStats, Outage, QueryError,
+    QueryOutput, StoreError, Synchronous,
 };
 
 /// Most idle reader connections kept for reuse.
 const MAX_IDLE_READERS: usize = 4;
+
+/// How long the readiness probe waits for the write lock: longer than any of our own
+/// transactions keeps it would only delay the answer.
+const PROBE_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// What the service is told when its database file is no longer the one it opened.
+const FILE_GONE: &str =
+    "the database file was removed or replaced while the service ran (restore it and restart the service)";
+
+/// Which file a path names: device and inode, so a file removed (its open handles still write
+/// to the unlinked inode) or replaced under the service is noticed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileId(u64, u64);
+
+impl FileId {
+    fn of(path: &Path) -> Option<FileId> {
+        let meta = std::fs::metadata(path).ok()?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            Some(FileId(meta.dev(), meta.ino()))
+        }
+        #[cfg(not(unix))]
+        {
+            Some(FileId(0, u64::from(meta.is_file())))
+        }
+    }
+}
 
 /// The writer connection and what it remembers between transactions.
 #[derive(Debug)]
@@ -32,6 +60,8 @@ pub(super) struct Writer {
 #[derive(Debug)]
 pub struct SqliteStore {
     path: PathBuf,
+    /// The file opened (`None` for an in-memory path).
+    file: Option<FileId>,
     writer: Mutex<Writer>,
     readers: Mutex<Vec<Connection>>,
 }
@@ -56,6 +86,7 @@ impl SqliteStore {
         schema::migrate(&mut writer)?;
         Ok(SqliteStore {
             path: path.to_owned(),
+            file: FileId::of(path),
             writer: Mutex::new(Writer {
                 conn: writer,
                 stacks: ingest::StackIds::default(),
@@ -77,11 +108,44 @@ impl SqliteStore {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// `Err` when the file at the path is no longer the one opened: writes would go to a
+    /// removed file and new readers would open another (one stat, microseconds).
+    fn check_file(&self) -> Result<(), StoreError> {
+        match self.file {
+            Some(opened) if FileId::of(&self.path) != Some(opened) => {
+                Err(StoreError::Unavailable {
+                    outage: Outage::sqlite(FILE_GONE),
+                    detail: format!("{} is not the file opened at start", self.path.display()),
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether the store can serve now: its file is the one opened, and the write lock can
+    /// be taken and the tables read (when our own writer is busy, it has the lock: ready).
+    /// The writer's connection is used: opening a new one waits for another process's lock.
+    pub fn probe(&self) -> Result<(), StoreError> {
+        self.check_file()?;
+        let writer = match self.writer.try_lock() {
+            Ok(writer) => writer,
+            Err(TryLockError::Poisoned(poisoned)) => poisoned.into_inner(),
+            Err(TryLockError::WouldBlock) => return Ok(()),
+        };
+        writer.conn.busy_timeout(PROBE_BUSY_TIMEOUT)?;
+        let probed = writer
+            .conn
+            .execute_batch("BEGIN IMMEDIATE; SELECT id FROM profile.stacks LIMIT 1; ROLLBACK");
+        writer.conn.busy_timeout(BUSY_TIMEOUT)?;
+        probed.map_err(StoreError::from)
+    }
+
     /// Run `f` on a reader connection from the pool, within the thread's budget (if any).
     pub(super) fn with_reader<T, E: From<StoreError>>(
         &self,
         f: impl FnOnce(&Connection) -> Result<T, E>,
     ) -> Result<T, E> {
+        self.check_file()?;
         let pooled = self.readers.lock().unwrap_or_else(|p| p.into_inner()).pop();
         let conn = match pooled {
             Some(conn) => conn,
@@ -130,6 +194,7 @@ impl SqliteStore {
 
     /// Write `batches` in one transaction: all of them or, on any error, none.
     pub fn insert(&self, batches: &[Batch]) -> Result<InsertStats, StoreError> {
+        self.check_file()?;
         let mut writer = self.writer();
         let Writer {
             conn,
@@ -145,6 +210,10 @@ impl SqliteStore {
     }
 }
 
+/// How long a statement waits for another process's lock (an `import` writing) before it
+/// fails busy.
+const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Open a connection: an in-memory main schema with the database file attached as `profile`.
 pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
     let path_str = path
@@ -152,7 +221,7 @@ pub(crate) fn connect(path: &Path) -> Result<Connection, StoreError> {
         .ok_or_else(|| StoreError::Path(format!("{} is not valid UTF-8", path.display())))?;
     let conn = Connection::open_in_memory()?;
     conn.execute("ATTACH DATABASE ?1 AS profile", [path_str])?;
-    conn.busy_timeout(std::time::Duration::from_secs(10))?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     saturate::register(&conn)?;
     // Takes effect only on a new, empty file (before WAL writes its header), where it lets
     // retention give space back; on an existing file it changes nothing.

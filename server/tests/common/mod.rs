@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use embers_model::export::folded::to_folded;
+use embers_server::listen::ConnLimits;
 use embers_server::store::Store;
 use embers_server::{app, AppState};
 use serde_json::{json, Value};
@@ -76,10 +77,10 @@ impl TestServer {
         let (stop, stopped) = oneshot::channel::<()>();
         let router = app(state);
         let task = tokio::spawn(async move {
-            axum::serve(listener, router)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
+            let stopped = async {
+                let _ = stopped.await;
+            };
+            embers_server::listen::serve(listener, router, ConnLimits::default(), stopped)
                 .await
                 .expect("serve");
         });

@@ -30,6 +30,13 @@ pub async fn spawn_serve(db: &Path, extra: &[&str]) -> (tokio::process::Child, S
     (child, url)
 }
 
+/// Start `serve` on port 0 with `args` (choosing the store); returns the child and the
+/// printed base URL.
+pub async fn spawn_serve_args(args: &[&str]) -> (tokio::process::Child, String) {
+    let (child, url, _) = spawn_reading(args, 0).await;
+    (child, url)
+}
+
 /// [`spawn_serve`], also reading the `more` lines printed after the URL (kept reading to the
 /// end in the background, so the child never writes into a closed pipe).
 pub async fn spawn_serve_reading(
@@ -37,6 +44,12 @@ pub async fn spawn_serve_reading(
     extra: &[&str],
     more: usize,
 ) -> (tokio::process::Child, String, Vec<String>) {
+    let mut args = vec!["--db", db.to_str().expect("UTF-8 path")];
+    args.extend_from_slice(extra);
+    spawn_reading(&args, more).await
+}
+
+async fn spawn_reading(args: &[&str], more: usize) -> (tokio::process::Child, String, Vec<String>) {
     let mut child = tokio::process::Command::new(BIN)
         .arg("serve")
         .args([
@@ -44,10 +57,8 @@ pub async fn spawn_serve_reading(
             "127.0.0.1:0",
             "--static-dir",
             "/nonexistent-embers-dist",
-            "--db",
         ])
-        .arg(db)
-        .args(extra)
+        .args(args)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())

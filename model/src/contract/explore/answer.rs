@@ -133,6 +133,7 @@ pub fn rank_counts(
 }
 
 /// The `timeline` result.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelineAnswer {
     /// Bucket length in seconds.

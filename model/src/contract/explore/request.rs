@@ -14,11 +14,14 @@ use crate::contract::selection::Selection;
 use crate::contract::tag_filter::TagFilter;
 
 /// Body of `POST /v1/profile/services`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ServicesRequest {
     /// Unix seconds, inclusive.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub time_start: i64,
     /// Unix seconds, inclusive.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub time_end: i64,
     /// Only this language type.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -28,10 +31,12 @@ pub struct ServicesRequest {
     pub profile_event_type: Option<String>,
     /// Conditions `name='value' AND ...`; empty for none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub tag_filter: String,
 }
 
 /// Body of `POST /v1/profile/timeline`: the ProfileTracing fields plus the breakdown.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelineRequest {
     /// The samples, as for ProfileTracing (`max_kernel_stack_depth` is ignored).
@@ -39,21 +44,26 @@ pub struct TimelineRequest {
     pub profile: ProfileRequest,
     /// Bucket length in seconds; picked from [`INTERVAL_LADDER`] when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub interval: Option<i64>,
     /// A tag, `app_service` or `thread` to break the series down by.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group_by: Option<String>,
     /// Groups kept by name (1 to [`MAX_GROUP_LIMIT`], default [`DEFAULT_GROUP_LIMIT`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 50))]
     pub group_limit: Option<i64>,
 }
 
 /// Body of `POST /v1/profile/tags`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TagsRequest {
     /// Unix seconds, inclusive.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub time_start: i64,
     /// Unix seconds, inclusive.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub time_end: i64,
     /// Only samples of this process (or `Total`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,13 +77,16 @@ pub struct TagsRequest {
 }
 
 /// Body of `POST /v1/profile/tag_values`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TagValuesRequest {
     /// A tag, or `app_service` (the process-name autocomplete), ... as for `group_by`.
     pub tag: String,
     /// Unix seconds, inclusive.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub time_start: i64,
     /// Unix seconds, inclusive.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub time_end: i64,
     /// Only samples of this process (or `Total`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,6 +96,7 @@ pub struct TagValuesRequest {
     pub prefix: Option<String>,
     /// Most values (1 to [`MAX_VALUES_LIMIT`], default [`DEFAULT_VALUES_LIMIT`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1000))]
     pub limit: Option<i64>,
 }
 

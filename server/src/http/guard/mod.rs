@@ -2,7 +2,7 @@
 //! every route.
 //!
 //! 1. `Host` must be one of ours ([`rules::Hosts`]): a DNS-rebinding page arrives with its own
-//!    name (`/healthz` is exempt, for probes that address the pod by IP or name).
+//!    name (`/healthz` and `/readyz` are exempt, for probes that address the pod by IP or name).
 //! 2. API requests that are not `GET`/`HEAD`/`OPTIONS` must come from the page's own origin,
 //!    an `--allow-origin` page, or a program ([`rules::cross_site`]).
 //! 3. Writes ([`rules::Access::Write`]) with a body need a content type no browser sends
@@ -29,8 +29,8 @@ use crate::Error;
 use rules::{Access, Hosts};
 use token::{TokenError, Tokens};
 
-/// The liveness path, answered whatever the `Host`.
-const HEALTH_PATH: &str = "/healthz";
+/// The liveness and readiness paths, answered whatever the `Host`.
+const PROBE_PATHS: [&str; 2] = ["/healthz", "/readyz"];
 
 /// The guard's configuration, built once at start.
 #[derive(Debug)]
@@ -102,7 +102,7 @@ impl Guard {
     /// Whether the request may go on; `Err` is the answer when not.
     fn admit(&self, request: &Request) -> Result<(), Error> {
         let path = request.uri().path();
-        if path == HEALTH_PATH {
+        if PROBE_PATHS.contains(&path) {
             return Ok(());
         }
         self.check_host(request)?;

@@ -46,6 +46,13 @@ pub fn add_headers(headers: &mut HeaderMap, csp: &HeaderValue) {
 }
 
 /// `GET /embers-config.json`.
+#[utoipa::path(
+    get,
+    path = "/embers-config.json",
+    tag = "page",
+    summary = "The viewer's embedding configuration",
+    responses((status = 200, description = "The origins whose pages may embed and drive the viewer (--embed-origin).", body = EmbedConfig)),
+)]
 pub async fn embed_config(State(state): State<AppState>) -> Response {
     let config = EmbedConfig {
         embed_origins: state.guard.embed_origins().to_vec(),

@@ -17,13 +17,15 @@ pub enum Access {
 }
 
 /// The `POST` endpoints that only read. Any other `POST` under `/v1/` counts as a write, so an
-/// endpoint added later is guarded as one until it is listed here.
-pub const QUERY_PATHS: [&str; 5] = [
+/// endpoint added later is guarded as one until it is listed here. `/mcp` (the MCP tools) only
+/// reads too.
+pub const QUERY_PATHS: [&str; 6] = [
     "/v1/profile/ProfileTracing",
     "/v1/profile/services",
     "/v1/profile/timeline",
     "/v1/profile/tags",
     "/v1/profile/tag_values",
+    "/mcp",
 ];
 
 /// The content types a write may have. Browsers send `text/plain`, form and multipart bodies
@@ -38,9 +40,13 @@ pub const WRITE_TYPES: [&str; 4] = [
 ];
 
 /// Whether `path` is the API (answered with envelopes, or OTLP's answers under
-/// `/v1development/`) rather than the page.
+/// `/v1development/`; guarded with tokens and the cross-site rules) rather than the page:
+/// everything under `/v1/` and `/v1development/`, and `/mcp`.
 pub fn is_api(path: &str) -> bool {
-    path == "/v1" || path.starts_with("/v1/") || path.starts_with("/v1development/")
+    path == "/v1"
+        || path.starts_with("/v1/")
+        || path.starts_with("/v1development/")
+        || path == "/mcp"
 }
 
 /// Methods that change nothing (browsers send them anywhere; their answers stay unreadable to

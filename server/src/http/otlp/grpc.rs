@@ -62,6 +62,7 @@ fn status(failure: Failure) -> Status {
         }
         Failure::TooLarge(m) => Status::resource_exhausted(m),
         Failure::Unsupported(m) => Status::unimplemented(m),
+        Failure::Unavailable { message, .. } => Status::unavailable(message),
         Failure::Internal(detail) => {
             tracing::error!(detail, "OTLP profiles (gRPC) could not be stored");
             Status::internal("internal error while storing the profiles; see the server log")

@@ -7,8 +7,9 @@
 //! `Content-Encoding: gzip`; it may be `--max-ingest-bytes` long, compressed and decompressed.
 //! Answers follow OTLP/HTTP rather than the envelope: on success an empty
 //! `ExportProfilesServiceResponse`, on failure a `google.rpc.Status` whose `message` names the
-//! problem (400 for a bad request, 413 too large, 415 an unknown type or encoding, 500 a
-//! failure of the service), each encoded as the request was. The guard in front (host,
+//! problem (400 for a bad request, 413 too large, 415 an unknown type or encoding, 503 with
+//! `Retry-After` while the store cannot serve, 500 a failure of the service), each encoded as
+//! the request was. The guard in front (host,
 //! cross-site rules, the `--token-file` token) answers its refusals as every route does.
 
 pub mod grpc;
@@ -39,6 +40,14 @@ pub enum Failure {
     Unsupported(String),
     /// The service failed (the detail is logged, not answered).
     Internal(String),
+    /// The store cannot serve now (unreachable, busy, failing): OTLP's retryable answer, 503
+    /// with `Retry-After` (gRPC `UNAVAILABLE`); the message names the store.
+    Unavailable {
+        /// For the sender.
+        message: String,
+        /// Seconds to wait.
+        retry_after: u32,
+    },
 }
 
 /// `google.rpc.Status`, the body of OTLP failures (its `details` are never sent here).
@@ -53,6 +62,36 @@ pub struct RpcStatus {
 }
 
 /// The handler.
+#[utoipa::path(
+    post,
+    path = "/v1development/profiles",
+    tag = "ingest",
+    summary = "OTLP profiles, as an OpenTelemetry Collector's otlphttp exporter sends them",
+    description = "An `ExportProfilesServiceRequest` (OTLP v1development profiles), as protobuf or \
+                   OTLP/JSON, optionally gzip (`Content-Encoding`); stored in one transaction or \
+                   not at all. Answers follow OTLP/HTTP, not the envelope: an empty \
+                   `ExportProfilesServiceResponse`, or a `google.rpc.Status` naming the problem, \
+                   encoded as the request was. See docs/otlp.md.",
+    request_body(
+        description = "An ExportProfilesServiceRequest.",
+        content((Vec<u8> = "application/x-protobuf"), (Object = "application/json")),
+    ),
+    responses(
+        (status = 200, description = "All stored: an empty ExportProfilesServiceResponse.",
+         content((Vec<u8> = "application/x-protobuf"), (Object = "application/json"))),
+        (status = 400, description = "The request is wrong: a google.rpc.Status (code 3) naming the problem.",
+         content((Vec<u8> = "application/x-protobuf"), (Object = "application/json"))),
+        (status = 413, description = "Over --max-ingest-bytes, compressed or not: a google.rpc.Status (code 8).",
+         content((Vec<u8> = "application/x-protobuf"), (Object = "application/json"))),
+        (status = 415, description = "Not an OTLP content type or encoding: a google.rpc.Status (code 12).",
+         content((Vec<u8> = "application/x-protobuf"), (Object = "application/json"))),
+        (status = 500, description = "A failure of the service: a google.rpc.Status (code 13); the detail is logged.",
+         content((Vec<u8> = "application/x-protobuf"), (Object = "application/json"))),
+        (status = 503, description = "The store cannot serve now (named in the message): a google.rpc.Status (code 14); retry after `Retry-After` seconds.",
+         headers(("Retry-After" = u32, description = "Seconds to wait before sending again.")),
+         content((Vec<u8> = "application/x-protobuf"), (Object = "application/json"))),
+    ),
+)]
 pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -109,9 +148,16 @@ pub async fn store(
     let stats = tokio::task::spawn_blocking(move || {
         let now = crate::store::ingest::now_micros() / 1_000_000;
         let batches = make(now, &bounds)?;
-        store.insert(&batches).map_err(|e| match e {
-            crate::store::StoreError::Invalid(msg) => Failure::Invalid(msg),
-            other => Failure::Internal(other.to_string()),
+        store.insert(&batches).map_err(|e| match (e.outage(), e) {
+            (_, crate::store::StoreError::Invalid(msg)) => Failure::Invalid(msg),
+            (Some(outage), other) => {
+                tracing::warn!(detail = %other, "OTLP profiles not stored: {}", outage.cause);
+                Failure::Unavailable {
+                    message: outage.describe(),
+                    retry_after: outage.retry_after,
+                }
+            }
+            (None, other) => Failure::Internal(other.to_string()),
         })
     })
     .await
@@ -169,6 +215,10 @@ fn gzipped(headers: &HeaderMap) -> Result<bool, Failure> {
 
 /// The OTLP/HTTP answer to an outcome, encoded as the request was.
 fn answer(encoding: Encoding, outcome: Result<(), Failure>) -> Response {
+    let retry_after = match &outcome {
+        Err(Failure::Unavailable { retry_after, .. }) => Some(*retry_after),
+        _ => None,
+    };
     let (status, body) = match outcome {
         Ok(()) => (StatusCode::OK, ok_body(encoding)),
         Err(failure) => {
@@ -194,6 +244,11 @@ fn answer(encoding: Encoding, outcome: Result<(), Failure>) -> Response {
     response
         .headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    if let Some(seconds) = retry_after {
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
     response
 }
 
@@ -207,7 +262,8 @@ fn ok_body(encoding: Encoding) -> Vec<u8> {
 
 /// HTTP status, `google.rpc.Code` and message of a failure; internal details are only logged.
 fn failure_parts(failure: Failure) -> (StatusCode, i32, String) {
-    // google.rpc.Code: INVALID_ARGUMENT 3, RESOURCE_EXHAUSTED 8, UNIMPLEMENTED 12, INTERNAL 13.
+    // google.rpc.Code: INVALID_ARGUMENT 3, RESOURCE_EXHAUSTED 8, UNIMPLEMENTED 12, INTERNAL 13,
+    // UNAVAILABLE 14.
     match failure {
         Failure::Invalid(m) => {
             tracing::info!(status = 400, "OTLP profiles refused: {m}");
@@ -215,6 +271,7 @@ fn failure_parts(failure: Failure) -> (StatusCode, i32, String) {
         }
         Failure::TooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, 8, m),
         Failure::Unsupported(m) => (StatusCode::UNSUPPORTED_MEDIA_TYPE, 12, m),
+        Failure::Unavailable { message, .. } => (StatusCode::SERVICE_UNAVAILABLE, 14, message),
         Failure::Internal(detail) => {
             tracing::error!(detail, "OTLP profiles could not be stored");
             (

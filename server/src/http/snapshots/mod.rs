@@ -6,7 +6,7 @@
 //! A fetched snapshot is the stored answer with `"snapshot": {meta}` spliced in as its first
 //! member, streamed from the store chunk by chunk.
 
-mod save;
+pub mod save;
 
 use std::io;
 
@@ -16,7 +16,6 @@ use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::Router;
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::snapshot::{
     is_valid_id, SnapshotMeta, ID_LEN, SNAPSHOTS_PATH, SNAPSHOT_MEMBER,
@@ -25,6 +24,8 @@ use futures_util::stream::{self, StreamExt};
 use serde_json::Value;
 use tokio::sync::{mpsc, oneshot};
 
+use super::Route;
+use crate::api_types::{Answer, StoredAnswer};
 use crate::error::envelope;
 use crate::store::StoreError;
 use crate::{AppState, Error};
@@ -36,7 +37,7 @@ pub const BODY_HEADROOM: usize = 1 << 20;
 const CHANNEL_CHUNKS: usize = 4;
 
 /// The routes, for answers up to `max_snapshot` bytes.
-pub fn routes(max_snapshot: usize) -> Router<AppState> {
+pub fn routes(max_snapshot: usize) -> [Route; 2] {
     let collection = post(save::handle)
         .get(list)
         .fallback(|m: Method, u: Uri| async move { super::not_allowed(&m, &u, &["GET", "POST"]) })
@@ -48,23 +49,42 @@ pub fn routes(max_snapshot: usize) -> Router<AppState> {
         .fallback(
             |m: Method, u: Uri| async move { super::not_allowed(&m, &u, &["GET", "DELETE"]) },
         );
-    Router::new()
-        .route(SNAPSHOTS_PATH, collection)
-        .route(&format!("{SNAPSHOTS_PATH}/{{id}}"), one)
+    [
+        Route::new(SNAPSHOTS_PATH, &[Method::GET, Method::POST], collection),
+        Route::new(SNAPSHOT_PATH, &[Method::GET, Method::DELETE], one),
+    ]
 }
 
+/// One snapshot's path.
+const SNAPSHOT_PATH: &str = "/v1/profile/snapshots/{id}";
+
 /// `GET /v1/profile/snapshots`: every snapshot, newest first.
-async fn list(State(state): State<AppState>) -> Response {
+#[utoipa::path(
+    get,
+    path = "/v1/profile/snapshots",
+    tag = "snapshots",
+    summary = "Every saved snapshot, newest first",
+    responses((status = 200, description = "Their metadata.", body = Answer<Vec<SnapshotMeta>>)),
+)]
+pub async fn list(State(state): State<AppState>) -> Response {
     let store = state.store.clone();
     match tokio::task::spawn_blocking(move || store.snapshots()).await {
         Ok(Ok(all)) => envelope(StatusCode::OK, SUCCESS, "", all, Value::Null),
-        Ok(Err(e)) => Error::internal(e).into_response(),
+        Ok(Err(e)) => Error::from_store(e).into_response(),
         Err(join) => Error::internal(format!("snapshot task failed: {join}")).into_response(),
     }
 }
 
 /// `DELETE /v1/profile/snapshots/{id}`: the deleted snapshot's metadata.
-async fn delete(
+#[utoipa::path(
+    delete,
+    path = "/v1/profile/snapshots/{id}",
+    tag = "snapshots",
+    summary = "Delete a snapshot",
+    params(("id" = String, Path, pattern = "^[A-Z2-7]{26}$", description = "The snapshot's id: 26 characters A-Z, 2-7.")),
+    responses((status = 200, description = "The deleted snapshot's metadata.", body = Answer<SnapshotMeta>)),
+)]
+pub async fn delete(
     State(state): State<AppState>,
     id: Result<Path<String>, PathRejection>,
 ) -> Response {
@@ -77,13 +97,24 @@ async fn delete(
     match tokio::task::spawn_blocking(move || store.delete_snapshot(&lookup)).await {
         Ok(Ok(Some(meta))) => envelope(StatusCode::OK, SUCCESS, "", meta, Value::Null),
         Ok(Ok(None)) => unknown(&id).into_response(),
-        Ok(Err(e)) => Error::internal(e).into_response(),
+        Ok(Err(e)) => Error::from_store(e).into_response(),
         Err(join) => Error::internal(format!("snapshot task failed: {join}")).into_response(),
     }
 }
 
 /// `GET /v1/profile/snapshots/{id}`: the stored answer with the snapshot member first.
-async fn fetch(State(state): State<AppState>, id: Result<Path<String>, PathRejection>) -> Response {
+#[utoipa::path(
+    get,
+    path = "/v1/profile/snapshots/{id}",
+    tag = "snapshots",
+    summary = "A saved answer, byte for byte, with its metadata first",
+    params(("id" = String, Path, pattern = "^[A-Z2-7]{26}$", description = "The snapshot's id: 26 characters A-Z, 2-7.")),
+    responses((status = 200, description = "The stored ProfileTracing answer with `\"snapshot\": {...}` spliced in as its first member.", body = StoredAnswer)),
+)]
+pub async fn fetch(
+    State(state): State<AppState>,
+    id: Result<Path<String>, PathRejection>,
+) -> Response {
     let id = match snapshot_id(id) {
         Ok(id) => id,
         Err(e) => return e.into_response(),
@@ -96,7 +127,7 @@ async fn fetch(State(state): State<AppState>, id: Result<Path<String>, PathRejec
     let meta = match head_rx.await {
         Ok(Ok(Some(meta))) => meta,
         Ok(Ok(None)) => return unknown(&id).into_response(),
-        Ok(Err(e)) => return Error::internal(e).into_response(),
+        Ok(Err(e)) => return Error::from_store(e).into_response(),
         Err(_) => return Error::internal("the snapshot reader stopped").into_response(),
     };
     let prefix = match head(&meta) {

@@ -17,6 +17,7 @@ use embers_model::contract::snapshot::{SnapshotMeta, SnapshotSave, SNAPSHOT_MEMB
 use embers_model::wire::decode_response_table;
 use serde_json::Value;
 
+use crate::api_types::Answer;
 use crate::error::envelope;
 use crate::store::{NewSnapshot, Store};
 use crate::{AppState, Error};
@@ -25,6 +26,16 @@ use crate::{AppState, Error};
 const MAX_NAME_CHARS: usize = 200;
 
 /// The handler.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/snapshots",
+    tag = "snapshots",
+    summary = "Save a ProfileTracing answer as a snapshot",
+    description = "The answer is checked (a successful answer of either shape that Embers decodes, \
+                   for a valid request) and kept byte for byte; retention never removes it.",
+    request_body(content = SnapshotSave, content_type = "application/json"),
+    responses((status = 200, description = "The new snapshot's metadata.", body = Answer<SnapshotMeta>)),
+)]
 pub async fn handle(
     State(state): State<AppState>,
     body: Result<Bytes, BytesRejection>,
@@ -87,7 +98,7 @@ fn save(store: &Store, body: &[u8], limit: usize, now: i64) -> Result<SnapshotMe
             response: response.as_bytes(),
             saved_at: now,
         })
-        .map_err(Error::internal)
+        .map_err(Error::from_store)
 }
 
 fn check_request(request: &ProfileRequest) -> Result<(), Error> {
@@ -168,16 +179,24 @@ pub fn default_name(request: &ProfileRequest, root: Option<&str>) -> String {
         .filter(named)
         .or(root.filter(named))
         .unwrap_or(TOTAL_APP_SERVICE);
-    let (start, end) = (utc(request.time_start), utc(request.time_end));
+    format!(
+        "{who}, {}",
+        range_label(request.time_start, request.time_end)
+    )
+}
+
+/// `2026-11-22 09:00:00–09:20:00 UTC` (the end's date only when it differs).
+pub fn range_label(time_start: i64, time_end: i64) -> String {
+    let (start, end) = (utc(time_start), utc(time_end));
     let end = match (start.split_once(' '), end.split_once(' ')) {
         (Some((day, _)), Some((end_day, time))) if day == end_day => time.to_owned(),
         _ => end,
     };
-    format!("{who}, {start}–{end} UTC")
+    format!("{start}–{end} UTC")
 }
 
 /// `2026-11-22 09:00:00`, or `@<seconds>` for a time outside years 1970–9999.
-fn utc(secs: i64) -> String {
+pub fn utc(secs: i64) -> String {
     let time = u64::try_from(secs)
         .ok()
         .and_then(|s| UNIX_EPOCH.checked_add(Duration::from_secs(s)));

@@ -9,6 +9,7 @@
 mod explore;
 mod ingest;
 mod query;
+mod ready;
 mod retention;
 pub(crate) mod schema;
 mod snapshots;
@@ -16,7 +17,8 @@ pub(crate) mod sql;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use clickhouse::{Client, Compression};
 use rustc_hash::FxHashSet;
@@ -77,6 +79,11 @@ pub struct ClickHouseStore {
     nodes: Vec<Client>,
     config: ClickHouseConfig,
     caches: RwLock<Caches>,
+    /// Whether the database and tables are known to exist (checked once, at start or, when
+    /// ClickHouse was down then, on first use).
+    schema_ready: AtomicBool,
+    /// Held while the schema is being created, so two first uses do not both run the DDL.
+    schema_lock: Mutex<()>,
 }
 
 impl std::fmt::Debug for ClickHouseStore {
@@ -100,7 +107,25 @@ impl Drop for ClickHouseStore {
 }
 
 pub(crate) fn ch_err(e: clickhouse::error::Error) -> StoreError {
-    StoreError::ClickHouse(e.to_string())
+    match super::outage::clickhouse(&e) {
+        Some(outage) => StoreError::Unavailable {
+            outage,
+            detail: e.to_string(),
+        },
+        None => StoreError::ClickHouse(e.to_string()),
+    }
+}
+
+/// `e` with `what` (a URL) in front of its text, keeping what kind of failure it is.
+fn in_context(e: StoreError, what: &str) -> StoreError {
+    match e {
+        StoreError::ClickHouse(text) => StoreError::ClickHouse(format!("{what}: {text}")),
+        StoreError::Unavailable { outage, detail } => StoreError::Unavailable {
+            outage,
+            detail: format!("{what}: {detail}"),
+        },
+        other => other,
+    }
 }
 
 fn client_for(url: &str, config: &ClickHouseConfig) -> Client {
@@ -124,8 +149,16 @@ struct Count {
 }
 
 impl ClickHouseStore {
-    /// Connect, create the database and tables where missing and check every shard has them.
+    /// Connect, create the database and tables where missing and check every shard has them;
+    /// fails when ClickHouse cannot be reached (what `import` and `delete` want).
     pub fn open(config: &ClickHouseConfig) -> Result<ClickHouseStore, StoreError> {
+        let store = ClickHouseStore::connect(config)?;
+        store.ensure_schema()?;
+        Ok(store)
+    }
+
+    /// The client and its runtime, with the names checked; no request is made.
+    pub(crate) fn connect(config: &ClickHouseConfig) -> Result<ClickHouseStore, StoreError> {
         let first = config.urls.first().ok_or_else(|| {
             StoreError::Invalid("no ClickHouse URL given (--clickhouse-url)".into())
         })?;
@@ -144,46 +177,15 @@ impl ClickHouseStore {
             .enable_all()
             .build()
             .map_err(|e| StoreError::ClickHouse(format!("cannot start a runtime: {e}")))?;
-        let store = ClickHouseStore {
+        Ok(ClickHouseStore {
             runtime: Some(runtime),
             client: client_for(first, config),
             nodes: config.urls.iter().map(|u| client_for(u, config)).collect(),
             config: config.clone(),
             caches: RwLock::new(Caches::default()),
-        };
-        store.block_on(store.create_schema())?;
-        Ok(store)
-    }
-
-    async fn create_schema(&self) -> Result<(), StoreError> {
-        let db = &self.config.database;
-        for url in &self.config.urls {
-            let client = client_for(url, &self.config);
-            let exec = |sql: String| {
-                let client = client.clone();
-                async move {
-                    client
-                        .query(&sql)
-                        .execute()
-                        .await
-                        .map_err(|e| StoreError::ClickHouse(format!("{url}: {e}")))
-                }
-            };
-            let tables = schema::ddl(db, self.config.cluster.as_deref());
-            for sql in tables.into_iter().chain(snapshots::ddl(db)) {
-                exec(sql).await?;
-            }
-        }
-        // Reading the table touches every shard: a shard without its local table fails here,
-        // at start, rather than on the first query.
-        self.count("SELECT count() AS n FROM {t}")
-            .await
-            .map_err(|e| {
-                StoreError::ClickHouse(format!(
-                    "{e}; with --clickhouse-cluster, pass one --clickhouse-url per shard"
-                ))
-            })?;
-        Ok(())
+            schema_ready: AtomicBool::new(false),
+            schema_lock: Mutex::new(()),
+        })
     }
 
     /// Wait for `fut` on the store's runtime. A thread inside another runtime (an async test,

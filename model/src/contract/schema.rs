@@ -1,0 +1,148 @@
+//! OpenAPI schemas (feature `openapi`, built by the service only) of the contract types whose
+//! JSON form is not what a derive would see: rows written as arrays (`#[serde(into = ...)]`),
+//! the shape letter, and the ProfileTracing body, whose service-only members `result_shape` and
+//! `debug` are read by [`crate::contract::body`] beside the [`ProfileRequest`] ones. The
+//! service's OpenAPI test validates examples made by serialising real values of these types
+//! against these schemas, so a change of the JSON form that is not made here fails it.
+
+use std::borrow::Cow;
+
+use serde_json::{json, Value};
+use utoipa::openapi::{RefOr, Schema};
+use utoipa::{PartialSchema, ToSchema};
+
+use super::explore::{ServiceRow, TimelineRow, ValueCount};
+use super::request::ProfileRequest;
+use super::shape::ResultShape;
+
+/// A schema written as JSON (a constant of this file; a unit test checks each one reads).
+pub fn from_json(schema: Value) -> RefOr<Schema> {
+    serde_json::from_value(schema).unwrap_or_default()
+}
+
+/// The body of `POST /v1/profile/ProfileTracing`: the request, and how to answer it.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+pub struct TracingBody {
+    /// The request.
+    #[serde(flatten)]
+    pub request: ProfileRequest,
+    /// The answer's shape; the service's `--result-shape` (default B) when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<ResultShape>)]
+    pub result_shape: Option<&'static str>,
+    /// Answer the querier-shaped `debug` member (statements, times).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub debug: Option<bool>,
+}
+
+macro_rules! manual_schema {
+    ($type:ty, $name:literal, $json:expr) => {
+        impl PartialSchema for $type {
+            fn schema() -> RefOr<Schema> {
+                from_json($json)
+            }
+        }
+        impl ToSchema for $type {
+            fn name() -> Cow<'static, str> {
+                Cow::Borrowed($name)
+            }
+        }
+    };
+}
+
+manual_schema!(
+    ResultShape,
+    "ResultShape",
+    json!({
+        "type": "string",
+        "enum": ["A", "B", "a", "b"],
+        "description": "A: an array of node objects (DeepFlow up to v6.5); B: function and node tables (from v6.6)."
+    })
+);
+
+manual_schema!(
+    ServiceRow,
+    "ServiceRow",
+    json!({
+        "type": "array",
+        "description": "[app_service, profile_language_type, profile_event_type, value]: the value summed over the range.",
+        "prefixItems": [
+            {"type": "string"}, {"type": "string"}, {"type": "string"},
+            {"type": "integer", "format": "int64", "minimum": 0}
+        ],
+        "items": false,
+        "minItems": 4
+    })
+);
+
+manual_schema!(
+    ValueCount,
+    "ValueCount",
+    json!({
+        "type": "array",
+        "description": "[value, count]: a tag name or value and the samples carrying it.",
+        "prefixItems": [{"type": "string"}, {"type": "integer", "format": "int64", "minimum": 0}],
+        "items": false,
+        "minItems": 2
+    })
+);
+
+manual_schema!(
+    TimelineRow,
+    "TimelineRow",
+    json!({
+        "oneOf": [
+            {
+                "type": "array",
+                "description": "[time, value]: the bucket's start (Unix seconds) and its summed value.",
+                "prefixItems": [{"type": "integer", "format": "int64"}, {"type": "integer", "format": "int64", "minimum": 0}],
+                "items": false,
+                "minItems": 2
+            },
+            {
+                "type": "array",
+                "description": "[time, group, value] when grouped (group_by).",
+                "prefixItems": [
+                    {"type": "integer", "format": "int64"},
+                    {"type": "string"},
+                    {"type": "integer", "format": "int64", "minimum": 0}
+                ],
+                "items": false,
+                "minItems": 3
+            }
+        ]
+    })
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_manual_schema_reads() {
+        for (name, schema) in [
+            (ResultShape::name(), ResultShape::schema()),
+            (ServiceRow::name(), ServiceRow::schema()),
+            (ValueCount::name(), ValueCount::schema()),
+            (TimelineRow::name(), TimelineRow::schema()),
+        ] {
+            let written = serde_json::to_value(&schema).expect("serialise");
+            assert_ne!(written, json!({}), "{name} did not read");
+        }
+    }
+
+    /// The limits written as literals in the request types' schema attributes are the ones the
+    /// parsers apply.
+    #[test]
+    fn schema_limits_are_the_parsers_limits() {
+        use crate::contract::explore::{
+            TagValuesRequest, TimelineRequest, MAX_GROUP_LIMIT, MAX_VALUES_LIMIT,
+        };
+        let timeline = serde_json::to_value(TimelineRequest::schema()).expect("schema");
+        let limit = timeline.pointer("/allOf/1/properties/group_limit/maximum");
+        assert_eq!(limit, Some(&json!(MAX_GROUP_LIMIT)), "{timeline}");
+        let values = serde_json::to_value(TagValuesRequest::schema()).expect("schema");
+        let limit = values.pointer("/properties/limit/maximum");
+        assert_eq!(limit, Some(&json!(MAX_VALUES_LIMIT)), "{values}");
+    }
+}
