@@ -164,8 +164,7 @@ impl Collector {
             .iter()
             .map(|f| self.symbols.name(f, modules))
             .collect();
-        // Off-CPU stacks are taken inside the tracepoint: drop the BPF and tracing frames
-        // above the scheduler.
+        // Off-CPU kernel stacks end in the scheduler; drop any BPF or tracing frames above it.
         if key.event == Event::OffCpu {
             let machinery = kernel.iter().take_while(|n| is_tracing_frame(n)).count();
             kernel.drain(..machinery);
@@ -229,7 +228,7 @@ impl Collector {
     }
 }
 
-/// BPF and tracepoint frames a stack taken in `sched_switch` starts with.
+/// BPF and tracepoint frames that may start an off-CPU stack: they say nothing of the wait.
 fn is_tracing_frame(name: &str) -> bool {
     let Some(f) = name.strip_prefix("[k] ") else {
         return false;

@@ -44,7 +44,7 @@ pub struct Names {
 pub struct Counters {
     /// Events read from the ring buffer.
     pub events: u64,
-    /// User stacks unwound from a stack copy.
+    /// User stacks walked (from a stack copy, or only their leaf when there was none).
     pub unwound: u64,
     /// Of those, stacks that ended before a root frame.
     pub cut_short: u64,
@@ -95,10 +95,16 @@ impl Intake {
         };
         let user = if e.regs.ip == 0 {
             Vec::new()
-        } else if e.kind == Kind::OnCpu && !e.stack.is_empty() {
+        } else if !e.stack.is_empty() {
             self.unwound(e)
-        } else {
+        } else if !e.user.is_empty() {
             self.user_frames(e.pid, &e.user)
+        } else {
+            // Registers without a stack (it could not be read, or an off-CPU wait whose task
+            // ran on before it was): where the thread was, and nothing of how it got there.
+            self.counters.unwound += 1;
+            self.counters.cut_short += 1;
+            self.user_frames(e.pid, &[e.regs.ip])
         };
         self.add(
             StackKey {

@@ -4,7 +4,7 @@
 //! `serve --profile-host` does), and the service's ProfileTracing answers, in both shapes, must
 //! show each program as it ran: its process root and threads, its hot functions in their known
 //! shares, whole `main → run → hot` chains, kernel frames under its system calls, `[p] <program>`
-//! in `Total`, and its sleeping thread's off-CPU time.
+//! in `Total`, and its sleeping thread's off-CPU time under whole `sleeper → nap → [k]` stacks.
 //!
 //! Needs root (or CAP_BPF + CAP_PERFMON), BTF, cc and rustc. Elsewhere the tests skip saying
 //! why, except with `CI=true`, where a missing permission fails them. Built with
@@ -231,7 +231,8 @@ async fn check_program(
     }
     let off_cpu = graph_of(server, p.name, "off-cpu", range).await;
     let off = graph::lines(&off_cpu);
-    let waited = graph::total(&graph::of_thread(&off, p.sleeper));
+    let sleeper = graph::of_thread(&off, p.sleeper);
+    let waited = graph::total(&sleeper);
     let ratio = waited as f64 / slept_us as f64;
     assert!(
         (ratio - 1.0).abs() <= 0.15,
@@ -239,6 +240,24 @@ async fn check_program(
         p.name,
         p.sleeper
     );
+    if !fp {
+        // The stack it waited in, whole: its start routine → nap → libc → the kernel, also
+        // through code without frame pointers.
+        let whole: u64 = sleeper
+            .iter()
+            .filter(|l| graph::holds_in_order(&l.frames, &p.sleep_chain))
+            .filter(|l| l.frames.last().is_some_and(|f| f.starts_with("[k] ")))
+            .map(|l| l.value)
+            .sum();
+        let intact = whole as f64 / waited.max(1) as f64;
+        assert!(
+            intact >= 0.9,
+            "{}: {} → {} → [k] intact in {intact:.2} of the off-CPU time, want ≥ 0.9\n{off_cpu}",
+            p.name,
+            p.sleep_chain[0],
+            p.sleep_chain[1]
+        );
+    }
     let total = graph_of(server, "Total", "on-cpu", range).await;
     let process = format!("Total;[p] {}", p.name);
     assert!(

@@ -1,7 +1,7 @@
 //! The kernel side, from user space: loads `profile.bpf.c` (its libbpf-rs skeleton is built by
 //! `build.rs`), sets its options, opens a CPU-clock perf event on every online CPU and attaches
-//! the on-CPU program to each, attaches the off-CPU program to `sched_switch` when asked, and
-//! hands every ring buffer record to a callback. It also reads the program's counters and keeps
+//! the on-CPU program to each, attaches the off-CPU programs (to `sched_switch` and
+//! `rseq_update`) when asked, and hands every ring buffer record to a callback. It also reads the program's counters and keeps
 //! the CPUs sampled in step with the CPUs online.
 
 pub mod counts;
@@ -31,6 +31,9 @@ pub(crate) mod skel {
 
 use skel::{ProfileSkel, ProfileSkelBuilder};
 
+/// How many counters the program keeps (`STAT_COUNT`).
+const STATS: usize = 7;
+
 /// The program's counters (`enum stat` in `profile.bpf.c`), summed over CPUs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct KernelStats {
@@ -46,10 +49,13 @@ pub struct KernelStats {
     pub no_user_stack: u64,
     /// Off-CPU waits recorded.
     pub blocks: u64,
+    /// Of those, waits whose task ran user code again before its user stack could be read:
+    /// only where it waited is known.
+    pub late_waits: u64,
 }
 
 impl KernelStats {
-    fn from_slots(s: &[u64; 6]) -> KernelStats {
+    fn from_slots(s: &[u64; STATS]) -> KernelStats {
         KernelStats {
             samples: s[0],
             lost_events: s[1],
@@ -57,6 +63,7 @@ impl KernelStats {
             lost_stacks: s[3],
             no_user_stack: s[4],
             blocks: s[5],
+            late_waits: s[6],
         }
     }
 
@@ -69,8 +76,36 @@ impl KernelStats {
             lost_stacks: self.lost_stacks.saturating_sub(before.lost_stacks),
             no_user_stack: self.no_user_stack.saturating_sub(before.no_user_stack),
             blocks: self.blocks.saturating_sub(before.blocks),
+            late_waits: self.late_waits.saturating_sub(before.late_waits),
         }
     }
+}
+
+/// The off-CPU programs attached: `sched_switch`, and `rseq_update` where the kernel has it
+/// (without it every wait is finished at the task's next switch; see `profile.bpf.c`).
+fn attach_switch(skel: &ProfileSkel<'static>) -> Result<Vec<Link>, AgentError> {
+    let mut links = vec![skel
+        .progs
+        .on_switch
+        .attach()
+        .map_err(|e| AgentError::bpf("attached to sched_switch", e))?];
+    if skel.progs.on_resume.autoload() {
+        links.push(
+            skel.progs
+                .on_resume
+                .attach()
+                .map_err(|e| AgentError::bpf("attached to rseq_update", e))?,
+        );
+    }
+    Ok(links)
+}
+
+/// Whether the running kernel has the `rseq_update` tracepoint.
+fn has_rseq_tracepoint() -> bool {
+    libbpf_rs::btf::Btf::from_vmlinux().is_ok_and(|btf| {
+        btf.type_by_name::<libbpf_rs::btf::types::Typedef<'_>>("btf_trace_rseq_update")
+            .is_some()
+    })
 }
 
 struct Cpu {
@@ -83,7 +118,7 @@ struct Cpu {
 pub struct Probe {
     ring: RingBuffer<'static>,
     cpus: Vec<Cpu>,
-    _switch: Option<Link>,
+    _switch: Vec<Link>,
     skel: ProfileSkel<'static>,
     frequency: u64,
 }
@@ -134,16 +169,23 @@ impl Probe {
             ))
             .map_err(|e| AgentError::bpf("configured", e))?;
         open.progs.on_switch.set_autoload(options.off_cpu);
+        let rseq = options.off_cpu && has_rseq_tracepoint();
+        if options.off_cpu && !rseq {
+            tracing::info!(
+                "this kernel has no rseq_update tracepoint: off-CPU user stacks are read at \
+                 each task's next switch, or are its leaf frame alone"
+            );
+        }
+        open.progs.on_resume.set_autoload(rseq);
+        open.maps
+            .switch_scratch
+            .set_max_entries(if options.off_cpu { possible } else { 1 })
+            .map_err(|e| AgentError::bpf("configured", e))?;
         let skel = open.load().map_err(|e| AgentError::bpf("loaded", e))?;
         let _switch = if options.off_cpu {
-            Some(
-                skel.progs
-                    .on_switch
-                    .attach()
-                    .map_err(|e| AgentError::bpf("attached to sched_switch", e))?,
-            )
+            attach_switch(&skel)?
         } else {
-            None
+            Vec::new()
         };
         let mut builder = RingBufferBuilder::new();
         builder
@@ -228,7 +270,7 @@ impl Probe {
 
     /// The program's counters so far.
     pub fn stats(&self) -> KernelStats {
-        let mut slots = [0u64; 6];
+        let mut slots = [0u64; STATS];
         for (i, slot) in slots.iter_mut().enumerate() {
             let key = (i as u32).to_ne_bytes();
             if let Ok(Some(per_cpu)) = self.skel.maps.stats.lookup_percpu(&key, MapFlags::ANY) {

@@ -6,9 +6,7 @@
  *    to user space through the `events` ring buffer, where they are unwound from .eh_frame;
  *    or (unwind = "fp") the kernel and frame-pointer user stacks are counted here, in `counts0` or
  *    `counts1` keyed by (pid, tid, kernel stack id, user stack id), drained every window.
- *  - on_switch (tp_btf/sched_switch, only with --off-cpu): the task switching out gets its stacks
- *    and a timestamp in `blocked`; the task switching in, if it waited at least min_block_ns,
- *    becomes an off-CPU event with the time it waited.
+ *  - on_switch and on_resume (only with --off-cpu): off-CPU waits, see the end of this file.
  * Every failure to record is counted in `stats`, so user space can report what was lost.
  */
 #include "vmlinux.h"
@@ -35,6 +33,7 @@ enum stat {
 	STAT_LOST_STACKS,   /* a stack map was full or collided: a stack was lost */
 	STAT_NO_USER_STACK, /* not even the page holding sp could be read */
 	STAT_BLOCKS,        /* off-CPU waits recorded */
+	STAT_LATE_WAITS,    /* off-CPU waits seen only after the task ran user code again */
 	STAT_COUNT,
 };
 
@@ -74,17 +73,6 @@ struct sample {
 	u8 stack[MAX_STACK_BYTES];
 };
 
-/* What a task left behind when it switched out. */
-struct blocked {
-	u64 since;
-	u64 ip, sp, bp;
-	u16 kernel_len;
-	u16 user_len;
-	u32 pid;
-	u64 kernel[KERNEL_DEPTH];
-	u64 user[USER_DEPTH];
-};
-
 struct count_key {
 	u32 pid;
 	u32 tid;
@@ -114,20 +102,13 @@ struct {
 	__type(value, u64);
 } stats SEC(".maps");
 
+/* When each thread switched out (ns), by thread id. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 10240);
 	__type(key, u32);
-	__type(value, struct blocked);
+	__type(value, u64);
 } blocked SEC(".maps");
-
-/* One scratch `blocked` per CPU: too big for the 512-byte BPF stack. */
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct blocked);
-} scratch SEC(".maps");
 
 #define STACK_MAP(name)                                             \
 	struct {                                                    \
@@ -224,24 +205,47 @@ static __always_inline u32 copy_user_stack(u8 *dst, u64 sp, u64 top)
 
 /* One sample per CPU is built here (user space sizes it to the CPU count), then only its used
  * part goes to the ring buffer. An array, not a per-CPU array: per-CPU values are limited to
- * 32 KiB. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, u32);
-	__type(value, struct sample);
-} sample_scratch SEC(".maps");
+ * 32 KiB. Off-CPU waits have their own: an on-CPU sample may interrupt one being built. */
+#define SCRATCH_MAP(name)                                           \
+	struct {                                                    \
+		__uint(type, BPF_MAP_TYPE_ARRAY);                   \
+		__uint(max_entries, 1);                             \
+		__type(key, u32);                                   \
+		__type(value, struct sample);                       \
+	} name SEC(".maps")
 
-static __always_inline int sample_to_ring(void *ctx, struct task_struct *task, u32 pid, u32 tid)
+SCRATCH_MAP(sample_scratch);
+SCRATCH_MAP(switch_scratch);
+
+/* The user side of an event of `task` (the current task): its registers and, with copy_stacks,
+ * the top of its stack (unwound in user space), else its frame-pointer stack (walked here). */
+static __always_inline void user_side(void *ctx, struct sample *s, struct task_struct *task)
+{
+	struct event *e = &s->e;
+	user_regs(task, &e->ip, &e->sp, &e->bp);
+	if (copy_stacks) {
+		e->stack_start = e->sp;
+		e->stack_len = copy_user_stack(s->stack, e->sp, stack_top(task, e->pid, e->tid));
+		if (!e->stack_len)
+			count(STAT_NO_USER_STACK);
+		return;
+	}
+	long u = bpf_get_stack(ctx, e->user, sizeof(e->user), BPF_F_USER_STACK);
+	e->user_len = u > 0 ? u / sizeof(u64) : 0;
+}
+
+/* An on-CPU sample of the current task, sent through the ring buffer. */
+static __always_inline int sample_to_ring(void *ctx, struct task_struct *task)
 {
 	u32 cpu = bpf_get_smp_processor_id();
 	struct sample *s = bpf_map_lookup_elem(&sample_scratch, &cpu);
 	if (!s)
 		return 0;
 	struct event *e = &s->e;
+	u64 id = bpf_get_current_pid_tgid();
 	e->kind = EVENT_ON_CPU;
-	e->pid = pid;
-	e->tid = tid;
+	e->pid = id >> 32;
+	e->tid = (u32)id;
 	e->cpu = cpu;
 	e->value = 1;
 	names(task, e->thread, e->process);
@@ -250,13 +254,8 @@ static __always_inline int sample_to_ring(void *ctx, struct task_struct *task, u
 	e->user_len = 0;
 	e->ip = e->sp = e->bp = e->stack_start = 0;
 	e->stack_len = 0;
-	if (!is_kernel_thread(task)) {
-		user_regs(task, &e->ip, &e->sp, &e->bp);
-		e->stack_start = e->sp;
-		e->stack_len = copy_user_stack(s->stack, e->sp, stack_top(task, pid, tid));
-		if (!e->stack_len)
-			count(STAT_NO_USER_STACK);
-	}
+	if (!is_kernel_thread(task))
+		user_side(ctx, s, task);
 	u64 size = sizeof(struct event) + e->stack_len;
 	if (size > sizeof(*s))
 		size = sizeof(*s);
@@ -302,78 +301,139 @@ int on_cpu(void *ctx)
 	count(STAT_SAMPLES);
 	struct task_struct *task = bpf_get_current_task_btf();
 	if (copy_stacks)
-		return sample_to_ring(ctx, task, pid, tid);
+		return sample_to_ring(ctx, task);
 	return sample_to_counts(ctx, task, pid, tid);
 }
 
-/* prev is the current task: its stacks are the ones it blocks in. */
-static __always_inline void switch_out(void *ctx, struct task_struct *prev)
-{
-	u32 zero = 0, tid = BPF_CORE_READ(prev, pid);
-	if (tid == 0)
-		return;
-	struct blocked *b = bpf_map_lookup_elem(&scratch, &zero);
-	if (!b)
-		return;
-	b->since = bpf_ktime_get_ns();
-	b->pid = BPF_CORE_READ(prev, tgid);
-	long k = bpf_get_stack(ctx, b->kernel, sizeof(b->kernel), 0);
-	b->kernel_len = k > 0 ? k / sizeof(u64) : 0;
-	b->ip = b->sp = b->bp = 0;
-	b->user_len = 0;
-	if (!is_kernel_thread(prev)) {
-		user_regs(prev, &b->ip, &b->sp, &b->bp);
-		long u = bpf_get_stack(ctx, b->user, sizeof(b->user), BPF_F_USER_STACK);
-		b->user_len = u > 0 ? u / sizeof(u64) : 0;
-	}
-	bpf_map_update_elem(&blocked, &tid, b, BPF_ANY);
-}
+/* Off-CPU waits. The user stack a task waited in can only be read while that task is the
+ * current one (bpf_probe_read_user reads the current address space), and is unchanged from the
+ * moment it switched out until it runs user code again. So:
+ *  - at switch-out (on_switch, prev): the time, in `blocked`. Nothing more: most waits are
+ *    shorter than min_block_ns, and only those that are not pay for stacks.
+ *  - at switch-in (on_switch, next, not yet running): a wait of at least min_block_ns becomes
+ *    this CPU's `pending` wait, with the kernel stack the task waited in (read from the task,
+ *    which is still switched out) and its user registers.
+ *  - on its way back to user space (on_resume, in the task): the user side is read as on_cpu
+ *    reads it, and the wait is sent. The hook is the rseq_update tracepoint, which fires on the
+ *    first return to user space after every switch of a task with a registered rseq area
+ *    (glibc 2.35+ registers one for every thread): it costs per switch, not per system call.
+ *  - a task that switches out again before that (it blocked again in the kernel, or it has no
+ *    rseq area) has its pending wait finished then, still the current task: with its user stack
+ *    if its user registers are those it waited with (it ran no user code since, or came back to
+ *    the same place), else with those registers alone, counted in STAT_LATE_WAITS.
+ * A task runs on one CPU from switch-in to switch-out, so one pending wait per CPU suffices. */
+struct pending {
+	u32 tid; /* 0: none */
+	u32 pid;
+	u64 waited;
+	u64 ip, sp, bp;
+	u64 kernel_len;
+	u64 kernel[KERNEL_DEPTH];
+};
 
-/* next waited since its switch-out: an event if that was long enough. */
-static __always_inline void switch_in(struct task_struct *next)
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct pending);
+} pending SEC(".maps");
+
+/* Send the pending wait `p` of `task`, the current task unless it is a kernel thread. */
+static __always_inline void send_wait(void *ctx, struct pending *p, struct task_struct *task,
+				      bool late)
 {
-	u32 tid = BPF_CORE_READ(next, pid);
-	struct blocked *b = bpf_map_lookup_elem(&blocked, &tid);
-	if (!b)
+	u32 cpu = bpf_get_smp_processor_id();
+	struct sample *s = bpf_map_lookup_elem(&switch_scratch, &cpu);
+	if (!s)
 		return;
-	u64 waited = bpf_ktime_get_ns() - b->since;
-	if (waited < min_block_ns) {
-		bpf_map_delete_elem(&blocked, &tid);
-		return;
-	}
-	struct event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
-	if (!e) {
-		count(STAT_LOST_EVENTS);
-		bpf_map_delete_elem(&blocked, &tid);
-		return;
-	}
+	struct event *e = &s->e;
 	e->kind = EVENT_OFF_CPU;
-	e->pid = b->pid;
-	e->tid = tid;
-	e->cpu = bpf_get_smp_processor_id();
-	e->value = waited;
-	e->ip = b->ip;
-	e->sp = b->sp;
-	e->bp = b->bp;
-	e->stack_start = 0;
+	e->pid = p->pid;
+	e->tid = p->tid;
+	e->cpu = cpu;
+	e->value = p->waited;
+	names(task, e->thread, e->process);
+	e->kernel_len = p->kernel_len;
+	__builtin_memcpy(e->kernel, p->kernel, sizeof(e->kernel));
+	e->user_len = 0;
+	e->ip = e->sp = e->bp = e->stack_start = 0;
 	e->stack_len = 0;
-	e->kernel_len = b->kernel_len;
-	e->user_len = b->user_len;
-	names(next, e->thread, e->process);
-	__builtin_memcpy(e->kernel, b->kernel, sizeof(e->kernel));
-	__builtin_memcpy(e->user, b->user, sizeof(e->user));
-	bpf_ringbuf_submit(e, wakeup());
-	bpf_map_delete_elem(&blocked, &tid);
+	if (late) {
+		e->ip = p->ip;
+		e->sp = p->sp;
+		e->bp = p->bp;
+		count(STAT_LATE_WAITS);
+	} else if (!is_kernel_thread(task)) {
+		user_side(ctx, s, task);
+	}
+	u64 size = sizeof(struct event) + e->stack_len;
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	if (bpf_ringbuf_output(&events, s, size, wakeup()))
+		count(STAT_LOST_EVENTS);
 	count(STAT_BLOCKS);
 }
 
-/* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next, ...) */
+/* next is switched in: a wait long enough becomes pending (a kernel thread's is sent now). */
+static __always_inline void switch_in(void *ctx, struct pending *p, struct task_struct *next)
+{
+	u32 tid = BPF_CORE_READ(next, pid);
+	if (tid == 0)
+		return;
+	u64 *since = bpf_map_lookup_elem(&blocked, &tid);
+	if (!since)
+		return;
+	u64 waited = bpf_ktime_get_ns() - *since;
+	bpf_map_delete_elem(&blocked, &tid);
+	if (waited < min_block_ns)
+		return;
+	p->pid = BPF_CORE_READ(next, tgid);
+	p->waited = waited;
+	long k = bpf_get_task_stack(next, p->kernel, sizeof(p->kernel), 0);
+	p->kernel_len = k > 0 ? k / sizeof(u64) : 0;
+	p->tid = tid;
+	if (is_kernel_thread(next)) {
+		send_wait(ctx, p, next, false);
+		p->tid = 0;
+		return;
+	}
+	user_regs(next, &p->ip, &p->sp, &p->bp);
+}
+
+/* sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next, ...), run by
+ * prev, the current task. */
 SEC("tp_btf/sched_switch")
 int on_switch(u64 *ctx)
 {
 	struct task_struct *prev = (struct task_struct *)ctx[1];
 	struct task_struct *next = (struct task_struct *)ctx[2];
-	switch_out(ctx, prev);
-	switch_in(next);
+	u32 zero = 0, tid = BPF_CORE_READ(prev, pid);
+	struct pending *p = bpf_map_lookup_elem(&pending, &zero);
+	if (!p)
+		return 0;
+	if (p->tid && p->tid == tid) {
+		u64 ip, sp, bp;
+		user_regs(prev, &ip, &sp, &bp);
+		send_wait(ctx, p, prev, ip != p->ip || sp != p->sp);
+	}
+	p->tid = 0;
+	if (tid) {
+		u64 now = bpf_ktime_get_ns();
+		bpf_map_update_elem(&blocked, &tid, &now, BPF_ANY);
+	}
+	switch_in(ctx, p, next);
+	return 0;
+}
+
+/* rseq_update(struct task_struct *t): the current task returns to user space after a switch. */
+SEC("tp_btf/rseq_update")
+int on_resume(u64 *ctx)
+{
+	u32 zero = 0;
+	struct pending *p = bpf_map_lookup_elem(&pending, &zero);
+	if (!p || !p->tid || p->tid != (u32)bpf_get_current_pid_tgid())
+		return 0;
+	send_wait(ctx, p, bpf_get_current_task_btf(), false);
+	p->tid = 0;
 	return 0;
 }

@@ -1,10 +1,10 @@
-/* A workload with known shares, for the collector's tests (agent/tests/real.rs).
+/* A workload with known shares, for the collector's tests (server/tests/host_profile.rs).
  *
  * For SECONDS of wall time the main thread spends its CPU time, in rounds of 5-15 ms, 50% in hot_a,
  * 30% in hot_b and 20% in in_syscalls (reading /dev/zero: mostly kernel time, under [k]
  * frames), all called from main -> run. Shares are measured in the thread's own CPU time, so
  * they hold on a busy machine. A second thread, "sleeper", sleeps NAPS naps of 100 ms (off-CPU
- * time the test checks) and prints how long it slept: `slept_us=N`.
+ * time the test checks, under sleeper -> nap) and prints how long it slept: `slept_us=N`.
  * Built twice by the test: with frame pointers and with -O2 -fomit-frame-pointer.
  *
  *   hot SECONDS NAPS
@@ -72,15 +72,21 @@ __attribute__((noinline)) void run(double seconds, int fd)
 
 static double slept; /* wall seconds the sleeper spent in nanosleep */
 
-static void *sleeper(void *arg)
+/* One nap of 100 ms: the function the test finds at the end of the sleeper's off-CPU stacks,
+ * under sleeper (the thread's start routine). */
+__attribute__((noinline)) void nap(void)
+{
+	struct timespec t = { 0, 100 * 1000 * 1000 };
+	double start = now(CLOCK_MONOTONIC);
+	nanosleep(&t, NULL);
+	slept += now(CLOCK_MONOTONIC) - start;
+}
+
+__attribute__((noinline)) void *sleeper(void *arg)
 {
 	long naps = (long)arg;
-	struct timespec nap = { 0, 100 * 1000 * 1000 };
-	for (long i = 0; i < naps; i++) {
-		double start = now(CLOCK_MONOTONIC);
-		nanosleep(&nap, NULL);
-		slept += now(CLOCK_MONOTONIC) - start;
-	}
+	for (long i = 0; i < naps; i++)
+		nap();
 	return NULL;
 }
 

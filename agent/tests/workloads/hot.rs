@@ -1,10 +1,10 @@
-//! A workload with known shares, for the collector's tests (agent/tests/real.rs), built by the
+//! A workload with known shares, for the collector's tests (server/tests/host_profile.rs), built by the
 //! test with plain `rustc -O` (Rust omits frame pointers by default, as does its std).
 //!
 //! For SECONDS of wall time the main thread spends its CPU time, in rounds of 5-15 ms, 50% in
 //! `hot_a`, 30% in `hot_b` and 20% in `in_syscalls` (reading /dev/zero), called from
-//! main -> run; a thread named "rsleeper" sleeps NAPS naps of 100 ms and the program prints
-//! how long it slept: `slept_us=N`.
+//! main -> run; a thread named "rsleeper" sleeps NAPS naps of 100 ms (under `sleeper` -> `nap`)
+//! and the program prints how long it slept: `slept_us=N`.
 //!
 //!     rhot SECONDS NAPS
 
@@ -81,6 +81,24 @@ fn run(seconds: f64, zero: &mut File) {
     }
 }
 
+/// One nap of 100 ms: the function the test finds at the end of the sleeper's off-CPU stacks.
+#[inline(never)]
+fn nap() -> Duration {
+    let start = Instant::now();
+    std::thread::sleep(Duration::from_millis(100));
+    start.elapsed()
+}
+
+/// A loop, not a tail call into an iterator's `sum`: its frame stays on the stack.
+#[inline(never)]
+fn sleeper(naps: u32) -> Duration {
+    let mut slept = Duration::ZERO;
+    for _ in 0..naps {
+        slept += nap();
+    }
+    slept
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let seconds: f64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(3.0);
@@ -88,15 +106,7 @@ fn main() {
     let mut zero = File::open("/dev/zero").unwrap_or_else(|_| std::process::exit(2));
     let sleeper = std::thread::Builder::new()
         .name("rsleeper".into())
-        .spawn(move || {
-            let mut slept = Duration::ZERO;
-            for _ in 0..naps {
-                let start = Instant::now();
-                std::thread::sleep(Duration::from_millis(100));
-                slept += start.elapsed();
-            }
-            slept
-        })
+        .spawn(move || sleeper(naps))
         .unwrap_or_else(|_| std::process::exit(2));
     run(seconds, &mut zero);
     let slept = sleeper.join().unwrap_or_default();

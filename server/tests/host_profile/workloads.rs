@@ -16,6 +16,8 @@ pub struct Program {
     pub hot: [&'static str; 3],
     /// Its `main → run` chain's names.
     pub chain: [&'static str; 2],
+    /// The sleeper's chain down to the function that sleeps: its start routine, then `nap`.
+    pub sleep_chain: [&'static str; 2],
     path: PathBuf,
 }
 
@@ -54,6 +56,7 @@ fn c_program(dir: &Path, name: &'static str, frame_pointers: bool) -> Program {
         sleeper: "sleeper",
         hot: ["hot_a", "hot_b", "in_syscalls"],
         chain: ["main", "run"],
+        sleep_chain: ["sleeper", "nap"],
         path,
     }
 }
@@ -82,6 +85,7 @@ pub fn rust(dir: &Path) -> Program {
         sleeper: "rsleeper",
         hot: ["rhot::hot_a", "rhot::hot_b", "rhot::in_syscalls"],
         chain: ["rhot::main", "rhot::run"],
+        sleep_chain: ["rhot::sleeper", "rhot::nap"],
         path,
     }
 }
