@@ -32,4 +32,16 @@ java -XX:+PreserveFramePointer -XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAt
 sleep 2; record java "$pid" -g; wait "$pid" || true
 perf script -i "$work/java.data" 2>/dev/null | python3 "$here/fold_perf.py" java > "$out/offcpu-java.folded"
 rm -f "/tmp/perf-$pid.map"
+
+# Rust: the Embers service itself (tokio), idle but for a few requests; release builds keep no
+# frame pointers, so perf unwinds with DWARF.
+server="$here/../../target/release/embers-server"
+if [ -x "$server" ]; then
+  "$server" serve --db "$work/embers.db" --listen 127.0.0.1:0 --static-dir "$work" > "$work/server.log" 2>&1 & pid=$!
+  sleep 1
+  port=$(grep -o '127.0.0.1:[0-9]*' "$work/server.log" | head -1)
+  (for _ in $(seq 1 40); do curl -s "http://$port/v1/profile/services" -H 'content-type: application/json' -d '{}' > /dev/null || true; sleep 0.05; done) &
+  record rust "$pid" --call-graph dwarf,16384; kill "$pid"
+  perf script -i "$work/rust.data" 2>/dev/null | python3 "$here/fold_perf.py" embers-server > "$out/offcpu-rust.folded"
+fi
 wc -l "$out"/offcpu-*.folded

@@ -238,6 +238,16 @@ pub const IDLE_FRAMES: &[IdleFrame] = &[
         "tokio: current-thread scheduler idle",
     ),
     wait(
+        "tokio::runtime::park::Inner::park",
+        Prefix,
+        "tokio: the thread of block_on waiting",
+    ),
+    wait(
+        "tokio::runtime::scheduler::multi_thread::park::Inner::park",
+        Prefix,
+        "tokio: a worker parked on its driver or condvar",
+    ),
+    wait(
         "tokio::runtime::park::CachedParkThread::park",
         Prefix,
         "tokio: block_on waiting",

@@ -175,6 +175,7 @@ const EXAMPLES: &[(IdleClass, &str, &[&str])] = &[
         IdleClass::Wait,
         "tokio::runtime::scheduler::multi_thread::worker::Context::park",
         &[
+            "tokio::runtime::scheduler::multi_thread::worker::Context::park_internal",
             "tokio::runtime::scheduler::multi_thread::worker::Context::park_timeout",
             "tokio::runtime::scheduler::multi_thread::worker::Context::park",
         ],
@@ -188,6 +189,19 @@ const EXAMPLES: &[(IdleClass, &str, &[&str])] = &[
         IdleClass::Wait,
         "tokio::runtime::scheduler::current_thread::Context::park",
         &["tokio::runtime::scheduler::current_thread::Context::park_yield"],
+    ),
+    (
+        IdleClass::Wait,
+        "tokio::runtime::park::Inner::park",
+        &["tokio::runtime::park::Inner::park"],
+    ),
+    (
+        IdleClass::Wait,
+        "tokio::runtime::scheduler::multi_thread::park::Inner::park",
+        &[
+            "tokio::runtime::scheduler::multi_thread::park::Inner::park_driver",
+            "tokio::runtime::scheduler::multi_thread::park::Inner::park_condvar",
+        ],
     ),
     (
         IdleClass::Wait,
@@ -400,6 +414,16 @@ fn the_wait_preset_on_real_go_and_java_leaves_the_work() {
         "JVM lock waits stay"
     );
     assert!(kept.root_total() < java.root_total());
+
+    let rust = real("offcpu-rust.folded");
+    let kept = drop_idle(&rust, IdleClass::Wait);
+    let park = "tokio::runtime::scheduler::multi_thread::worker::Context::park_internal";
+    assert!(rust.function_id(park).is_some() && kept.function_id(park).is_none());
+    assert!(
+        kept.function_id("tokio::runtime::scheduler::multi_thread::worker::Context::run_task")
+            .is_some(),
+        "waking other workers while running a task stays"
+    );
 }
 
 #[test]
@@ -420,7 +444,12 @@ fn the_spin_preset_drops_idle_loops_only() {
 /// to the tree: the same as filtering the real folded lines one by one.
 #[test]
 fn the_presets_equal_filtering_each_stack() {
-    for file in ["offcpu-c.folded", "offcpu-go.folded", "offcpu-java.folded"] {
+    for file in [
+        "offcpu-c.folded",
+        "offcpu-go.folded",
+        "offcpu-java.folded",
+        "offcpu-rust.folded",
+    ] {
         let path = format!("{}/tests/data/real/{file}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read_to_string(&path).expect("the real profile is in the repository");
         for class in [IdleClass::Wait, IdleClass::Spin] {
