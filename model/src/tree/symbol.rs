@@ -189,12 +189,13 @@ pub fn strip_return_type(body: &str) -> &str {
     let mut cut = None;
     for (i, c, depth, role) in walk(body) {
         match c {
-            b'(' if depth == 0 && role == Role::Open => break,
+            // Only ahead of a parameter list: `GC Thread#0` has no return type.
+            b'(' if depth == 0 && role == Role::Open => return cut.map_or(body, |i| &body[i..]),
             b' ' if depth == 0 && i > 0 && !body[..i].ends_with("operator") => cut = Some(i + 1),
             _ => {}
         }
     }
-    cut.map_or(body, |i| &body[i..])
+    body
 }
 
 /// The body without its parameter list (the first bracket group `(` inside the last segment,
@@ -370,6 +371,7 @@ mod tests {
             ),
             ("main.(*server).handle", "main.(*server).handle"),
             ("[unknown] 0x7f12", "[unknown] 0x7f12"),
+            ("GC Thread#0", "GC Thread#0"),
             ("[/usr/lib/libssl.so.3]", "[/usr/lib/libssl.so.3]"),
         ];
         for (name, want) in cases {

@@ -11,8 +11,9 @@ use crate::tree::diff::DiffValues;
 use crate::tree::profile::{NodeId, Profile};
 use crate::tree::search::FrameMatch;
 use crate::view::color::{diff_color, self_heat, Palette};
-use crate::view::format::{elide, format_change, format_percent};
+use crate::view::format::{format_change, format_percent};
 use crate::view::layout::Bar;
+use crate::view::names::shorten;
 
 /// Horizontal padding inside a bar before its label, CSS px.
 pub const LABEL_PAD_CSS: f64 = 4.0;
@@ -222,7 +223,8 @@ pub fn label_text(profile: &Profile, node: NodeId, metric: Metric) -> String {
 }
 
 /// The text that fits a bar drawn `width` CSS px wide: the full label, else the bare name
-/// elided (a cut-off percentage says nothing), else nothing.
+/// shortened (a cut-off percentage says nothing; the function's own name goes last, see
+/// [`shorten`]), else nothing.
 fn label_for(bar: &Bar, input: &PaintInput<'_>, width: f64) -> Option<String> {
     let room = width - 2.0 * LABEL_PAD_CSS;
     if room < input.char_width_css * 3.0 {
@@ -236,7 +238,7 @@ fn label_for(bar: &Bar, input: &PaintInput<'_>, width: f64) -> Option<String> {
     if full.chars().count() <= max_chars {
         return Some(full);
     }
-    elide(input.profile.name(bar.node), max_chars).map(|t| t.into_owned())
+    shorten(input.profile.name(bar.node), max_chars).map(|t| t.into_owned())
 }
 
 /// Outlines: the selected/highlighted function's frames, the keyboard focus, the hover.
