@@ -58,6 +58,15 @@ pub fn diff_stats(profile: &Profile, diff: &DiffValues) -> Vec<DiffStats> {
 
 /// [`FunctionStats`] over `profile`'s structure with the values `self_of` and `total_of` give
 /// each node.
+/// [`FunctionStats`] of one side's values on a tree of two sides (a diff's or a wall view's).
+pub fn side_stats(profile: &Profile, side: &SideValues) -> Vec<FunctionStats> {
+    function_stats_of(
+        profile,
+        |n| side.self_value[n as usize],
+        |n| side.total[n as usize],
+    )
+}
+
 fn function_stats_of(
     profile: &Profile,
     self_of: impl Fn(NodeId) -> u64,

@@ -102,6 +102,72 @@ pub fn frame_color(kind: FrameKind, name: &str, palette: Palette) -> Rgb {
     hsl(hue, fam.sat, light)
 }
 
+/// What decides the colour of a frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorBy {
+    /// Its kind's family, varied by name ([`frame_color`]).
+    #[default]
+    Kind,
+    /// Its package or namespace ([`package_color`]).
+    Package,
+}
+
+/// A frame's fill colour as `by` decides.
+pub fn fill_color(kind: FrameKind, name: &str, palette: Palette, by: ColorBy) -> Rgb {
+    match by {
+        ColorBy::Kind => frame_color(kind, name, palette),
+        ColorBy::Package => package_color(kind, name, palette),
+    }
+}
+
+/// Colour by package: every frame of one package or namespace
+/// ([`crate::tree::symbol::package_of`]) gets that package's colour, a hue picked by a hash of
+/// the package from the whole wheel (Okabe–Ito's colours in the colour-blind palette); frames
+/// without a package (C symbols, threads) keep their kind's hue, greyed, so packages stand out.
+pub fn package_color(kind: FrameKind, name: &str, palette: Palette) -> Rgb {
+    const OKABE_ITO: [Rgb; 7] = [
+        Rgb(0xe6, 0x9f, 0x00),
+        Rgb(0x56, 0xb4, 0xe9),
+        Rgb(0x00, 0x9e, 0x73),
+        Rgb(0xf0, 0xe4, 0x42),
+        Rgb(0x00, 0x72, 0xb2),
+        Rgb(0xd5, 0x5e, 0x00),
+        Rgb(0xcc, 0x79, 0xa7),
+    ];
+    let Some(package) = crate::tree::symbol::package_of(name) else {
+        let fam = family(kind, palette);
+        let b = f64::from((name_hash(name) >> 16) & 0xffff) / 65535.0;
+        return hsl(fam.hue, fam.sat * 0.18, 0.74 + (b - 0.5) * 0.08);
+    };
+    let h = name_hash(package);
+    match palette {
+        Palette::Classic => {
+            let light = 0.60 + (f64::from((h >> 16) & 0xff) / 255.0 - 0.5) * 0.10;
+            hsl(f64::from(h % 360), 0.62, light)
+        }
+        Palette::ColorBlind => OKABE_ITO[(h % OKABE_ITO.len() as u32) as usize],
+    }
+}
+
+/// A wall-clock bar's colour: running (on-CPU) in warm orange, waiting (off-CPU) in cool blue
+/// (Okabe–Ito's vermillion and blue in the colour-blind palette), the lightness varied a little
+/// by name so that neighbours stay apart.
+pub fn wall_color(running: bool, name: &str, palette: Palette) -> Rgb {
+    let b = f64::from((name_hash(name) >> 16) & 0xffff) / 65535.0;
+    let (hue, sat, light) = match (palette, running) {
+        (Palette::Classic, true) => (22.0, 0.80, 0.58),
+        (Palette::Classic, false) => (212.0, 0.55, 0.66),
+        (Palette::ColorBlind, true) => (24.0, 1.0, 0.45),
+        (Palette::ColorBlind, false) => (202.0, 1.0, 0.38),
+    };
+    hsl(hue, sat, light + (b - 0.5) * 0.08)
+}
+
+/// The legend's colour of running or waiting time.
+pub fn wall_key_color(running: bool, palette: Palette) -> Rgb {
+    wall_color(running, "", palette)
+}
+
 /// The colour of the kind itself, for the legend (the family's centre).
 pub fn kind_color(kind: FrameKind, palette: Palette) -> Rgb {
     let fam = family(kind, palette);
@@ -216,6 +282,30 @@ mod tests {
             assert_eq!(c.css(), format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2));
             assert_eq!(format!("#{:06x}", c.packed()), c.css());
         }
+    }
+
+    #[test]
+    fn a_package_keeps_one_colour_and_unscoped_names_stay_grey() {
+        let by = |name| package_color(FrameKind::App, name, Palette::Classic);
+        assert_eq!(by("java.util.HashMap.get"), by("java.util.ArrayList.add"));
+        assert_eq!(
+            by("tokio::runtime::park"),
+            by("tokio::net::TcpStream::poll_read")
+        );
+        assert_ne!(
+            by("tokio::runtime::park"),
+            by("hyper::proto::h1::conn::poll")
+        );
+        let grey = by("ngx_http_process_request");
+        let (max, min) = (
+            grey.0.max(grey.1).max(grey.2),
+            grey.0.min(grey.1).min(grey.2),
+        );
+        assert!(max - min < 30, "unscoped names are nearly grey: {grey:?}");
+        assert_eq!(
+            fill_color(FrameKind::App, "main", Palette::Classic, ColorBy::Kind),
+            frame_color(FrameKind::App, "main", Palette::Classic)
+        );
     }
 
     #[test]
