@@ -1,6 +1,6 @@
 //! Light/dark theme (following the system unless chosen) and the colour-blind-safe palette.
 
-use embers_model::view::color::Palette;
+use embers_model::view::color::{ColorBy, Palette};
 use leptos::prelude::*;
 
 /// How the theme is chosen.
@@ -21,11 +21,14 @@ pub struct ThemeState {
     pub mode: RwSignal<ThemeMode>,
     /// Bar colours.
     pub palette: RwSignal<Palette>,
+    /// What decides a bar's colour: its kind or its package.
+    pub color_by: RwSignal<ColorBy>,
     system_dark: RwSignal<bool>,
 }
 
 const STORAGE_KEY: &str = "embers-theme";
 const PALETTE_KEY: &str = "embers-palette";
+const COLOR_BY_KEY: &str = "embers-color-by";
 
 impl ThemeState {
     /// Whether the page is dark now.
@@ -53,9 +56,15 @@ pub fn theme_state() -> ThemeState {
     } else {
         Palette::Classic
     };
+    let color_by = if stored(COLOR_BY_KEY).as_deref() == Some("package") {
+        ColorBy::Package
+    } else {
+        ColorBy::Kind
+    };
     let t = ThemeState {
         mode: RwSignal::new(mode),
         palette: RwSignal::new(palette),
+        color_by: RwSignal::new(color_by),
         system_dark: RwSignal::new(system_prefers_dark()),
     };
     provide_context(t);
@@ -81,6 +90,14 @@ pub fn theme_state() -> ThemeState {
                 "colorblind"
             } else {
                 "classic"
+            },
+        );
+        store(
+            COLOR_BY_KEY,
+            if t.color_by.get() == ColorBy::Package {
+                "package"
+            } else {
+                "kind"
             },
         );
     });

@@ -3,9 +3,12 @@
 
 use std::time::Duration;
 
-use embers_model::view::color::kind_color;
+use embers_model::tree::symbol::package_of;
+use embers_model::view::color::{kind_color, package_color, ColorBy};
 use embers_model::view::format::{format_count, format_value, ValueUnit};
+use embers_model::view::names::shorten;
 use embers_model::NodeId;
+use embers_model::{FrameKind, Profile};
 use leptos::prelude::*;
 
 use embers_model::view::paint::Metric;
@@ -34,7 +37,7 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
             };
             view! {
                 <Warnings loaded=warnings />
-                {l.diff.is_none().then(|| view! { <Legend loaded=l.clone() /> })}
+                {(l.diff.is_none() && l.wall.is_none()).then(|| view! { <Legend loaded=l.clone() /> })}
             }
         })
     };
@@ -88,18 +91,67 @@ fn Breadcrumbs(view: ViewState) -> impl IntoView {
     }
 }
 
+/// The colour legend: the frame kinds, or the busiest packages when colouring by package, with
+/// the switch between the two.
 #[component]
 fn Legend(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
+    let theme = crate::components::theme::theme_state();
+    let by_package = move || theme.color_by.get() == ColorBy::Package;
+    let packages = top_packages(&loaded.profile, LEGEND_PACKAGES);
+    let kinds = loaded.kinds.clone();
     view! {
-        <ul class="legend" aria-label="Frame kinds">
-            {loaded.kinds.iter().map(|k| {
-                let (k, theme) = (*k, crate::components::theme::theme_state());
-                view! {
-                    <li><span class="swatch" style:background=move || kind_color(k, theme.palette.get()).css()></span>{k.label()}</li>
-                }
-            }).collect_view()}
+        <button type="button" class="toggle" data-testid="color-by"
+            aria-pressed=move || by_package().to_string()
+            title="Colour frames by their kind, or by their package or namespace (one colour per package)"
+            on:click=move |_| theme.color_by.update(|c| *c = if *c == ColorBy::Package { ColorBy::Kind } else { ColorBy::Package })>
+            <span class:on=move || !by_package()>"Kind"</span>
+            <span class:on=by_package>"Package"</span>
+        </button>
+        <ul class="legend" aria-label="Colours" data-testid="legend">
+            {move || if by_package() {
+                packages.iter().map(|(name, kind)| {
+                    let (name, kind) = (name.clone(), *kind);
+                    let color = package_color(kind, &name, theme.palette.get()).css();
+                    view! { <li title=name.clone()><span class="swatch" style:background=color></span>{shorten(&name, 18).map(|s| s.into_owned()).unwrap_or_default()}</li> }
+                }).collect_view().into_any()
+            } else {
+                kinds.iter().map(|k| {
+                    let k = *k;
+                    view! {
+                        <li><span class="swatch" style:background=move || kind_color(k, theme.palette.get()).css()></span>{k.label()}</li>
+                    }
+                }).collect_view().into_any()
+            }}
         </ul>
     }
+}
+
+/// Packages shown in the legend at most.
+const LEGEND_PACKAGES: usize = 5;
+
+/// The packages with the most self time in `p`, busiest first, each with a frame kind of theirs
+/// (what [`package_color`] needs).
+fn top_packages(p: &Profile, n: usize) -> Vec<(String, FrameKind)> {
+    let mut by_func = vec![0u64; p.function_count()];
+    for node in p.nodes().skip(1) {
+        by_func[p.func(node) as usize] += p.self_value(node);
+    }
+    let mut sums: std::collections::HashMap<&str, (u64, FrameKind)> = Default::default();
+    for (f, v) in by_func.iter().enumerate().filter(|(_, v)| **v > 0) {
+        let name = p.function_name(f as u32);
+        if let Some(package) = package_of(name) {
+            let e = sums
+                .entry(package)
+                .or_insert((0, p.function_kind(f as u32)));
+            e.0 += v;
+        }
+    }
+    let mut list: Vec<(&str, (u64, FrameKind))> = sums.into_iter().collect();
+    list.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
+    list.into_iter()
+        .take(n)
+        .map(|(name, (_, kind))| (name.to_owned(), kind))
+        .collect()
 }
 
 #[component]
@@ -172,16 +224,24 @@ fn loaded_status(l: &Loaded, decode_ms: f64) -> String {
     let p = &l.profile;
     let root = p.name(0);
     let shape = l.shape.map(|s| format!(" · shape {}", s.letter()));
-    // A comparison reads its own total, then the baseline's.
-    let (value, baseline) = match &l.diff {
-        Some(d) => (
+    // A comparison reads its own total, then the baseline's; a wall-clock view its two parts.
+    let (value, baseline) = match (&l.diff, &l.wall) {
+        (Some(d), _) => (
             d.comparison.root_total(),
             format!(
                 " (baseline {})",
                 format_value(d.baseline.root_total(), l.unit)
             ),
         ),
-        None => (p.root_total(), String::new()),
+        (None, Some(w)) => (
+            p.root_total(),
+            format!(
+                " (running {} + waiting {})",
+                format_value(w.running.root_total(), l.unit),
+                format_value(w.waiting.root_total(), l.unit)
+            ),
+        ),
+        (None, None) => (p.root_total(), String::new()),
     };
     format!(
         "{root}: {} nodes · {} functions · depth {} · {}{}{baseline}{} · decoded in {:.0} ms",

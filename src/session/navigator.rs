@@ -45,11 +45,20 @@ pub struct Navigator {
 impl Navigator {
     /// A navigator over `form` and `runner`, on the home view.
     pub fn new(form: FormState, runner: QueryRunner) -> Navigator {
+        let baseline = RwSignal::new(None::<BaselineSpec>);
+        // A wall-clock baseline adds up with the main query instead of being compared.
+        let wall = runner.view.wall;
+        Effect::new(move |_| {
+            let on = baseline.with(|b| b.as_ref().is_some_and(|b| b.wall));
+            if wall.get_untracked() != on {
+                wall.set(on);
+            }
+        });
         Navigator {
             form,
             runner,
             baseline_runner: QueryRunner::for_side(runner.view, Target::Baseline),
-            baseline: RwSignal::new(None),
+            baseline,
             home: RwSignal::new(None),
             current: RwSignal::new(None),
         }
