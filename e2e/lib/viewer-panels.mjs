@@ -17,8 +17,15 @@ export class PanelActions {
   async search(text) {
     await this.el('search').fill(text);
     await this.settle();
-    if (!text.trim()) return this.poll(() => this.searchSummary(), (t) => t === '', { what: 'empty search summary' });
-    return this.poll(() => this.searchSummary(), (t) => t !== '', { what: 'search summary' });
+    const summary = !text.trim()
+      ? await this.poll(() => this.searchSummary(), (t) => t === '', { what: 'empty search summary' })
+      : await this.poll(() => this.searchSummary(), (t) => t !== '', { what: 'search summary' });
+    // The address follows the search box once typing pauses (src/session/history.rs).
+    if (await this.el('flame-canvas').count()) {
+      const want = text.trim() ? text : null;
+      await this.poll(() => new URL(this.frame.url()).searchParams.get('search'), (s) => s === want, { what: 'the address to carry the search' });
+    }
+    return summary;
   }
 
   /** Opens the function table (closed by default below 1500 px). */

@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use embers_model::tree::symbol::package_of;
+use embers_model::tree::stats::top_packages;
 use embers_model::view::color::{kind_color, package_color, ColorBy};
 use embers_model::view::format::{format_count, format_value, ValueUnit};
 use embers_model::view::names::shorten;
+use embers_model::FrameKind;
 use embers_model::NodeId;
-use embers_model::{FrameKind, Profile};
 use leptos::prelude::*;
 
 use embers_model::view::paint::Metric;
@@ -97,7 +97,10 @@ fn Breadcrumbs(view: ViewState) -> impl IntoView {
 fn Legend(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
     let theme = crate::components::theme::theme_state();
     let by_package = move || theme.color_by.get() == ColorBy::Package;
-    let packages = top_packages(&loaded.profile, LEGEND_PACKAGES);
+    let packages: Vec<(String, FrameKind)> = top_packages(&loaded.profile, LEGEND_PACKAGES)
+        .into_iter()
+        .map(|(name, _, kind)| (name.to_owned(), kind))
+        .collect();
     let kinds = loaded.kinds.clone();
     view! {
         <button type="button" class="toggle" data-testid="color-by"
@@ -128,31 +131,6 @@ fn Legend(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
 
 /// Packages shown in the legend at most.
 const LEGEND_PACKAGES: usize = 5;
-
-/// The packages with the most self time in `p`, busiest first, each with a frame kind of theirs
-/// (what [`package_color`] needs).
-fn top_packages(p: &Profile, n: usize) -> Vec<(String, FrameKind)> {
-    let mut by_func = vec![0u64; p.function_count()];
-    for node in p.nodes().skip(1) {
-        by_func[p.func(node) as usize] += p.self_value(node);
-    }
-    let mut sums: std::collections::HashMap<&str, (u64, FrameKind)> = Default::default();
-    for (f, v) in by_func.iter().enumerate().filter(|(_, v)| **v > 0) {
-        let name = p.function_name(f as u32);
-        if let Some(package) = package_of(name) {
-            let e = sums
-                .entry(package)
-                .or_insert((0, p.function_kind(f as u32)));
-            e.0 += v;
-        }
-    }
-    let mut list: Vec<(&str, (u64, FrameKind))> = sums.into_iter().collect();
-    list.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then(a.0.cmp(b.0)));
-    list.into_iter()
-        .take(n)
-        .map(|(name, (_, kind))| (name.to_owned(), kind))
-        .collect()
-}
 
 #[component]
 fn Warnings(loaded: std::sync::Arc<Loaded>) -> impl IntoView {

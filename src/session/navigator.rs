@@ -40,6 +40,10 @@ pub struct Navigator {
     pub home: RwSignal<Option<HomeQuery>>,
     /// The profile request last run (the timeline strip charts it), with its base URL.
     pub current: RwSignal<Option<(String, ProfileRequest)>>,
+    /// Set once the service turned out to lack the explore endpoints (a bare DeepFlow querier):
+    /// with the profile whose timeline strip said so, or `None` when the home view did. The
+    /// page says it once and stops asking.
+    pub explore_missing: RwSignal<Option<Option<ProfileRequest>>>,
 }
 
 impl Navigator {
@@ -61,6 +65,15 @@ impl Navigator {
             baseline,
             home: RwSignal::new(None),
             current: RwSignal::new(None),
+            explore_missing: RwSignal::new(None),
+        }
+    }
+
+    /// Records that the explore endpoints are missing, found by the strip of `on` (or by the
+    /// home view: `None`); the first finder is the one that says so.
+    pub fn note_explore_missing(&self, on: Option<ProfileRequest>) {
+        if self.explore_missing.with_untracked(Option::is_none) {
+            self.explore_missing.set(Some(on));
         }
     }
 

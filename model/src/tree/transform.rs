@@ -54,6 +54,18 @@ pub fn rebuild(
     mut rule: impl FnMut(NodeId) -> FrameRule,
     mut self_of: impl FnMut(NodeId) -> u64,
 ) -> Profile {
+    rebuild_dyn(profile, root_name, &mut rule, &mut self_of)
+}
+
+/// [`rebuild`] through `dyn` closures: one copy of the pass in the wasm bundle for every
+/// transform (each closure type would make its own, ~2 KB each); a call through a pointer per
+/// node costs a few milliseconds at a million nodes.
+fn rebuild_dyn(
+    profile: &Profile,
+    root_name: &str,
+    rule: &mut dyn FnMut(NodeId) -> FrameRule,
+    self_of: &mut dyn FnMut(NodeId) -> u64,
+) -> Profile {
     if profile.is_empty() {
         return Profile::default();
     }

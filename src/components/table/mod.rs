@@ -86,7 +86,9 @@ pub fn FunctionTable(view: ViewState) -> impl IntoView {
         },
     );
     view! {
-        <section class="table-panel" class:diff=move || comparing.get() data-testid="function-table" aria-label="Functions">
+        <section class="table-panel" class:diff=move || comparing.get()
+            class:wall=move || view.shown.with(|s| s.as_ref().is_some_and(|l| l.wall.is_some()))
+            data-testid="function-table" aria-label="Functions">
             <div class="table-tools">
                 <input type="search" data-testid="table-filter" placeholder="Filter functions" aria-label="Filter functions"
                     prop:value=move || filter.get() on:input=move |e| filter.set(event_target_value(&e)) />

@@ -44,25 +44,24 @@ pub struct IdleFrame {
     pub pattern: &'static str,
     /// How it is compared.
     pub matching: Matching,
-    /// Where it comes from and why it is idle.
-    pub why: &'static str,
 }
 
-const fn wait(pattern: &'static str, matching: Matching, why: &'static str) -> IdleFrame {
+/// An off-CPU entry; `_why` (where the frame comes from, why it is idle) documents the row and
+/// is not kept in the bundle.
+const fn wait(pattern: &'static str, matching: Matching, _why: &'static str) -> IdleFrame {
     IdleFrame {
         class: IdleClass::Wait,
         pattern,
         matching,
-        why,
     }
 }
 
-const fn spin(pattern: &'static str, matching: Matching, why: &'static str) -> IdleFrame {
+/// An on-CPU entry, documented like [`wait`]'s.
+const fn spin(pattern: &'static str, matching: Matching, _why: &'static str) -> IdleFrame {
     IdleFrame {
         class: IdleClass::Spin,
         pattern,
         matching,
-        why,
     }
 }
 
