@@ -16,14 +16,14 @@ const env = useServerAndBrowser();
 /** A fixed range before the demo's live minutes begin, so repeated queries see the same data. */
 const range = () => ({ time_start: String(env.server.startedAt - 3500), time_end: String(env.server.startedAt - 5) });
 
-/** The displayed graph's folded export as { stack (root dropped): value }. */
+/** The displayed graph's folded export (stacks without the root) as { stack: value }. */
 async function shownStacks(v) {
   const { text } = await v.download('export-folded');
   await v.el('export-menu').locator('summary').click();
   const out = {};
-  for (const line of text.trim().split('\n')) {
+  for (const line of text.trim().split('\n').filter((l) => l && !l.startsWith('#'))) {
     const cut = line.lastIndexOf(' ');
-    const stack = line.slice(0, cut).split(';').slice(1).join(';');
+    const stack = line.slice(0, cut);
     out[stack] = (out[stack] ?? 0) + Number(line.slice(cut + 1));
   }
   return out;
