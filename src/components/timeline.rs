@@ -61,10 +61,15 @@ pub fn TimelineStrip(nav: Navigator) -> impl IntoView {
     // strip (and its tag list) ask the service a second time.
     let shown = Memo::new(move |_| charted(nav));
     // Without the explore endpoints the strip says so once (on the profile it found out on),
-    // quietly, and is gone from then on.
-    let missing = Memo::new(move |_| nav.explore_missing.get());
-    move || match missing.get() {
-        None => Some(
+    // quietly, and is gone from then on. A memo of what to show: the strip is not rebuilt for
+    // each profile.
+    let strip = Memo::new(move |_| match nav.explore_missing.get() {
+        None => Strip::Timeline,
+        Some(Some(on)) if shown.with(|s| s.as_ref().map(|(_, r)| r) == Some(&on)) => Strip::Note,
+        Some(_) => Strip::Gone,
+    });
+    move || match strip.get() {
+        Strip::Timeline => Some(
             view! {
                 <section class="timeline-strip" aria-label="Timeline">
                     <TimelinePanel nav=nav shown=shown group="" />
@@ -72,18 +77,27 @@ pub fn TimelineStrip(nav: Navigator) -> impl IntoView {
             }
             .into_any(),
         ),
-        Some(Some(on)) if shown.with_untracked(|s| s.as_ref().map(|(_, r)| r) == Some(&on)) => {
-            Some(
-                view! {
-                    <section class="timeline-strip quiet" aria-label="Timeline">
-                        <p class="explore-note" data-testid="explore-missing">{EXPLORE_MISSING}</p>
-                    </section>
-                }
-                .into_any(),
-            )
-        }
-        Some(_) => None,
+        Strip::Note => Some(
+            view! {
+                <section class="timeline-strip quiet" aria-label="Timeline">
+                    <p class="explore-note" data-testid="explore-missing">{EXPLORE_MISSING}</p>
+                </section>
+            }
+            .into_any(),
+        ),
+        Strip::Gone => None,
     }
+}
+
+/// What the strip above a profile shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strip {
+    /// The timeline.
+    Timeline,
+    /// That the service has no timeline (once).
+    Note,
+    /// Nothing.
+    Gone,
 }
 
 /// What the page says once when the service has no explore endpoints.

@@ -48,6 +48,9 @@ pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
     // unchanged means typing.
     let rest = StoredValue::new(None::<Pairs>);
     let queued = StoredValue::new(None::<Address>);
+    // The address of the search text typed last, written once typing pauses; apart from
+    // `queued`, so that no frame's flush writes it early.
+    let typed = StoredValue::new(None::<Address>);
     let keystrokes = StoredValue::new(0u64);
     Effect::new(move |_| {
         let Some((question, view_pairs, zoom)) = current_pairs(nav, view, embed) else {
@@ -69,10 +72,14 @@ pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
             l.as_ref()
                 .is_none_or(|l| l.question != address.written.question)
         });
-        settle_queued(last, queued, &address.written);
         if typing {
-            write_after_pause(last, queued, keystrokes, address);
-        } else if new_question {
+            write_after_pause(last, typed, keystrokes, address);
+            return;
+        }
+        // Whatever is written now carries the search text too.
+        typed.set_value(None);
+        settle_queued(last, queued, &address.written);
+        if new_question {
             write_after_frame(last, queued, address);
         } else {
             write(last, address);
@@ -81,6 +88,7 @@ pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
     let handle = window_event_listener(ev::popstate, move |_| {
         // The address Back/Forward went to wins over one still waiting to be written.
         queued.set_value(None);
+        typed.set_value(None);
         restore(nav, view)
     });
     on_cleanup(move || handle.remove());
@@ -104,20 +112,20 @@ fn write_after_frame(
 }
 
 /// Writes `address` once no keystroke came for [`TYPING_PAUSE`] (each keystroke takes a new
-/// ticket; only the last one's timer writes).
+/// ticket; only the last one's timer writes, unless another change wrote the address first).
 fn write_after_pause(
     last: StoredValue<Option<Written>>,
-    queued: StoredValue<Option<Address>>,
+    typed: StoredValue<Option<Address>>,
     keystrokes: StoredValue<u64>,
     address: Address,
 ) {
-    queued.set_value(Some(address));
+    typed.set_value(Some(address));
     let ticket = keystrokes.get_value().wrapping_add(1);
     keystrokes.set_value(ticket);
     set_timeout(
         move || {
             if keystrokes.try_get_value() == Some(ticket) {
-                flush(last, queued);
+                flush(last, typed);
             }
         },
         TYPING_PAUSE,

@@ -8,7 +8,8 @@
 //! 3. the package path and namespaces from the front (`…concurrent.ThreadPoolExecutor.getTask`),
 //!    down to the owner (class, receiver) and the function;
 //! 4. the owner (`…getTask`);
-//! 5. only then the function's own name, cut at its end as before.
+//! 5. only then the function's own name, cut at its end as before (led by `…` when something
+//!    was left out in front of it).
 //!
 //! The kind prefix (`[l] `) always stays. Pure and allocation-light; golden-tested on real
 //! names (`tests/names.rs`).
@@ -104,7 +105,7 @@ impl Compact {
                 let args = if noise.starts_with('<') {
                     qualified(&noise)
                 } else {
-                    collapse(&noise, b"<[")
+                    without_qualifiers(collapse(&noise, b"<["))
                 };
                 (noise, args, s.sep.text())
             })
@@ -123,9 +124,11 @@ impl Compact {
     }
 
     /// The own name alone, cut to fit: at its end, or before the closure it ends with
-    /// (`startBackgr….func1`).
+    /// (`…startBackgr….func1`); led by `…` when a package or owner was left out before it.
     fn cut_own(&self, prefix: &str, max_chars: usize) -> Option<Cow<'static, str>> {
         let own = self.own_start();
+        let lead = if own > 0 { "…" } else { "" };
+        let prefix = format!("{prefix}{lead}");
         let whole = format!("{prefix}{}", self.join(Level::Arguments, own));
         let Some((_, owner, sep)) = self
             .segments
@@ -166,6 +169,21 @@ fn is_closure(segment: &str) -> bool {
         || segment.starts_with("{{closure")
         || segment.starts_with("{closure")
         || segment.starts_with("{lambda")
+}
+
+/// `f(…) const` → `f(…)`: a method's qualifiers after its parameter list (` const`, ` &&`,
+/// ` volatile`) say little once the parameters are left out.
+fn without_qualifiers(segment: String) -> String {
+    match segment.rfind(')') {
+        Some(i)
+            if segment[i + 1..]
+                .bytes()
+                .all(|c| c.is_ascii_alphabetic() || c == b' ' || c == b'&') =>
+        {
+            segment[..=i].to_string()
+        }
+        _ => segment,
+    }
 }
 
 fn is_rust_hash(s: &str) -> bool {
