@@ -109,21 +109,22 @@ const LONG = {
   '[t] worker;main;[l] std::__cxx11::basic_stringbuf<wchar_t, std::char_traits<wchar_t>, std::allocator<wchar_t> >::underflow()': 10,
 };
 
-async function openLongNames(t, options) {
+async function openLongNames(t, { scheme = 'light', ...options } = {}) {
   const params = new URLSearchParams({ app_service: 'long-names', profile_event_type: 'on-cpu', time: String(env.server.startedAt - 600) });
   const folded = Object.entries(LONG).map(([s, n]) => `${s} ${n}`).join('\n');
   const res = await fetch(`${env.server.url}/v1/profile/ingest?${params}`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: folded });
   assert.equal(res.status, 200, await res.text());
-  const v = await openViewer(t, env, options);
+  const v = await openViewer(t, env, { ...options, params: null });
+  await v.page.emulateMedia({ colorScheme: scheme });
+  await v.goto();
   await v.query({ app: 'long-names' });
   await v.waitForGraph();
   return v;
 }
 
 test('N1. long names keep their own name last in the table and on bars; copy gives the whole', async (t) => {
-  for (const [width, scheme] of [[900, 'light'], [1400, 'dark']]) {
-    const v = await openLongNames(t, { viewport: { width, height: 800 } });
-    await v.page.emulateMedia({ colorScheme: scheme });
+  for (const [width, scheme] of [[900, 'light'], [900, 'dark'], [1400, 'light'], [1400, 'dark']]) {
+    const v = await openLongNames(t, { viewport: { width, height: 800 }, scheme });
     await v.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: env.server.url });
     await v.openTable();
     const rows = await v.tableRows();
@@ -251,8 +252,9 @@ test('L4. without the explore endpoints (a bare querier) the page says so once a
 
 test('L5. from 900 px wide: nothing in the toolbar is cut or overlaps, the form is a fifth of the height', async (t) => {
   for (const [width, scheme] of [[900, 'light'], [900, 'dark'], [1400, 'light'], [1400, 'dark']]) {
-    const v = await openViewer(t, env, { viewport: { width, height: 800 } });
+    const v = await openViewer(t, env, { viewport: { width, height: 800 }, params: null });
     await v.page.emulateMedia({ colorScheme: scheme });
+    await v.goto();
     await v.query({ app: 'java' });
     await v.waitForGraph();
     const boxes = await v.page.locator('.toolbar > *').evaluateAll((els) => els

@@ -68,6 +68,7 @@ pub fn theme_state() -> ThemeState {
         system_dark: RwSignal::new(system_prefers_dark()),
     };
     provide_context(t);
+    follow_system_theme(t.system_dark);
     Effect::new(move |_| {
         let attr = match t.mode.get() {
             ThemeMode::System => None,
@@ -102,6 +103,25 @@ pub fn theme_state() -> ThemeState {
         );
     });
     t
+}
+
+/// Keeps `dark` equal to the system's preference as it changes (the page's CSS follows it by
+/// itself; the canvas draws with the signal).
+fn follow_system_theme(dark: RwSignal<bool>) {
+    let Some(query) = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+    else {
+        return;
+    };
+    let changed = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+        dark.set(system_prefers_dark());
+    });
+    let _ = query.add_event_listener_with_callback(
+        "change",
+        wasm_bindgen::JsCast::unchecked_ref(changed.as_ref()),
+    );
+    // The page's theme lives as long as the page.
+    changed.forget();
 }
 
 fn system_prefers_dark() -> bool {

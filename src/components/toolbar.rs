@@ -4,10 +4,9 @@
 use std::time::Duration;
 
 use embers_model::tree::stats::top_packages;
-use embers_model::view::color::{kind_color, package_color, ColorBy};
+use embers_model::view::color::{kind_color, package_key_color, ColorBy};
 use embers_model::view::format::{format_count, format_value, ValueUnit};
 use embers_model::view::names::shorten;
-use embers_model::FrameKind;
 use embers_model::NodeId;
 use leptos::prelude::*;
 
@@ -97,9 +96,9 @@ fn Breadcrumbs(view: ViewState) -> impl IntoView {
 fn Legend(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
     let theme = crate::components::theme::theme_state();
     let by_package = move || theme.color_by.get() == ColorBy::Package;
-    let packages: Vec<(String, FrameKind)> = top_packages(&loaded.profile, LEGEND_PACKAGES)
+    let packages: Vec<String> = top_packages(&loaded.profile, LEGEND_PACKAGES)
         .into_iter()
-        .map(|(name, _, kind)| (name.to_owned(), kind))
+        .map(|(name, _)| name.to_owned())
         .collect();
     let kinds = loaded.kinds.clone();
     view! {
@@ -112,9 +111,9 @@ fn Legend(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
         </button>
         <ul class="legend" aria-label="Colours" data-testid="legend">
             {move || if by_package() {
-                packages.iter().map(|(name, kind)| {
-                    let (name, kind) = (name.clone(), *kind);
-                    let color = package_color(kind, &name, theme.palette.get()).css();
+                packages.iter().map(|name| {
+                    let name = name.clone();
+                    let color = package_key_color(&name, theme.palette.get()).css();
                     view! { <li title=name.clone()><span class="swatch" style:background=color></span>{shorten(&name, 18).map(|s| s.into_owned()).unwrap_or_default()}</li> }
                 }).collect_view().into_any()
             } else {

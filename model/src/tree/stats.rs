@@ -3,7 +3,6 @@
 //! A function's total counts every sample once even when the function is on the stack several
 //! times (recursion), unlike the server's `function_values`, which adds up every node.
 
-use crate::contract::kind::FrameKind;
 use crate::tree::diff::{DiffValues, SideValues};
 use crate::tree::order::sort_by_dyn;
 use crate::tree::profile::{NodeId, Profile};
@@ -63,23 +62,20 @@ pub fn diff_stats(profile: &Profile, diff: &DiffValues) -> Vec<DiffStats> {
 /// [`FunctionStats`] over `profile`'s structure with the values `self_of` and `total_of` give
 /// each node.
 /// The packages ([`crate::tree::symbol::package_of`]) with the most self time, busiest first,
-/// at most `n`: (package, self time, the kind of one of its frames). What the colour legend
-/// names when frames are coloured by package.
-pub fn top_packages(profile: &Profile, n: usize) -> Vec<(&str, u64, FrameKind)> {
+/// at most `n`: (package, self time). What the colour legend names when frames are coloured by
+/// package.
+pub fn top_packages(profile: &Profile, n: usize) -> Vec<(&str, u64)> {
     let mut by_func = vec![0u64; profile.function_count()];
     for node in profile.nodes().skip(1) {
         by_func[profile.func(node) as usize] += profile.self_value(node);
     }
-    let mut sums: FxHashMap<&str, (u64, FrameKind)> = FxHashMap::default();
+    let mut sums: FxHashMap<&str, u64> = FxHashMap::default();
     for (f, &v) in by_func.iter().enumerate().filter(|(_, v)| **v > 0) {
-        let name = profile.function_name(f as u32);
-        if let Some(package) = package_of(name) {
-            let kind = profile.function_kind(f as u32);
-            sums.entry(package).or_insert((0, kind)).0 += v;
+        if let Some(package) = package_of(profile.function_name(f as u32)) {
+            *sums.entry(package).or_insert(0) += v;
         }
     }
-    let mut list: Vec<(&str, u64, FrameKind)> =
-        sums.into_iter().map(|(p, (v, k))| (p, v, k)).collect();
+    let mut list: Vec<(&str, u64)> = sums.into_iter().collect();
     sort_by_dyn(&mut list, &|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     list.truncate(n);
     list
@@ -180,11 +176,7 @@ mod tests {
             "app",
         )
         .unwrap();
-        let top: Vec<(&str, u64)> = super::top_packages(&p, 5)
-            .into_iter()
-            .map(|(n, v, _)| (n, v))
-            .collect();
-        assert_eq!(top, [("java.util", 7), ("tokio", 4)]);
+        assert_eq!(super::top_packages(&p, 5), [("java.util", 7), ("tokio", 4)]);
         assert_eq!(super::top_packages(&p, 1).len(), 1);
     }
 }

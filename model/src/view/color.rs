@@ -121,10 +121,38 @@ pub fn fill_color(kind: FrameKind, name: &str, palette: Palette, by: ColorBy) ->
 }
 
 /// Colour by package: every frame of one package or namespace
-/// ([`crate::tree::symbol::package_of`]) gets that package's colour, a hue picked by a hash of
-/// the package from the whole wheel (Okabe–Ito's colours in the colour-blind palette); frames
-/// without a package (C symbols, threads) keep their kind's hue, greyed, so packages stand out.
+/// ([`crate::tree::symbol::package_of`]) gets that package's colour ([`package_key_color`]);
+/// frames without a package (C symbols, threads) keep their kind's hue, greyed, so packages
+/// stand out.
 pub fn package_color(kind: FrameKind, name: &str, palette: Palette) -> Rgb {
+    match crate::tree::symbol::package_of(name) {
+        Some(package) => package_key_color(package, palette),
+        None => {
+            let fam = family(kind, palette);
+            let b = f64::from((name_hash(name) >> 16) & 0xffff) / 65535.0;
+            hsl(fam.hue, fam.sat * 0.18, 0.74 + (b - 0.5) * 0.08)
+        }
+    }
+}
+
+/// The colour of a package: one of twelve well-separated hues (Okabe–Ito's seven in the
+/// colour-blind palette), picked by a hash of its name, so it keeps its colour in every
+/// profile.
+pub fn package_key_color(package: &str, palette: Palette) -> Rgb {
+    const CATEGORICAL: [Rgb; 12] = [
+        Rgb(0x4e, 0x79, 0xa7),
+        Rgb(0xf2, 0x8e, 0x2b),
+        Rgb(0x59, 0xa1, 0x4f),
+        Rgb(0xe1, 0x57, 0x59),
+        Rgb(0x76, 0xb7, 0xb2),
+        Rgb(0xed, 0xc9, 0x48),
+        Rgb(0xb0, 0x7a, 0xa1),
+        Rgb(0xff, 0x9d, 0xa7),
+        Rgb(0x9c, 0x75, 0x5f),
+        Rgb(0x86, 0xbc, 0xb6),
+        Rgb(0xd3, 0x72, 0x95),
+        Rgb(0xa0, 0xcb, 0xe8),
+    ];
     const OKABE_ITO: [Rgb; 7] = [
         Rgb(0xe6, 0x9f, 0x00),
         Rgb(0x56, 0xb4, 0xe9),
@@ -134,19 +162,11 @@ pub fn package_color(kind: FrameKind, name: &str, palette: Palette) -> Rgb {
         Rgb(0xd5, 0x5e, 0x00),
         Rgb(0xcc, 0x79, 0xa7),
     ];
-    let Some(package) = crate::tree::symbol::package_of(name) else {
-        let fam = family(kind, palette);
-        let b = f64::from((name_hash(name) >> 16) & 0xffff) / 65535.0;
-        return hsl(fam.hue, fam.sat * 0.18, 0.74 + (b - 0.5) * 0.08);
+    let colors: &[Rgb] = match palette {
+        Palette::Classic => &CATEGORICAL,
+        Palette::ColorBlind => &OKABE_ITO,
     };
-    let h = name_hash(package);
-    match palette {
-        Palette::Classic => {
-            let light = 0.60 + (f64::from((h >> 16) & 0xff) / 255.0 - 0.5) * 0.10;
-            hsl(f64::from(h % 360), 0.62, light)
-        }
-        Palette::ColorBlind => OKABE_ITO[(h % OKABE_ITO.len() as u32) as usize],
-    }
+    colors[name_hash(package) as usize % colors.len()]
 }
 
 /// A wall-clock bar's colour: running (on-CPU) in warm orange, waiting (off-CPU) in cool blue
