@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
+import { foldedStacks } from '../lib/folded.mjs';
 import { labelShows, parseStatus, parseValue } from '../lib/viewer.mjs';
 
 const env = useServerAndBrowser();
@@ -20,13 +21,7 @@ const range = () => ({ time_start: String(env.server.startedAt - 3500), time_end
 async function shownStacks(v) {
   const { text } = await v.download('export-folded');
   await v.el('export-menu').locator('summary').click();
-  const out = {};
-  for (const line of text.trim().split('\n').filter((l) => l && !l.startsWith('#'))) {
-    const cut = line.lastIndexOf(' ');
-    const stack = line.slice(0, cut);
-    out[stack] = (out[stack] ?? 0) + Number(line.slice(cut + 1));
-  }
-  return out;
+  return foldedStacks(text);
 }
 
 const sum = (stacks) => Object.values(stacks).reduce((a, b) => a + b, 0);

@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
+import { foldedStacks } from '../lib/folded.mjs';
 import { parseStatus } from '../lib/viewer.mjs';
 
 const env = useServerAndBrowser();
@@ -84,13 +85,7 @@ function applied(stacks, rule) {
 async function shownStacks(v) {
   const { text } = await v.download('export-folded');
   await v.el('export-menu').locator('summary').click();
-  const out = {};
-  for (const line of text.trim().split('\n').filter((l) => l && !l.startsWith('#'))) {
-    const cut = line.lastIndexOf(' ');
-    const stack = line.slice(0, cut);
-    out[stack] = (out[stack] ?? 0) + Number(line.slice(cut + 1));
-  }
-  return out;
+  return foldedStacks(text);
 }
 
 /** The stacks the demo stores for the fixture, in the unit the export uses (µs per sample). */

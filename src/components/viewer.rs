@@ -116,10 +116,13 @@ fn global_key(view: ViewState, help: RwSignal<bool>, e: &web_sys::KeyboardEvent)
             focus_testid("search");
         }
         "?" if !typing => help.update(|h| *h = !*h),
-        key if !typing && !e.ctrl_key() && !e.meta_key() && !e.alt_key() => {
-            if transform_key(view, key) {
-                e.prevent_default();
-            }
+        key if !typing
+            && !e.ctrl_key()
+            && !e.meta_key()
+            && !e.alt_key()
+            && transform_key(view, key) =>
+        {
+            e.prevent_default()
         }
         _ => {}
     }

@@ -153,15 +153,6 @@ pub fn package_key_color(package: &str, palette: Palette) -> Rgb {
         Rgb(0xd3, 0x72, 0x95),
         Rgb(0xa0, 0xcb, 0xe8),
     ];
-    const OKABE_ITO: [Rgb; 7] = [
-        Rgb(0xe6, 0x9f, 0x00),
-        Rgb(0x56, 0xb4, 0xe9),
-        Rgb(0x00, 0x9e, 0x73),
-        Rgb(0xf0, 0xe4, 0x42),
-        Rgb(0x00, 0x72, 0xb2),
-        Rgb(0xd5, 0x5e, 0x00),
-        Rgb(0xcc, 0x79, 0xa7),
-    ];
     let colors: &[Rgb] = match palette {
         Palette::Classic => &CATEGORICAL,
         Palette::ColorBlind => &OKABE_ITO,
@@ -203,6 +194,17 @@ pub fn self_heat(share: f64) -> Rgb {
     COLD.mix(HOT, share.clamp(0.0, 1.0).sqrt())
 }
 
+/// Okabe–Ito's colours (without black), distinguishable with common colour-vision deficiencies.
+const OKABE_ITO: [Rgb; 7] = [
+    Rgb(0xe6, 0x9f, 0x00),
+    Rgb(0x56, 0xb4, 0xe9),
+    Rgb(0x00, 0x9e, 0x73),
+    Rgb(0xf0, 0xe4, 0x42),
+    Rgb(0x00, 0x72, 0xb2),
+    Rgb(0xd5, 0x5e, 0x00),
+    Rgb(0xcc, 0x79, 0xa7),
+];
+
 /// Colours of timeline series (groups), in rank order; the last is for [`other`] and groups
 /// past the palette. The colour-blind palette is Okabe–Ito's.
 ///
@@ -219,15 +221,6 @@ pub fn series_color(rank: usize, is_other: bool, palette: Palette) -> Rgb {
         Rgb(0xa0, 0x5a, 0x2c),
         Rgb(0x6b, 0x8e, 0x23),
         Rgb(0xb0, 0x3a, 0x2e),
-    ];
-    const OKABE_ITO: [Rgb; 7] = [
-        Rgb(0xe6, 0x9f, 0x00),
-        Rgb(0x56, 0xb4, 0xe9),
-        Rgb(0x00, 0x9e, 0x73),
-        Rgb(0xf0, 0xe4, 0x42),
-        Rgb(0x00, 0x72, 0xb2),
-        Rgb(0xd5, 0x5e, 0x00),
-        Rgb(0xcc, 0x79, 0xa7),
     ];
     const REST: Rgb = Rgb(0xa8, 0xa2, 0x98);
     let colors: &[Rgb] = match palette {
