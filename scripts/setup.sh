@@ -3,7 +3,7 @@
 # already at the right version is left alone, so a second run takes seconds.
 #   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm)
 #   scripts/setup.sh --test     also Chromium + chromedriver, g++ and clickhouse-server (Debian),
-#                               playwright-core (npm)
+#                               playwright-core (npm), the OTLP test client's venv (PyPI)
 # Versions: see ../shared/TOOLCHAIN.md. Source this file's exports via scripts/env.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +50,16 @@ if $want_browser && ! command -v c++ >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq g++ >/dev/null
+fi
+# The OTLP tests build their requests with the official Python packages (pinned in
+# server/tests/otlp_py/requirements.txt) in a venv of their own; rebuilt when the pins change.
+otlp_requirements=server/tests/otlp_py/requirements.txt
+if $want_browser && ! cmp -s "$otlp_requirements" .tools/otlp-venv/requirements.txt; then
+  say "installing the OTLP test client's Python packages into .tools/otlp-venv"
+  rm -rf .tools/otlp-venv
+  python3 -m venv .tools/otlp-venv
+  .tools/otlp-venv/bin/pip install --quiet --disable-pip-version-check -r "$otlp_requirements"
+  cp "$otlp_requirements" .tools/otlp-venv/requirements.txt
 fi
 # The ClickHouse backend's tests run against Debian's clickhouse-server (scripts/clickhouse.sh).
 if $want_browser; then

@@ -4,6 +4,7 @@
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
 //!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
 //!               [--max-ingest-bytes N] [--max-query-bytes N] [--max-snapshot-bytes N]
+//!               [--otlp-grpc-listen ADDR]
 //!               [--clickhouse-url URL... [--clickhouse-database embers]
 //!                [--clickhouse-cluster NAME] [--clickhouse-password-file PATH]]
 //!               [--allowed-host NAME]... [--allow-origin ORIGIN]... [--embed-origin ORIGIN]...
@@ -41,6 +42,8 @@ use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
 pub const RUNNING_PREFIX: &str = "Embers is running at ";
+/// The line after it with `--otlp-grpc-listen`: the gRPC receiver's address.
+pub const OTLP_GRPC_PREFIX: &str = "OTLP profiles over gRPC at ";
 
 /// Embers service: stores eBPF profiles and answers ProfileTracing.
 #[derive(Debug, Parser)]
@@ -63,7 +66,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Serve the API and the viewer (the default).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Import folded-stack files into the database (one transaction per file).
     Import(ImportArgs),
     /// Delete every sample of one process (app_service) from the database.
@@ -97,6 +100,10 @@ pub struct ServeArgs {
     /// hour" stays current while the service runs (scripts/run.sh turns it on).
     #[arg(long, requires = "demo")]
     pub demo_live: bool,
+    /// Also receive OTLP profiles over gRPC (ProfilesService/Export) at this address, e.g.
+    /// 0.0.0.0:4317; off unless given. Tokens and --max-ingest-bytes apply as on HTTP.
+    #[arg(long, value_name = "ADDR")]
+    pub otlp_grpc_listen: Option<String>,
     /// Body size limit of ingest requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
     pub max_ingest_bytes: usize,
@@ -220,11 +227,21 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         tracing::warn!(dir = %args.static_dir.display(), "viewer not built; / shows a note");
     }
     let shutdown = shutdown_signal()?;
+    let grpc = match &args.otlp_grpc_listen {
+        Some(at) => Some(crate::http::otlp::grpc::Running::start(at, state.clone()).await?),
+        None => None,
+    };
     println!("{RUNNING_PREFIX}http://{addr}/");
+    if let Some(grpc) = &grpc {
+        println!("{OTLP_GRPC_PREFIX}{}", grpc.addr());
+    }
     axum::serve(listener, app(state))
         .with_graceful_shutdown(shutdown)
         .await
         .map_err(|e| format!("server error: {e}"))?;
+    if let Some(grpc) = grpc {
+        grpc.stop().await?;
+    }
     tracing::info!("shut down");
     Ok(())
 }

@@ -127,13 +127,7 @@ pub fn parse_samples(
 
 /// Whether a stack is within `limits`; the message names the limit, its option and the value.
 fn check_stack(frames: &[&str], limits: &StackLimits) -> Result<(), String> {
-    if frames.len() > limits.max_frames {
-        return Err(format!(
-            "the stack has {} frames, over the limit of {} frames per stack (--max-stack-frames)",
-            frames.len(),
-            limits.max_frames
-        ));
-    }
+    check_frame_count(frames.len(), limits)?;
     if let Some((at, frame)) = frames
         .iter()
         .enumerate()
@@ -143,6 +137,32 @@ fn check_stack(frames: &[&str], limits: &StackLimits) -> Result<(), String> {
             "frame {} is {} bytes long, over the limit of {} bytes per frame (--max-frame-bytes)",
             at + 1,
             frame.len(),
+            limits.max_frame_bytes
+        ));
+    }
+    Ok(())
+}
+
+/// Whether a stack of `frames` frames fits `limits` (its message names the limit's option).
+fn check_frame_count(frames: usize, limits: &StackLimits) -> Result<(), String> {
+    if frames > limits.max_frames {
+        return Err(format!(
+            "the stack has {frames} frames, over the limit of {} frames per stack \
+             (--max-stack-frames)",
+            limits.max_frames
+        ));
+    }
+    Ok(())
+}
+
+/// [`check_stack`] for a stack known by its number of frames and its longest frame's bytes
+/// (the stacks of formats that name frames themselves).
+pub fn check_stack_size(frames: usize, longest: usize, limits: &StackLimits) -> Result<(), String> {
+    check_frame_count(frames, limits)?;
+    if longest > limits.max_frame_bytes {
+        return Err(format!(
+            "a frame is {longest} bytes long, over the limit of {} bytes per frame \
+             (--max-frame-bytes)",
             limits.max_frame_bytes
         ));
     }

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod demo;
 pub mod diagnostics;
 pub mod error;
+pub mod formats;
 pub mod http;
 pub mod input;
 pub mod limits;
@@ -133,6 +134,7 @@ fn routes(limits: Limits) -> Router<AppState> {
             api(http::explore::tag_values, query),
         )
         .route("/v1/profile/ingest", api(http::ingest::handle, ingest))
+        .route(http::otlp::PATH, api(http::otlp::handle, ingest))
         .route(
             "/v1/profile/processes/{app_service}",
             delete(http::processes::delete).fallback(http::processes::other_method),

@@ -18,7 +18,7 @@ fn main() -> ExitCode {
     let outcome = match args.command {
         Some(Command::Import(import)) => cli::import(&import),
         Some(Command::Delete(delete)) => embers_server::retention::delete(&delete),
-        Some(Command::Serve(serve)) => run_serve(serve),
+        Some(Command::Serve(serve)) => run_serve(*serve),
         None => run_serve(args.serve),
     };
     match outcome {

@@ -169,15 +169,7 @@ async fn import_command_and_serve_binary() {
         query_for("cli-app"),
         json!({"tag_filter": "host='node-a' AND k8s.label.app='cli'"}),
     );
-    let envelope: Value = client
-        .post(format!("{base}/v1/profile/ProfileTracing"))
-        .json(&q)
-        .send()
-        .await
-        .expect("query")
-        .json()
-        .await
-        .expect("json");
+    let envelope = common::query_at(&client, &base, &q).await;
     assert_eq!(
         common::folded_of(&envelope),
         "cli-app;[t] cli-app;main;a 10\ncli-app;[t] cli-app;main;b 20\n"

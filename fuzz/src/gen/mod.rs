@@ -5,6 +5,7 @@
 //! forces the serde fallbacks (escaped keys, rows too wide for the integer scanner), which gives
 //! a differential check of every fast reader against its fallback.
 
+pub mod otlp;
 pub mod shape_a;
 pub mod shape_b;
 pub mod tags;

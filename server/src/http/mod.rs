@@ -4,6 +4,7 @@ pub mod explore;
 pub mod guard;
 pub mod health;
 pub mod ingest;
+pub mod otlp;
 pub mod processes;
 pub mod profile_tracing;
 pub mod snapshots;

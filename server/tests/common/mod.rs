@@ -7,6 +7,7 @@ pub mod differential;
 pub mod explore;
 pub mod groups;
 pub mod http;
+pub mod otlp;
 pub mod process;
 pub mod querier;
 pub mod snapshots;
@@ -150,13 +151,7 @@ impl TestServer {
             .send()
             .await
             .expect("request");
-        let status = response.status().as_u16();
-        let ct = response
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-            .to_owned();
+        let (status, ct) = (response.status().as_u16(), content_type(&response));
         (status, ct, response.text().await.expect("body"))
     }
 
@@ -179,6 +174,30 @@ impl TestServer {
         assert_eq!(status, 200, "{envelope}");
         folded_of(&envelope)
     }
+}
+
+/// The ProfileTracing envelope a service at `base` (not a [`TestServer`]: a child process)
+/// answers `body` with.
+pub async fn query_at(client: &reqwest::Client, base: &str, body: &Value) -> Value {
+    client
+        .post(format!("{base}/v1/profile/ProfileTracing"))
+        .json(body)
+        .send()
+        .await
+        .expect("query")
+        .json()
+        .await
+        .expect("json")
+}
+
+/// A response's `Content-Type`, `""` when absent.
+pub fn content_type(response: &reqwest::Response) -> String {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_owned()
 }
 
 /// The canonical folded text of a successful envelope (shape A or B), decoded by the model.

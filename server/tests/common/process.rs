@@ -26,6 +26,17 @@ pub fn run_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> S
 
 /// Start `serve` on port 0; returns the child and the printed base URL.
 pub async fn spawn_serve(db: &Path, extra: &[&str]) -> (tokio::process::Child, String) {
+    let (child, url, _) = spawn_serve_reading(db, extra, 0).await;
+    (child, url)
+}
+
+/// [`spawn_serve`], also reading the `more` lines printed after the URL (kept reading to the
+/// end in the background, so the child never writes into a closed pipe).
+pub async fn spawn_serve_reading(
+    db: &Path,
+    extra: &[&str],
+    more: usize,
+) -> (tokio::process::Child, String, Vec<String>) {
     let mut child = tokio::process::Command::new(BIN)
         .arg("serve")
         .args([
@@ -58,5 +69,16 @@ pub async fn spawn_serve(db: &Path, extra: &[&str]) -> (tokio::process::Child, S
         "{url}"
     );
     assert!(!url.ends_with(":0/"), "the real port is printed: {url}");
-    (child, url.trim_end_matches('/').to_owned())
+    let url = url.trim_end_matches('/').to_owned();
+    let mut after = Vec::new();
+    for _ in 0..more {
+        let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+            .await
+            .expect("line printed in time")
+            .expect("read")
+            .expect("a line");
+        after.push(line);
+    }
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url, after)
 }

@@ -128,6 +128,18 @@ impl Guard {
             .map_err(|e| token_error(e, access))
     }
 
+    /// Whether `headers` carry the token `access` needs (for requests that do not pass the
+    /// middleware: the OTLP gRPC listener).
+    pub fn check_token(
+        &self,
+        access: Access,
+        headers: &axum::http::HeaderMap,
+    ) -> Result<(), Error> {
+        self.tokens
+            .check(access, headers)
+            .map_err(|e| token_error(e, access))
+    }
+
     fn check_host(&self, request: &Request) -> Result<(), Error> {
         let given = rules::header_text(request.headers(), header::HOST)
             .map(str::to_owned)

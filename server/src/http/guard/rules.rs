@@ -29,11 +29,18 @@ pub const QUERY_PATHS: [&str; 5] = [
 /// The content types a write may have. Browsers send `text/plain`, form and multipart bodies
 /// (and bodies without a type) to any site without asking it first; these two need a CORS
 /// preflight, which the service answers only for `--allow-origin` pages.
-pub const WRITE_TYPES: [&str; 2] = ["application/json", "application/octet-stream"];
+/// OTLP's protobuf types belong here for the same reason.
+pub const WRITE_TYPES: [&str; 4] = [
+    "application/json",
+    "application/octet-stream",
+    "application/x-protobuf",
+    "application/protobuf",
+];
 
-/// Whether `path` is the API (answered with envelopes) rather than the page.
+/// Whether `path` is the API (answered with envelopes, or OTLP's answers under
+/// `/v1development/`) rather than the page.
 pub fn is_api(path: &str) -> bool {
-    path == "/v1" || path.starts_with("/v1/")
+    path == "/v1" || path.starts_with("/v1/") || path.starts_with("/v1development/")
 }
 
 /// Methods that change nothing (browsers send them anywhere; their answers stay unreadable to
@@ -163,9 +170,10 @@ pub fn write_content_type(headers: &HeaderMap) -> Result<(), String> {
         return Ok(());
     }
     Err(format!(
-        "this request changes stored data, so it needs Content-Type: application/json, or \
-         application/octet-stream for folded text (got {}): browsers send other types to any \
-         site without asking it, so the service refuses them here",
+        "this request changes stored data, so it needs Content-Type: application/json, \
+         application/octet-stream for folded text, or application/x-protobuf for OTLP (got \
+         {}): browsers send other types to any site without asking it, so the service refuses \
+         them here",
         given.map_or_else(|| "none".to_owned(), |g| format!("'{g}'"))
     ))
 }
