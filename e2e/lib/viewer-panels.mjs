@@ -46,7 +46,7 @@ export class PanelActions {
       const value = (td) => td.firstChild?.nodeType === Node.TEXT_NODE ? td.firstChild.textContent.trim() : td.textContent.trim();
       return {
         name: tr.dataset.function,
-        shown: cells[0].textContent,
+        shown: cells[0].querySelector('[aria-hidden]')?.textContent ?? cells[0].textContent,
         title: cells[0].title,
         selfText: value(cells[1]),
         totalText: value(cells[2]),

@@ -135,6 +135,7 @@ fn header(
 fn function_row(view: ViewState, name: String, cells: impl IntoView) -> impl IntoView {
     let (n1, n2, n3) = (name.clone(), name.clone(), name.clone());
     let (title, data_function) = (name.clone(), name.clone());
+    let name_for_readers = name.clone();
     let chars = use_context::<NameColumn>().map(|c| c.chars);
     let shown = move || match chars {
         Some(chars) => shorten(&name, chars.get()).map_or_else(String::new, |s| s.into_owned()),
@@ -146,7 +147,8 @@ fn function_row(view: ViewState, name: String, cells: impl IntoView) -> impl Int
             on:mouseenter=move |_| view.highlighted.set(Some(n2.clone()))
             on:mouseleave=move |_| view.highlighted.set(None)
             on:click=move |_| view.selected.set(Some(n3.clone()))>
-            <td class="fn" title=title>{shown}</td>
+            // Seen shortened; read out (and found by text) whole.
+            <td class="fn" title=title><span aria-hidden="true">{shown}</span><span class="sr-only">{name_for_readers}</span></td>
             {cells}
         </tr>
     }
