@@ -119,7 +119,7 @@ fn rebuild_dyn(
     // Frames merged into the root (or made the root) have already added to its self time.
     let root_self = i64::try_from(self_of(0)).unwrap_or(i64::MAX);
     table.self_value[0] = table.self_value[0].saturating_add(root_self);
-    prune_empty(Profile::from_table(table))
+    Profile::from_table(prune_empty(table))
 }
 
 /// The name of `profile`'s root, empty for an empty profile (which every transform keeps empty).
@@ -145,25 +145,71 @@ fn child(
     id
 }
 
-/// Drops nodes whose total is zero (what filters leave behind). The root always stays.
-fn prune_empty(profile: Profile) -> Profile {
-    let has_empty = profile.nodes().skip(1).any(|n| profile.total(n) == 0);
-    if !has_empty {
-        return profile;
+/// Drops the rows whose total is zero (what filters leave behind) from a table whose rows come
+/// after their parents, as [`rebuild`] writes them; the root always stays. One backward pass
+/// sums the totals, one forward pass keeps and renumbers rows: a zero total has none below it.
+fn prune_empty(mut table: NodeTable) -> NodeTable {
+    let n = table.len();
+    let mut total: Vec<i64> = table.self_value.clone();
+    for i in (1..n).rev() {
+        if let Some(p) = total.get(table.parent[i] as usize).copied() {
+            total[table.parent[i] as usize] = p.saturating_add(total[i]);
+        }
     }
-    let root = root_name(&profile);
-    rebuild(
-        &profile,
-        &root,
-        |n| {
-            if profile.total(n) == 0 {
-                FrameRule::Skip
+    if total.iter().skip(1).all(|&t| t > 0) {
+        return table;
+    }
+    let mut new_index = vec![NO_PARENT; n];
+    let mut kept = 0u32;
+    for i in 0..n {
+        if i == 0 || total[i] > 0 {
+            new_index[i] = kept;
+            let parent = table.parent[i];
+            let parent = if parent == NO_PARENT {
+                NO_PARENT
             } else {
-                FrameRule::Keep
-            }
-        },
-        |n| profile.self_value(n),
-    )
+                new_index[parent as usize]
+            };
+            let k = kept as usize;
+            table.func[k] = table.func[i];
+            table.parent[k] = parent;
+            table.self_value[k] = table.self_value[i];
+            table.total_value[k] = 0;
+            kept += 1;
+        }
+    }
+    for column in [&mut table.parent, &mut table.func] {
+        column.truncate(kept as usize);
+    }
+    table.self_value.truncate(kept as usize);
+    table.total_value.truncate(kept as usize);
+    drop_unused_functions(&mut table);
+    table
+}
+
+/// Keeps only the functions some row names (a function whose frames all went is gone from the
+/// profile, as if it never was), renumbering the rows' functions.
+fn drop_unused_functions(table: &mut NodeTable) {
+    let mut used = vec![false; table.functions.len()];
+    for &f in &table.func {
+        used[f as usize] = true;
+    }
+    if used.iter().all(|&u| u) {
+        return;
+    }
+    let old = std::mem::take(&mut table.functions);
+    let mut new_id = vec![UNMAPPED; used.len()];
+    let (names, kinds) = old.into_columns();
+    for (f, (name, kind)) in names.iter().zip(kinds).enumerate() {
+        if used[f] {
+            let id = table.functions.intern(name);
+            table.functions.set_kind(id, kind);
+            new_id[f] = id;
+        }
+    }
+    for f in &mut table.func {
+        *f = new_id[*f as usize];
+    }
 }
 
 /// Merges the `[t]` thread layer: threads of one process become one.
