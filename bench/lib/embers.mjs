@@ -194,9 +194,52 @@ export const embers = {
         return r;
       });
     }
+    Object.assign(out, await embersTransforms(page, Math.min(n, 3)));
     return out;
   },
 };
+
+/** The transforms timed (issue #26): a key on the frame with keyboard focus, or a menu entry. */
+const TRANSFORMS = [
+  ['drop', 'd'], ['merge', 'm'], ['recursion', 'r'], ['focus', 'f'], ['through', 't'],
+  ['idle', 'i'], ['spin', 's'], ['all recursion', 'menu:rec'], ['libraries', 'menu:libs'],
+];
+
+/**
+ * Applies each transform `n` times, timed from the key (or menu choice) to the graph redrawn
+ * with its chip: a key acts on the frame with keyboard focus, which ↓ from the root puts on
+ * its widest child; the chip is cleared again untimed. Keys are `transform:<name>` samples.
+ */
+async function embersTransforms(page, n) {
+  const out = {};
+  if (!(await page.evaluate(() => !!document.querySelector('[data-testid=noise-add]')))) return out;
+  for (const [name, key] of TRANSFORMS) {
+    out[`transform:${name}`] = await repeat(n, async () => {
+      await page.evaluate(() => {
+        const canvas = document.querySelector('[data-testid=flame-canvas]');
+        document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', bubbles: true, cancelable: true }));
+        canvas.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowDown', bubbles: true, cancelable: true }));
+      });
+      await page.evaluate(() => window.__bench.frames(3));
+      const r = await page.evaluate((key) => window.__bench.time(
+        () => {
+          if (key.startsWith('menu:')) {
+            const menu = document.querySelector('[data-testid=noise-add]');
+            menu.value = key.slice(5);
+            menu.dispatchEvent(new Event('change', { bubbles: true }));
+          } else {
+            document.body.dispatchEvent(new KeyboardEvent('keydown', { key, bubbles: true, cancelable: true }));
+          }
+        },
+        () => document.querySelectorAll('[data-testid=chip]').length === 1,
+      ), key);
+      await page.evaluate(() => document.querySelector('[data-testid=chips] button.ghost')?.click());
+      await page.evaluate(() => window.__bench.frames(3));
+      return r;
+    });
+  }
+  return out;
+}
 
 /**
  * Scrolls Embers' graph from top to bottom in `n` steps, timing each redraw twice: from setting

@@ -91,6 +91,10 @@ export function targetChecks(results) {
     const x = e?.interactions?.[k];
     if (x?.p95 != null) checks.push({ target: `${k} p95 ≤ 16 ms (${label})`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
   }
+  for (const [k, x] of Object.entries(e?.interactions ?? {}).filter(([k]) => k.startsWith('transform:'))) {
+    const max = x.samples?.length ? Math.max(...x.samples) : null;
+    checks.push({ target: `${k.slice(10)} transform ≤ 300 ms (${label})`, value: `${max != null ? `${fmtMs(max)} (slowest of ${x.samples.length})` : '—'}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: max != null && max <= 300 && !x.failures });
+  }
   if (e?.memory) checks.push({ target: `memory after render ≤ 120 MB (${label})`, value: `${fmtMB(e.memory.totalMB)} (JS ${fmtMB(e.memory.jsHeapUsedMB)} + wasm ${fmtMB(e.memory.wasmMB)})`, pass: e.memory.totalMB <= 120 });
   const c = s.viewers.embersCompare;
   if (c?.render?.median != null && e?.render?.median != null) {

@@ -14,3 +14,15 @@ export function foldedStats(text) {
   }
   return { nodes: prefixes.size + 1, depth, total };
 }
+
+/** The stacks of a folded-stacks export as { stack: value } (equal stacks summed). */
+export function foldedStacks(text) {
+  const out = {};
+  for (const line of text.split('\n')) {
+    if (!line.trim() || line.startsWith('#')) continue;
+    const cut = line.lastIndexOf(' ');
+    const stack = line.slice(0, cut);
+    out[stack] = (out[stack] ?? 0) + Number(line.slice(cut + 1));
+  }
+  return out;
+}

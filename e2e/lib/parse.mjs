@@ -29,12 +29,24 @@ export function parseStatus(text) {
 
 /**
  * Whether a bar label shows function `name`: the name itself, the name with its share
- * ("name (12.3%)", "name (self 1%)"), or the name elided ("nam…").
+ * ("name (12.3%)", "name (self 1%)"), or the name shortened (model/src/view/names.rs): cut at
+ * its end ("nam…"), or with its front or middle left out ("[l] …Executor.getTask",
+ * "std::vector<…>::push_back(…)") — the pieces between the ellipses appear in the name in order,
+ * the first at its start unless the label starts with one (after a kind prefix).
  */
 export function labelShows(label, name) {
   if (label == null || !name) return false;
   if (label === name || label.startsWith(`${name} (`)) return true;
-  return label.endsWith('…') && name.startsWith(label.slice(0, -1));
+  if (!label.includes('…')) return false;
+  const pieces = label.split('…');
+  const front = /^(\[.\] )?…/.test(label);
+  let at = 0;
+  for (const [i, piece] of pieces.entries()) {
+    const found = name.indexOf(piece, at);
+    if (found < 0 || (i === 0 && !front && found !== 0)) return false;
+    at = found + piece.length;
+  }
+  return true;
 }
 
 /** A search summary ("3 matches · 23.6% of total") as { count, pct }; null for anything else. */

@@ -17,8 +17,15 @@ export class PanelActions {
   async search(text) {
     await this.el('search').fill(text);
     await this.settle();
-    if (!text.trim()) return this.poll(() => this.searchSummary(), (t) => t === '', { what: 'empty search summary' });
-    return this.poll(() => this.searchSummary(), (t) => t !== '', { what: 'search summary' });
+    const summary = !text.trim()
+      ? await this.poll(() => this.searchSummary(), (t) => t === '', { what: 'empty search summary' })
+      : await this.poll(() => this.searchSummary(), (t) => t !== '', { what: 'search summary' });
+    // The address follows the search box once typing pauses (src/session/history.rs).
+    if (await this.el('flame-canvas').count()) {
+      const want = text.trim() ? text : null;
+      await this.poll(() => new URL(this.frame.url()).searchParams.get('search'), (s) => s === want, { what: 'the address to carry the search' });
+    }
+    return summary;
   }
 
   /** Opens the function table (closed by default below 1500 px). */
@@ -28,13 +35,19 @@ export class PanelActions {
     await this.el('function-table').waitFor({ state: 'visible' });
   }
 
-  /** The table's rows: [{ name, selfText, totalText, self, total, selected }] (µs/bytes). */
+  /**
+   * The table's rows: [{ name, shown, selfText, totalText, self, total, selected }] (µs/bytes);
+   * `name` is the full name (the row's data-function), `shown` what the cell shows (long names
+   * are shortened to fit).
+   */
   async tableRows() {
     const rows = await this.el('function-table').locator('[data-testid=table-row]').evaluateAll((trs) => trs.map((tr) => {
       const cells = tr.querySelectorAll('td');
       const value = (td) => td.firstChild?.nodeType === Node.TEXT_NODE ? td.firstChild.textContent.trim() : td.textContent.trim();
       return {
-        name: cells[0].textContent,
+        name: tr.dataset.function,
+        shown: cells[0].querySelector('[aria-hidden]')?.textContent ?? cells[0].textContent,
+        title: cells[0].title,
         selfText: value(cells[1]),
         totalText: value(cells[2]),
         selfPct: cells[1].querySelector('.pct')?.textContent ?? null,
@@ -44,7 +57,11 @@ export class PanelActions {
     return rows.map((r) => ({ ...r, self: parseValue(r.selfText), total: parseValue(r.totalText) }));
   }
 
-  /** Picks a step in the noise-control menu (threads, kernel0, kernel2, unresolved, focus). */
+  /**
+   * Picks a step in the noise-control menu: threads, kernel0, kernel2, unresolved, idle, spin,
+   * rec, libs, or a step on the selected function (focus, root, drop, merge, recursion,
+   * library; src/components/noise.rs).
+   */
   async addNoise(value) {
     await this.el('noise-add').selectOption(value);
     await this.settle();

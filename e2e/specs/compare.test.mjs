@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
 import { openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
+import { labelShows } from '../lib/viewer.mjs';
 
 const env = useServerAndBrowser();
 
@@ -64,7 +65,8 @@ test('C1. the last 20 minutes against the 20 before: the regression is red and f
   assert.match(await v.el('diff-legend').textContent(), /shrank −[\d.]+ pp.*\+[\d.]+ pp grew/u);
 
   // On the graph, its bar is drawn in the same red family.
-  const bar = (await v.bars()).find((b) => b.label?.startsWith('github.com/example/gateway/render.jsonEncode'));
+  // Long names are shortened from the front: `…render.jsonEncodeResponse`.
+  const bar = (await v.bars()).find((b) => labelShows(b.label, REGRESSION));
   assert.ok(bar, 'the regression has a labelled bar');
   const [br, , bb] = rgb(bar.fill.startsWith('#') ? hexToRgb(bar.fill) : bar.fill);
   assert.ok(br > bb + 60, `bar fill ${bar.fill}`);

@@ -109,7 +109,7 @@ test('A5. noise control: fold threads, hide/cap kernel frames, hide patterns, ch
   await v.el('reset-zoom').click();
   assert.ok(await v.el('noise-add').locator('option[value=focus]').isEnabled());
   await v.redrawAfter(() => v.addNoise('focus'));
-  assert.deepEqual(await v.chips(), ['Focus: readQueryFromClient']);
+  assert.deepEqual(await v.chips(), ['Only through: readQueryFromClient']);
   const threads = (await v.bars()).filter((b) => b.depth === 1 && b.label).map((b) => b.label);
   assert.ok(threads.some((l) => l.startsWith('[t] redis-server')), `threads ${threads}`);
   assert.ok(!threads.some((l) => l.startsWith('[t] bio')), `no background threads: ${threads}`);

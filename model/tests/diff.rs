@@ -64,6 +64,7 @@ fn diff_paint_snapshot() {
             scale: d.values.max_change(),
             palette: Palette::Classic,
         }),
+        wall: None,
     };
     let mut list = DrawList::default();
     paint(&bars, &input, &mut list);

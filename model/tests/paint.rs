@@ -18,6 +18,7 @@ fn draw(p: &Profile, metric: Metric, marks: Marks<'_>, bars: &[Bar]) -> DrawList
         char_width_css: 7.2,
         marks,
         diff: None,
+        wall: None,
     };
     let mut out = DrawList::default();
     paint(bars, &input, &mut out);

@@ -1,34 +1,18 @@
 //! The analysis bar: search (substring or regex, highlight or filter, step through matches),
-//! view switches (icicle/flame, inverted, sandwich) and noise control as removable chips.
+//! view switches (icicle/flame, inverted, sandwich) and noise control (`noise`) as removable
+//! chips.
 
 use embers_model::view::format::format_percent;
 use embers_model::view::layout::Orientation;
 use leptos::prelude::*;
 
+use crate::components::noise::{Chips, NoiseControl};
 use crate::session::navigator::Navigator;
-use crate::state::view_spec::{Transform, TreeMode};
+use crate::state::view_spec::TreeMode;
 use crate::state::view_state::{Found, ViewState};
 
 /// How a per-host graph names a process frame.
 const PROCESS_PREFIX: &str = "[p] ";
-
-/// Noise-control steps offered in the menu: (value, label, step).
-fn noise_menu() -> [(&'static str, &'static str, Transform); 4] {
-    [
-        ("threads", "Fold [t] thread layer", Transform::FoldThreads),
-        ("kernel0", "Hide kernel frames", Transform::KernelDepth(0)),
-        (
-            "kernel2",
-            "Cap kernel depth at 2",
-            Transform::KernelDepth(2),
-        ),
-        (
-            "unresolved",
-            "Collapse unresolved frames",
-            Transform::CollapseUnresolved,
-        ),
-    ]
-}
 
 /// The bar itself.
 #[component]
@@ -165,76 +149,6 @@ fn OpenProcess(view: ViewState) -> impl IntoView {
         Some(view! {
             <button type="button" data-testid="open-process" title="Its own flame graph, same range and filter"
                 on:click=move |_| nav.open_process(&name)>{label}</button>
-        })
-    }
-}
-
-#[component]
-fn NoiseControl(view: ViewState) -> impl IntoView {
-    let add = move |t: Transform| {
-        view.transforms.update(|ts| {
-            // One kernel cap at a time; otherwise each step once.
-            if matches!(t, Transform::KernelDepth(_)) {
-                ts.retain(|x| !matches!(x, Transform::KernelDepth(_)));
-            }
-            if !ts.contains(&t) {
-                ts.push(t);
-            }
-        })
-    };
-    let hide_text = RwSignal::new(String::new());
-    view! {
-        <select data-testid="noise-add" aria-label="Noise control"
-            on:change=move |e| {
-                let value = event_target_value(&e);
-                if let Some((_, _, t)) = noise_menu().into_iter().find(|(v, _, _)| *v == value) {
-                    add(t);
-                }
-                if value == "focus" {
-                    if let Some(f) = view.selected.get_untracked() {
-                        add(Transform::Focus(f));
-                    }
-                }
-                // Back to the placeholder so the same step can be chosen again later.
-                if let Some(el) = e.target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlSelectElement>(t).ok()) {
-                    el.set_value("");
-                }
-            }>
-            <option value="" selected>"Noise control…"</option>
-            {noise_menu().into_iter().map(|(v, label, _)| view! { <option value=v>{label}</option> }).collect_view()}
-            <option value="focus" prop:disabled=move || view.selected.get().is_none()>"Focus on selected function"</option>
-        </select>
-        <input type="text" class="hide-input" data-testid="hide-pattern" placeholder="hide frames: a, b"
-            aria-label="Hide frames whose name contains any of these terms"
-            prop:value=move || hide_text.get()
-            on:input=move |e| hide_text.set(event_target_value(&e))
-            on:keydown=move |e| {
-                if e.key() == "Enter" && !hide_text.get_untracked().trim().is_empty() {
-                    e.prevent_default();
-                    add(Transform::Hide(hide_text.get_untracked().trim().to_string()));
-                    hide_text.set(String::new());
-                }
-            } />
-    }
-}
-
-#[component]
-fn Chips(view: ViewState) -> impl IntoView {
-    move || {
-        let transforms = view.transforms.get();
-        (!transforms.is_empty()).then(|| {
-            view! {
-                <div class="chips" data-testid="chips">
-                    {transforms.into_iter().enumerate().map(|(i, t)| view! {
-                        <span class="chip" data-testid="chip">
-                            {t.label()}
-                            <button type="button" aria-label=format!("Remove {}", t.label())
-                                on:click=move |_| view.transforms.update(|ts| { if i < ts.len() { ts.remove(i); } })>"×"</button>
-                        </span>
-                    }).collect_view()}
-                    <button type="button" class="ghost small" on:click=move |_| view.transforms.set(Vec::new())>"Clear all"</button>
-                </div>
-            }
         })
     }
 }

@@ -53,6 +53,9 @@ pub fn CompareMenu(nav: Navigator) -> impl IntoView {
         <details class="menu" data-testid="compare-menu">
             <summary title="Compare this profile with a baseline">"Compare"</summary>
             <div class="menu-items compare-items">
+                <button type="button" data-testid="compare-wall" prop:disabled=move || current().and_then(|r| BaselineSpec::wall(&r)).is_none()
+                    title="This process's on-CPU and off-CPU time of the range in one graph (running + waiting)"
+                    on:click=move |_| pick(current().and_then(|r| BaselineSpec::wall(&r)))>"Wall clock: on-CPU + off-CPU"</button>
                 <button type="button" data-testid="compare-previous" prop:disabled=move || current().is_none()
                     on:click=move |_| pick(current().map(|r| BaselineSpec::previous_period(&r)))>"With the previous period"</button>
                 <button type="button" data-testid="compare-yesterday" prop:disabled=move || current().is_none()

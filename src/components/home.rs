@@ -86,12 +86,22 @@ pub fn HomeView(nav: Navigator) -> impl IntoView {
             {move || match services.get() {
                 None => view! { <p class="home-note">"Loading services…"</p> }.into_any(),
                 Some(None) => view! { <p class="home-note">"Choose a time range and press Enter."</p> }.into_any(),
+                Some(Some((_, Err(e)))) if e.is_missing_endpoint() => {
+                    nav.note_explore_missing(None);
+                    view! { <p class="home-note explore-note" data-testid="explore-missing">{EXPLORE_MISSING_HOME}</p> }.into_any()
+                }
                 Some(Some((_, Err(e)))) => view! { <HomeError failure=e /> }.into_any(),
                 Some(Some((q, Ok(table)))) => view! { <ServiceList nav=nav query=q table=table filter=filter sparks=sparks /> }.into_any(),
             }}
         </section>
     }
 }
+
+/// What the home view says when the service has no explore endpoints.
+const EXPLORE_MISSING_HOME: &str = "This service answers profile queries only: the services \
+    overview and the timeline need the Embers service (embers-server, or embers-server \
+    --upstream in front of DeepFlow). Type a process name above and press Enter to see its \
+    flame graph.";
 
 #[component]
 fn HomeError(failure: ApiFailure) -> impl IntoView {

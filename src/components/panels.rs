@@ -10,6 +10,7 @@ use leptos::prelude::*;
 
 use crate::components::export_menu::ImportButton;
 use crate::components::graph::flame_graph::FlameGraph;
+use crate::components::noise::TRANSFORM_KEYS;
 use crate::state::loaded::{LoadState, Loaded};
 use crate::state::view_state::ViewState;
 
@@ -76,7 +77,7 @@ pub fn Shortcuts(close: impl Fn() + Send + Sync + 'static) -> impl IntoView {
     view! {
         <div class="shortcuts" role="dialog" aria-label="Keyboard shortcuts" data-testid="shortcuts">
             <h2>"Keyboard"</h2>
-            <dl>{KEYS.iter().map(|(k, v)| view! { <dt><kbd>{*k}</kbd></dt><dd>{*v}</dd> }).collect_view()}</dl>
+            <dl>{KEYS.iter().chain(TRANSFORM_KEYS.iter()).map(|(k, v)| view! { <dt><kbd>{*k}</kbd></dt><dd>{*v}</dd> }).collect_view()}</dl>
             <button type="button" on:click=move |_| close()>"Close"</button>
         </div>
     }

@@ -7,10 +7,15 @@ use wasm_bindgen::JsCast;
 use web_sys::ResizeObserver;
 
 /// Keeps `size` equal to the element's client size (CSS px).
-pub fn observe_size(target: NodeRef<html::Div>, size: RwSignal<(f64, f64)>) {
+pub fn observe_size<E>(target: NodeRef<E>, size: RwSignal<(f64, f64)>)
+where
+    E: html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
     let observer = StoredValue::new_local(None::<ResizeObserver>);
     Effect::new(move |_| {
         let Some(el) = target.get() else { return };
+        let el: web_sys::Element = el.unchecked_into();
         let measured = el.clone();
         let callback = Closure::<dyn FnMut()>::new(move || {
             let now = (

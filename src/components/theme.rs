@@ -1,6 +1,6 @@
 //! Light/dark theme (following the system unless chosen) and the colour-blind-safe palette.
 
-use embers_model::view::color::Palette;
+use embers_model::view::color::{ColorBy, Palette};
 use leptos::prelude::*;
 
 /// How the theme is chosen.
@@ -21,11 +21,14 @@ pub struct ThemeState {
     pub mode: RwSignal<ThemeMode>,
     /// Bar colours.
     pub palette: RwSignal<Palette>,
+    /// What decides a bar's colour: its kind or its package.
+    pub color_by: RwSignal<ColorBy>,
     system_dark: RwSignal<bool>,
 }
 
 const STORAGE_KEY: &str = "embers-theme";
 const PALETTE_KEY: &str = "embers-palette";
+const COLOR_BY_KEY: &str = "embers-color-by";
 
 impl ThemeState {
     /// Whether the page is dark now.
@@ -53,12 +56,19 @@ pub fn theme_state() -> ThemeState {
     } else {
         Palette::Classic
     };
+    let color_by = if stored(COLOR_BY_KEY).as_deref() == Some("package") {
+        ColorBy::Package
+    } else {
+        ColorBy::Kind
+    };
     let t = ThemeState {
         mode: RwSignal::new(mode),
         palette: RwSignal::new(palette),
+        color_by: RwSignal::new(color_by),
         system_dark: RwSignal::new(system_prefers_dark()),
     };
     provide_context(t);
+    follow_system_theme(t.system_dark);
     Effect::new(move |_| {
         let attr = match t.mode.get() {
             ThemeMode::System => None,
@@ -83,8 +93,35 @@ pub fn theme_state() -> ThemeState {
                 "classic"
             },
         );
+        store(
+            COLOR_BY_KEY,
+            if t.color_by.get() == ColorBy::Package {
+                "package"
+            } else {
+                "kind"
+            },
+        );
     });
     t
+}
+
+/// Keeps `dark` equal to the system's preference as it changes (the page's CSS follows it by
+/// itself; the canvas draws with the signal).
+fn follow_system_theme(dark: RwSignal<bool>) {
+    let Some(query) = web_sys::window()
+        .and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten())
+    else {
+        return;
+    };
+    let changed = wasm_bindgen::closure::Closure::<dyn FnMut()>::new(move || {
+        dark.set(system_prefers_dark());
+    });
+    let _ = query.add_event_listener_with_callback(
+        "change",
+        wasm_bindgen::JsCast::unchecked_ref(changed.as_ref()),
+    );
+    // The page's theme lives as long as the page.
+    changed.forget();
 }
 
 fn system_prefers_dark() -> bool {

@@ -60,12 +60,50 @@ pub fn TimelineStrip(nav: Navigator) -> impl IntoView {
     // A memo: the answer replacing "loading" names the same request, and must not make the
     // strip (and its tag list) ask the service a second time.
     let shown = Memo::new(move |_| charted(nav));
-    view! {
-        <section class="timeline-strip" aria-label="Timeline">
-            <TimelinePanel nav=nav shown=shown group="" />
-        </section>
+    // Without the explore endpoints the strip says so once (on the profile it found out on),
+    // quietly, and is gone from then on. A memo of what to show: the strip is not rebuilt for
+    // each profile.
+    let strip = Memo::new(move |_| match nav.explore_missing.get() {
+        None => Strip::Timeline,
+        Some(Some(on)) if shown.with(|s| s.as_ref().map(|(_, r)| r) == Some(&on)) => Strip::Note,
+        Some(_) => Strip::Gone,
+    });
+    move || match strip.get() {
+        Strip::Timeline => Some(
+            view! {
+                <section class="timeline-strip" aria-label="Timeline">
+                    <TimelinePanel nav=nav shown=shown group="" />
+                </section>
+            }
+            .into_any(),
+        ),
+        Strip::Note => Some(
+            view! {
+                <section class="timeline-strip quiet" aria-label="Timeline">
+                    <p class="explore-note" data-testid="explore-missing">{EXPLORE_MISSING}</p>
+                </section>
+            }
+            .into_any(),
+        ),
+        Strip::Gone => None,
     }
 }
+
+/// What the strip above a profile shows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Strip {
+    /// The timeline.
+    Timeline,
+    /// That the service has no timeline (once).
+    Note,
+    /// Nothing.
+    Gone,
+}
+
+/// What the page says once when the service has no explore endpoints.
+pub const EXPLORE_MISSING: &str = "No timeline here: this service answers profile queries only. \
+    The timeline and the services overview need the Embers service (embers-server, or \
+    embers-server --upstream in front of DeepFlow).";
 
 /// The chart of every service of `language` in the home view's range, by service (a timeline
 /// names one language; home lists them all); none until the language is known.
@@ -107,8 +145,9 @@ fn TimelinePanel(
     let group_by = RwSignal::new(group.to_owned());
     let data = fetched(move || {
         let (shown, group) = (shown.get(), group_by.get());
+        let known_missing = nav.explore_missing.with_untracked(Option::is_some);
         async move {
-            let (base, request) = shown?;
+            let (base, request) = shown.filter(|_| !known_missing)?;
             let answer = explore::timeline(&base, &timeline_request(&request, &group)).await;
             Some(answer.map(|a| {
                 (
@@ -123,6 +162,11 @@ fn TimelinePanel(
     view! {
         <TimelineTools nav=nav shown=shown group_by=group_by charted=charted />
         {move || charted.get().map(|answer| match answer {
+            Err(e) if e.is_missing_endpoint() => {
+                let on = shown.get_untracked().map(|(_, r)| r).filter(|_| group != "app_service");
+                nav.note_explore_missing(on);
+                ().into_any()
+            }
             Err(e) => view! { <TimelineError failure=e /> }.into_any(),
             Ok((t, request, group)) => {
                 let unit = ValueUnit::for_event_type(&request.profile_event_type);

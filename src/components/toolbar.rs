@@ -3,8 +3,10 @@
 
 use std::time::Duration;
 
-use embers_model::view::color::kind_color;
+use embers_model::tree::stats::top_packages;
+use embers_model::view::color::{kind_color, package_key_color, ColorBy};
 use embers_model::view::format::{format_count, format_value, ValueUnit};
+use embers_model::view::names::shorten;
 use embers_model::NodeId;
 use leptos::prelude::*;
 
@@ -34,7 +36,7 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
             };
             view! {
                 <Warnings loaded=warnings />
-                {l.diff.is_none().then(|| view! { <Legend loaded=l.clone() /> })}
+                {(l.diff.is_none() && l.wall.is_none()).then(|| view! { <Legend loaded=l.clone() /> })}
             }
         })
     };
@@ -88,19 +90,46 @@ fn Breadcrumbs(view: ViewState) -> impl IntoView {
     }
 }
 
+/// The colour legend: the frame kinds, or the busiest packages when colouring by package, with
+/// the switch between the two.
 #[component]
 fn Legend(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
+    let theme = crate::components::theme::theme_state();
+    let by_package = move || theme.color_by.get() == ColorBy::Package;
+    let packages: Vec<String> = top_packages(&loaded.profile, LEGEND_PACKAGES)
+        .into_iter()
+        .map(|(name, _)| name.to_owned())
+        .collect();
+    let kinds = loaded.kinds.clone();
     view! {
-        <ul class="legend" aria-label="Frame kinds">
-            {loaded.kinds.iter().map(|k| {
-                let (k, theme) = (*k, crate::components::theme::theme_state());
-                view! {
-                    <li><span class="swatch" style:background=move || kind_color(k, theme.palette.get()).css()></span>{k.label()}</li>
-                }
-            }).collect_view()}
+        <button type="button" class="toggle" data-testid="color-by"
+            aria-pressed=move || by_package().to_string()
+            title="Colour frames by their kind, or by their package or namespace (one colour per package)"
+            on:click=move |_| theme.color_by.update(|c| *c = if *c == ColorBy::Package { ColorBy::Kind } else { ColorBy::Package })>
+            <span class:on=move || !by_package()>"Kind"</span>
+            <span class:on=by_package>"Package"</span>
+        </button>
+        <ul class="legend" aria-label="Colours" data-testid="legend">
+            {move || if by_package() {
+                packages.iter().map(|name| {
+                    let name = name.clone();
+                    let color = package_key_color(&name, theme.palette.get()).css();
+                    view! { <li title=name.clone()><span class="swatch" style:background=color></span>{shorten(&name, 18).map(|s| s.into_owned()).unwrap_or_default()}</li> }
+                }).collect_view().into_any()
+            } else {
+                kinds.iter().map(|k| {
+                    let k = *k;
+                    view! {
+                        <li><span class="swatch" style:background=move || kind_color(k, theme.palette.get()).css()></span>{k.label()}</li>
+                    }
+                }).collect_view().into_any()
+            }}
         </ul>
     }
 }
+
+/// Packages shown in the legend at most.
+const LEGEND_PACKAGES: usize = 5;
 
 #[component]
 fn Warnings(loaded: std::sync::Arc<Loaded>) -> impl IntoView {
@@ -172,16 +201,24 @@ fn loaded_status(l: &Loaded, decode_ms: f64) -> String {
     let p = &l.profile;
     let root = p.name(0);
     let shape = l.shape.map(|s| format!(" · shape {}", s.letter()));
-    // A comparison reads its own total, then the baseline's.
-    let (value, baseline) = match &l.diff {
-        Some(d) => (
+    // A comparison reads its own total, then the baseline's; a wall-clock view its two parts.
+    let (value, baseline) = match (&l.diff, &l.wall) {
+        (Some(d), _) => (
             d.comparison.root_total(),
             format!(
                 " (baseline {})",
                 format_value(d.baseline.root_total(), l.unit)
             ),
         ),
-        None => (p.root_total(), String::new()),
+        (None, Some(w)) => (
+            p.root_total(),
+            format!(
+                " (running {} + waiting {})",
+                format_value(w.running.root_total(), l.unit),
+                format_value(w.waiting.root_total(), l.unit)
+            ),
+        ),
+        (None, None) => (p.root_total(), String::new()),
     };
     format!(
         "{root}: {} nodes · {} functions · depth {} · {}{}{baseline}{} · decoded in {:.0} ms",

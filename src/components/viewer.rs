@@ -12,10 +12,12 @@ use crate::components::analysis::AnalysisBar;
 use crate::components::compare::{CompareMenu, DiffBar};
 use crate::components::export_menu::ExportMenu;
 use crate::components::graph::flame_graph::{FlameGraph, GraphMarks};
+use crate::components::noise::transform_key;
 use crate::components::panels::{Announcer, EmptyState, ErrorBanner, SandwichView, Shortcuts};
 use crate::components::table::FunctionTable;
 use crate::components::theme::{theme_state, ThemeSwitch};
 use crate::components::toolbar::{StatusLine, Toolbar};
+use crate::components::wall::WallBar;
 use crate::session::embed::announce_selection;
 use crate::session::navigator::Navigator;
 use crate::state::loaded::{LoadState, Loaded};
@@ -73,7 +75,7 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
     });
     view! {
         <Toolbar view=view extra=tools />
-        {nav.map(|nav| view! { <DiffBar nav=nav view=view /> })}
+        {nav.map(|nav| view! { <DiffBar nav=nav view=view /> <WallBar nav=nav view=view /> })}
         {move || analysis_up.get().then(|| view! { <AnalysisBar view=view /> })}
         <ErrorBanner load=view.load />
         <div class="workspace">
@@ -114,6 +116,14 @@ fn global_key(view: ViewState, help: RwSignal<bool>, e: &web_sys::KeyboardEvent)
             focus_testid("search");
         }
         "?" if !typing => help.update(|h| *h = !*h),
+        key if !typing
+            && !e.ctrl_key()
+            && !e.meta_key()
+            && !e.alt_key()
+            && transform_key(view, key) =>
+        {
+            e.prevent_default()
+        }
         _ => {}
     }
 }

@@ -38,6 +38,20 @@ pub enum ApiFailure {
     BadAnswer(String),
 }
 
+impl ApiFailure {
+    /// Whether the service has no such endpoint (404, 405): a bare DeepFlow querier, or a
+    /// static server, in front of which the page was deployed without the Embers service.
+    pub fn is_missing_endpoint(&self) -> bool {
+        matches!(
+            self,
+            ApiFailure::Service {
+                status: 404 | 405,
+                ..
+            }
+        )
+    }
+}
+
 fn opt(opt_status: &Option<String>) -> String {
     opt_status
         .as_ref()

@@ -2,8 +2,11 @@
 //! range, tag filter or process replaced — or a saved snapshot. Read from and written to the
 //! page URL (`baseline_time_start`, `baseline_time_end`, `baseline_tag_filter`,
 //! `baseline_app_service`, `baseline_snapshot`); any of them present means compare mode.
-//! Pure, so it is tested natively.
+//! The wall-clock view (`wall=1`) rides on the same machinery: its second query is the main
+//! one with the other CPU event type (on-CPU ↔ off-CPU), and the two add up instead of being
+//! compared. Pure, so it is tested natively.
 
+use embers_model::contract::event::wall_partner;
 use embers_model::contract::request::ProfileRequest;
 
 /// How the baseline differs from the main query.
@@ -17,6 +20,8 @@ pub struct BaselineSpec {
     pub app_service: Option<String>,
     /// A saved snapshot instead of a query.
     pub snapshot: Option<String>,
+    /// The wall-clock view: the other CPU event type of the same query, added up.
+    pub wall: bool,
 }
 
 /// Seconds in a day, for "same time yesterday".
@@ -30,6 +35,17 @@ impl BaselineSpec {
             time_range: Some((request.time_start - len, request.time_start - 1)),
             ..BaselineSpec::default()
         }
+    }
+
+    /// The wall-clock view of `request` (on-CPU and off-CPU of the same query); `None` for an
+    /// event type without a partner or for the whole host (off-CPU has no per-host graph).
+    pub fn wall(request: &ProfileRequest) -> Option<BaselineSpec> {
+        let whole_host = request.app_service.as_deref()
+            == Some(embers_model::contract::event::TOTAL_APP_SERVICE);
+        (wall_partner(&request.profile_event_type).is_some() && !whole_host).then(|| BaselineSpec {
+            wall: true,
+            ..BaselineSpec::default()
+        })
     }
 
     /// The same range a day earlier.
@@ -53,6 +69,7 @@ impl BaselineSpec {
                 .clone()
                 .filter(|a| Some(a) != main.app_service.as_ref()),
             snapshot: None,
+            wall: false,
         }
     }
 
@@ -62,6 +79,9 @@ impl BaselineSpec {
             return None;
         }
         let mut r = main.clone();
+        if self.wall {
+            r.profile_event_type = wall_partner(&main.profile_event_type)?.to_owned();
+        }
         if let Some((start, end)) = self.time_range {
             r.time_start = start;
             r.time_end = end;
@@ -91,6 +111,9 @@ impl BaselineSpec {
         if let Some(s) = &self.snapshot {
             out.push(("baseline_snapshot", s.clone()));
         }
+        if self.wall {
+            out.push(("wall", "1".into()));
+        }
         out
     }
 
@@ -108,6 +131,7 @@ impl BaselineSpec {
                 "baseline_tag_filter" => spec.tag_filter = Some(v.to_owned()),
                 "baseline_app_service" if !v.is_empty() => spec.app_service = Some(v.to_owned()),
                 "baseline_snapshot" if !v.is_empty() => spec.snapshot = Some(v.to_owned()),
+                "wall" if v == "1" => spec.wall = true,
                 _ => continue,
             }
             named = true;
@@ -126,6 +150,9 @@ impl BaselineSpec {
         format_span: impl Fn(i64, i64) -> String,
     ) -> String {
         let mut parts = Vec::new();
+        if self.wall {
+            parts.push("on-CPU + off-CPU".to_owned());
+        }
         match (&self.snapshot, snapshot_name) {
             (Some(_), Some(name)) => parts.push(format!("snapshot “{name}”")),
             (Some(id), None) => parts.push(format!("snapshot {id}")),
@@ -207,12 +234,42 @@ mod tests {
     }
 
     #[test]
+    fn the_wall_view_queries_the_other_cpu_event_of_the_same_query() {
+        let m = main_request();
+        let spec = BaselineSpec::wall(&m).expect("on-CPU has a partner");
+        let partner = spec.request(&m).unwrap();
+        assert_eq!(partner.profile_event_type, "off-cpu");
+        assert_eq!(
+            ProfileRequest {
+                profile_event_type: "on-cpu".into(),
+                ..partner
+            },
+            m
+        );
+        assert_eq!(spec.to_params(), [("wall", "1".to_string())]);
+        let back = BaselineSpec::from_params([("wall", "1")]);
+        assert_eq!(back, Some(spec));
+        let mut off = m.clone();
+        off.profile_event_type = "off-cpu".into();
+        let on = BaselineSpec::wall(&off).unwrap().request(&off).unwrap();
+        assert_eq!(on.profile_event_type, "on-cpu");
+        let mut mem = m.clone();
+        mem.profile_event_type = "mem-alloc".into();
+        assert_eq!(BaselineSpec::wall(&mem), None);
+        let mut host = m;
+        host.app_service = Some("Total".into());
+        assert_eq!(BaselineSpec::wall(&host), None);
+        assert_eq!(BaselineSpec::from_params([("wall", "0")]), None);
+    }
+
+    #[test]
     fn baselines_round_trip_through_url_params() {
         let spec = BaselineSpec {
             time_range: Some((1, 2)),
             tag_filter: Some("pod='b'".into()),
             app_service: Some("nginx".into()),
             snapshot: Some("abc".into()),
+            wall: false,
         };
         let params = spec.to_params();
         let back = BaselineSpec::from_params(params.iter().map(|(k, v)| (*k, v.as_str())));

@@ -36,17 +36,22 @@ struct Address {
 
 /// Starts keeping the URL in step and listening for Back/Forward.
 ///
-/// Typing in the search box, and a new question's answer, write the address after the frame
-/// that shows them: Chromium's `history.replaceState` takes 0.5–3 ms (more at times), as long
-/// as the search itself on a million-node profile and a few percent of a 10k-node answer's
-/// render. Every other change writes it at once; an address still waiting is written first
-/// when it is a step the new one would skip.
+/// Typing in the search box writes the address once typing pauses ([`TYPING_PAUSE`]), and a
+/// new question's answer after the frame that shows it: Chromium's `history.replaceState` takes
+/// 0.5–3 ms (more at times), as long as the search itself on a million-node profile and a few
+/// percent of a 10k-node answer's render, and an address that changes with every keystroke is
+/// of no use to anyone. Every other change writes it at once; an address still waiting is
+/// written first when it is a step the new one would skip.
 pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
     let last = StoredValue::new(None::<Written>);
     // The question's and the view's parameters but the search text, as last computed:
     // unchanged means typing.
     let rest = StoredValue::new(None::<Pairs>);
     let queued = StoredValue::new(None::<Address>);
+    // The address of the search text typed last, written once typing pauses; apart from
+    // `queued`, so that no frame's flush writes it early.
+    let typed = StoredValue::new(None::<Address>);
+    let keystrokes = StoredValue::new(0u64);
     Effect::new(move |_| {
         let Some((question, view_pairs, zoom)) = current_pairs(nav, view, embed) else {
             return;
@@ -67,8 +72,14 @@ pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
             l.as_ref()
                 .is_none_or(|l| l.question != address.written.question)
         });
+        if typing {
+            write_after_pause(last, typed, keystrokes, address);
+            return;
+        }
+        // Whatever is written now carries the search text too.
+        typed.set_value(None);
         settle_queued(last, queued, &address.written);
-        if typing || new_question {
+        if new_question {
             write_after_frame(last, queued, address);
         } else {
             write(last, address);
@@ -77,6 +88,7 @@ pub fn sync(nav: Navigator, view: ViewState, embed: bool) {
     let handle = window_event_listener(ev::popstate, move |_| {
         // The address Back/Forward went to wins over one still waiting to be written.
         queued.set_value(None);
+        typed.set_value(None);
         restore(nav, view)
     });
     on_cleanup(move || handle.remove());
@@ -98,6 +110,30 @@ fn write_after_frame(
         set_timeout(move || flush(last, queued), FRAME_WAIT_LIMIT);
     }
 }
+
+/// Writes `address` once no keystroke came for [`TYPING_PAUSE`] (each keystroke takes a new
+/// ticket; only the last one's timer writes, unless another change wrote the address first).
+fn write_after_pause(
+    last: StoredValue<Option<Written>>,
+    typed: StoredValue<Option<Address>>,
+    keystrokes: StoredValue<u64>,
+    address: Address,
+) {
+    typed.set_value(Some(address));
+    let ticket = keystrokes.get_value().wrapping_add(1);
+    keystrokes.set_value(ticket);
+    set_timeout(
+        move || {
+            if keystrokes.try_get_value() == Some(ticket) {
+                flush(last, typed);
+            }
+        },
+        TYPING_PAUSE,
+    );
+}
+
+/// How long typing in the search box must pause before the address follows it.
+pub const TYPING_PAUSE: Duration = Duration::from_millis(400);
 
 /// How long an address waits for a frame before it is written anyway.
 const FRAME_WAIT_LIMIT: Duration = Duration::from_millis(250);

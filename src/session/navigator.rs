@@ -40,18 +40,40 @@ pub struct Navigator {
     pub home: RwSignal<Option<HomeQuery>>,
     /// The profile request last run (the timeline strip charts it), with its base URL.
     pub current: RwSignal<Option<(String, ProfileRequest)>>,
+    /// Set once the service turned out to lack the explore endpoints (a bare DeepFlow querier):
+    /// with the profile whose timeline strip said so, or `None` when the home view did. The
+    /// page says it once and stops asking.
+    pub explore_missing: RwSignal<Option<Option<ProfileRequest>>>,
 }
 
 impl Navigator {
     /// A navigator over `form` and `runner`, on the home view.
     pub fn new(form: FormState, runner: QueryRunner) -> Navigator {
+        let baseline = RwSignal::new(None::<BaselineSpec>);
+        // A wall-clock baseline adds up with the main query instead of being compared.
+        let wall = runner.view.wall;
+        Effect::new(move |_| {
+            let on = baseline.with(|b| b.as_ref().is_some_and(|b| b.wall));
+            if wall.get_untracked() != on {
+                wall.set(on);
+            }
+        });
         Navigator {
             form,
             runner,
             baseline_runner: QueryRunner::for_side(runner.view, Target::Baseline),
-            baseline: RwSignal::new(None),
+            baseline,
             home: RwSignal::new(None),
             current: RwSignal::new(None),
+            explore_missing: RwSignal::new(None),
+        }
+    }
+
+    /// Records that the explore endpoints are missing, found by the strip of `on` (or by the
+    /// home view: `None`); the first finder is the one that says so.
+    pub fn note_explore_missing(&self, on: Option<ProfileRequest>) {
+        if self.explore_missing.with_untracked(Option::is_none) {
+            self.explore_missing.set(Some(on));
         }
     }
 

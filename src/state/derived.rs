@@ -6,9 +6,12 @@ use std::borrow::Cow;
 use std::sync::Arc;
 use std::time::Duration;
 
+use embers_model::contract::event::Measure;
+use embers_model::tree::diff::wall::wall;
 use embers_model::tree::diff::{Diff, DiffMode};
 use embers_model::tree::matches::Matches;
 use embers_model::tree::transform::{sandwich, Sandwich};
+use embers_model::view::format::{format_percent, format_value};
 use embers_model::Profile;
 use leptos::prelude::*;
 
@@ -56,6 +59,8 @@ pub(super) struct Sources {
     pub transforms: RwSignal<Vec<Transform>>,
     pub mode: RwSignal<TreeMode>,
     pub diff_mode: RwSignal<DiffMode>,
+    /// Whether the two sides make a wall-clock view (on-CPU + off-CPU) rather than a diff.
+    pub wall: RwSignal<bool>,
     /// The search text and regex flag while it filters (typing does not rebuild the tree).
     pub filter: Memo<Option<(String, bool)>>,
 }
@@ -90,18 +95,74 @@ impl Sources {
     }
 }
 
-/// A profile with the view's tree-changing steps applied (borrowed when none apply).
-fn transformed<'a>(l: &'a Loaded, spec: &ViewSpec) -> (Cow<'a, Profile>, Option<String>) {
+/// A side with the view's tree-changing steps applied: the profile (borrowed when none apply),
+/// a note, and what steps that drop samples removed of how much.
+struct Side<'a> {
+    profile: Cow<'a, Profile>,
+    note: Option<String>,
+    dropped: Option<(u64, u64)>,
+}
+
+fn transformed<'a>(l: &'a Loaded, spec: &ViewSpec) -> Side<'a> {
     let untouched = spec.transforms.is_empty()
         && spec.mode == TreeMode::TopDown
         && !(spec.search.filter && spec.search.is_active());
     if untouched {
-        return (Cow::Borrowed(&l.profile), None);
+        return Side {
+            profile: Cow::Borrowed(&l.profile),
+            note: None,
+            dropped: None,
+        };
     }
     let applied = spec.apply(&l.profile, |p| {
         matcher_set(p, None, &spec.search.text, spec.search.regex).ok()
     });
-    (Cow::Owned(applied.profile), applied.note)
+    Side {
+        profile: Cow::Owned(applied.profile),
+        note: applied.note,
+        dropped: applied.dropped,
+    }
+}
+
+/// The note of a shown profile: its own, and what dropping steps removed ("dropped 1.2 s
+/// (27%) of 4.5 s") — both sides' together in a wall-clock view.
+fn note_of(l: &Loaded, sides: &[&Side<'_>]) -> Option<String> {
+    let note = sides.first().and_then(|s| s.note.clone());
+    let dropped = sides
+        .iter()
+        .filter_map(|s| s.dropped)
+        .reduce(|a, b| (a.0 + b.0, a.1 + b.1));
+    let removed = dropped.map(|(removed, of)| {
+        format!(
+            "dropped {} ({}) of {}",
+            format_value(removed, l.unit),
+            format_percent(removed, of),
+            format_value(of, l.unit)
+        )
+    });
+    match (note, removed) {
+        (Some(n), Some(r)) => Some(format!("{n}; {r}")),
+        (n, r) => n.or(r),
+    }
+}
+
+/// The two sides shown as one: a wall-clock view (the off-CPU side waiting, the other running)
+/// or a diff of baseline and comparison.
+fn combined(s: &Sources, c: &Loaded, cp: &Profile, b: &Loaded, bp: &Profile) -> Loaded {
+    if s.wall.get() {
+        let off_cpu = |l: &Loaded| measure_of(l) == Measure::WaitingTime;
+        let (running, waiting) = if off_cpu(c) && !off_cpu(b) {
+            (bp, cp)
+        } else {
+            (cp, bp)
+        };
+        return c.wall_with(wall(running, waiting));
+    }
+    c.diff_with(Diff::new(bp, cp, s.diff_mode.get()))
+}
+
+fn measure_of(l: &Loaded) -> Measure {
+    embers_model::contract::event::measure(&l.request.profile_event_type)
 }
 
 /// The displayed profile; the loaded `Arc` itself when nothing applies.
@@ -110,15 +171,18 @@ pub(super) fn shown_memo(s: Sources) -> Memo<Option<Arc<Loaded>>> {
         move |_| {
             let (c, b) = s.loaded()?;
             let spec = s.spec();
-            let (cp, note) = transformed(&c, &spec);
+            let cs = transformed(&c, &spec);
             match b {
-                None if matches!(cp, Cow::Borrowed(_)) => Some(c),
-                None => Some(Arc::new(c.derived(cp.into_owned(), note))),
+                None if matches!(cs.profile, Cow::Borrowed(_)) => Some(c),
+                None => {
+                    let note = note_of(&c, &[&cs]);
+                    Some(Arc::new(c.derived(cs.profile.into_owned(), note)))
+                }
                 Some(b) => {
-                    let (bp, _) = transformed(&b, &spec);
-                    let diff = Diff::new(&bp, &cp, s.diff_mode.get());
-                    let mut shown = c.diff_with(diff);
-                    shown.note = note;
+                    let bs = transformed(&b, &spec);
+                    let mut shown = combined(&s, &c, &cs.profile, &b, &bs.profile);
+                    let sides: &[&Side<'_>] = if s.wall.get() { &[&cs, &bs] } else { &[&cs] };
+                    shown.note = note_of(&c, sides);
                     Some(Arc::new(shown))
                 }
             }
@@ -175,8 +239,8 @@ pub(super) fn prepare_search(shown: Memo<Option<Arc<Loaded>>>) {
     });
 }
 
-/// Callers and callees of the selected function; when comparing, each half is the diff of the
-/// two sides' halves.
+/// Callers and callees of the selected function; when comparing (or in a wall-clock view), each
+/// half is the two sides' halves combined.
 pub(super) fn sandwich_memo(
     s: Sources,
     shown: Memo<Option<Arc<Loaded>>>,
@@ -194,27 +258,26 @@ pub(super) fn sandwich_memo(
                 let f = p.function_id(&name)?;
                 Some(sandwich(p, f))
             };
-            let Some(_) = &shown.diff else {
+            if shown.diff.is_none() && shown.wall.is_none() {
                 let Sandwich { callers, callees } = halves(&shown.profile)?;
                 return Some(SandwichPair {
                     callers: Arc::new(shown.derived(callers, None)),
                     callees: Arc::new(shown.derived(callees, None)),
                 });
-            };
+            }
             let (c, b) = s.loaded()?;
             let spec = s.spec();
             let side = |l: &Loaded| {
-                halves(&transformed(l, &spec).0).unwrap_or(Sandwich {
+                halves(&transformed(l, &spec).profile).unwrap_or(Sandwich {
                     callers: Profile::default(),
                     callees: Profile::default(),
                 })
             };
             let b = b?;
             let (cs, bs) = (side(&c), side(&b));
-            let mode = s.diff_mode.get();
             Some(SandwichPair {
-                callers: Arc::new(c.diff_with(Diff::new(&bs.callers, &cs.callers, mode))),
-                callees: Arc::new(c.diff_with(Diff::new(&bs.callees, &cs.callees, mode))),
+                callers: Arc::new(combined(&s, &c, &cs.callers, &b, &bs.callers)),
+                callees: Arc::new(combined(&s, &c, &cs.callees, &b, &bs.callees)),
             })
         },
         |old, new| match (old, new) {

@@ -5,6 +5,7 @@ use std::sync::{Arc, OnceLock};
 
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::shape::ResultShape;
+use embers_model::tree::diff::wall::{Wall, WallValues};
 use embers_model::tree::diff::{Diff, DiffValues};
 use embers_model::tree::matches::SearchIndex;
 use embers_model::view::color::{frame_color, Palette};
@@ -29,6 +30,8 @@ pub struct Loaded {
     pub note: Option<String>,
     /// When this is the diff of two profiles: each side's values on `profile`'s nodes.
     pub diff: Option<Arc<DiffValues>>,
+    /// When this is a wall-clock view: running and waiting time on `profile`'s nodes.
+    pub wall: Option<Arc<WallValues>>,
     /// The saved snapshot this came from, if it did.
     pub snapshot: Option<String>,
     /// That snapshot's name (what the page calls it; ids are for links).
@@ -59,6 +62,7 @@ impl Loaded {
             decode_ms,
             note: None,
             diff: None,
+            wall: None,
             snapshot: None,
             snapshot_name: None,
             server_notice: None,
@@ -71,6 +75,14 @@ impl Loaded {
     pub fn diff_with(&self, diff: Diff) -> Loaded {
         let mut l = self.derived(diff.profile, None);
         l.diff = Some(Arc::new(diff.values));
+        l
+    }
+
+    /// The wall-clock view of this on-CPU profile and its off-CPU partner (both already
+    /// transformed as shown): running + waiting, with this side's request and shape.
+    pub fn wall_with(&self, wall: Wall) -> Loaded {
+        let mut l = self.derived(wall.profile, None);
+        l.wall = Some(Arc::new(wall.values));
         l
     }
 
@@ -95,7 +107,9 @@ impl Loaded {
 
     /// What the values measure, in words ("CPU time", "samples", ...).
     pub fn measure(&self) -> &'static str {
-        if self.unit == ValueUnit::Samples {
+        if self.wall.is_some() {
+            "wall-clock time"
+        } else if self.unit == ValueUnit::Samples {
             "samples"
         } else {
             measure_name(&self.request.profile_event_type)

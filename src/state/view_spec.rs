@@ -3,82 +3,14 @@
 //! Pure Rust (no web-sys): unit-tested natively.
 
 use embers_model::tree::diff::DiffMode;
-use embers_model::tree::search::{parse_terms, substring_matcher};
-use embers_model::tree::transform::{
-    cap_kernel_depth, collapse_unresolved, fold_threads, func_set, hide_functions, invert,
-    keep_stacks_through,
-};
+use embers_model::tree::transform::{invert, keep_stacks_through};
 use embers_model::view::layout::Orientation;
 use embers_model::Profile;
 
 use embers_model::view::paint::Metric;
 
-/// One reversible noise-control step, shown as a removable chip.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Transform {
-    /// Merge the `[t]` thread layer.
-    FoldThreads,
-    /// Keep at most N kernel frames per stack (0 hides them).
-    KernelDepth(u32),
-    /// Collapse runs of unresolved frames.
-    CollapseUnresolved,
-    /// Hide frames whose name contains one of these comma-separated terms.
-    Hide(String),
-    /// Keep only the stacks through this function (exact name).
-    Focus(String),
-}
-
-impl Transform {
-    /// The chip's text.
-    pub fn label(&self) -> String {
-        match self {
-            Transform::FoldThreads => "Threads folded".into(),
-            Transform::KernelDepth(0) => "Kernel hidden".into(),
-            Transform::KernelDepth(n) => format!("Kernel ≤ {n}"),
-            Transform::CollapseUnresolved => "Unresolved collapsed".into(),
-            Transform::Hide(p) => format!("Hidden: {p}"),
-            Transform::Focus(f) => format!("Focus: {f}"),
-        }
-    }
-
-    /// Applies the step.
-    pub fn apply(&self, p: &Profile) -> Profile {
-        match self {
-            Transform::FoldThreads => fold_threads(p),
-            Transform::KernelDepth(n) => cap_kernel_depth(p, *n),
-            Transform::CollapseUnresolved => collapse_unresolved(p),
-            Transform::Hide(pattern) => {
-                let terms = parse_terms(pattern);
-                hide_functions(p, &func_set(p, substring_matcher(&terms)))
-            }
-            Transform::Focus(name) => keep_stacks_through(p, &func_set(p, |n| n == name)),
-        }
-    }
-
-    /// The URL form: `threads`, `kernel:2`, `unresolved`, `hide:<terms>`, `focus:<name>`.
-    pub fn to_param(&self) -> String {
-        match self {
-            Transform::FoldThreads => "threads".into(),
-            Transform::KernelDepth(n) => format!("kernel:{n}"),
-            Transform::CollapseUnresolved => "unresolved".into(),
-            Transform::Hide(p) => format!("hide:{p}"),
-            Transform::Focus(f) => format!("focus:{f}"),
-        }
-    }
-
-    /// Parses [`Transform::to_param`]'s form.
-    pub fn from_param(s: &str) -> Option<Transform> {
-        let (head, tail) = s.split_once(':').map_or((s, None), |(h, t)| (h, Some(t)));
-        Some(match (head, tail) {
-            ("threads", None) => Transform::FoldThreads,
-            ("unresolved", None) => Transform::CollapseUnresolved,
-            ("kernel", Some(n)) => Transform::KernelDepth(n.parse().ok()?),
-            ("hide", Some(p)) if !p.is_empty() => Transform::Hide(p.into()),
-            ("focus", Some(f)) if !f.is_empty() => Transform::Focus(f.into()),
-            _ => return None,
-        })
-    }
-}
+use crate::state::transform::split_transforms;
+pub use crate::state::transform::Transform;
 
 /// The search box.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -135,6 +67,9 @@ pub struct Applied {
     pub profile: Profile,
     /// Something the user should know about it (e.g. a limited inversion).
     pub note: Option<String>,
+    /// What the steps that drop samples (drop, idle presets) removed, and the total before
+    /// them, when one applied.
+    pub dropped: Option<(u64, u64)>,
 }
 
 /// Separates zoom path names in the URL (names never contain it: DeepFlow replaces `;`).
@@ -149,8 +84,14 @@ impl ViewSpec {
     ) -> Applied {
         let mut p = base.clone();
         let mut note = None;
+        let mut dropped = None::<(u64, u64)>;
         for t in &self.transforms {
+            let before = p.root_total();
             p = t.apply(&p);
+            if t.drops_samples() {
+                let (removed, of) = dropped.unwrap_or((0, base.root_total()));
+                dropped = Some((removed + before.saturating_sub(p.root_total()), of));
+            }
         }
         if self.mode == TreeMode::Inverted {
             let inverted = invert(&p);
@@ -166,7 +107,11 @@ impl ViewSpec {
                 p = keep_stacks_through(&p, &funcs);
             }
         }
-        Applied { profile: p, note }
+        Applied {
+            profile: p,
+            note,
+            dropped,
+        }
     }
 
     /// URL parameters for the view (only what differs from the default).
@@ -259,29 +204,6 @@ impl ViewSpec {
     }
 }
 
-/// Splits `threads,hide:a,b,kernel:2` into transforms: a comma starts a new transform only when
-/// what follows is a known transform head.
-fn split_transforms(s: &str) -> Vec<Transform> {
-    const HEADS: [&str; 5] = ["threads", "unresolved", "kernel:", "hide:", "focus:"];
-    let mut parts: Vec<String> = Vec::new();
-    for piece in s.split(',') {
-        let starts_new = HEADS
-            .iter()
-            .any(|h| piece == h.trim_end_matches(':') || piece.starts_with(h));
-        match parts.last_mut() {
-            Some(last) if !starts_new => {
-                last.push(',');
-                last.push_str(piece);
-            }
-            _ => parts.push(piece.to_string()),
-        }
-    }
-    parts
-        .iter()
-        .filter_map(|p| Transform::from_param(p))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -331,5 +253,27 @@ mod tests {
         let v = ViewSpec::from_params([("transforms", "bogus,kernel:x,threads"), ("zoom", ";;")]);
         assert_eq!(v.transforms, [Transform::FoldThreads]);
         assert!(v.zoom_path.is_empty());
+    }
+
+    #[test]
+    fn dropping_steps_report_what_they_removed() {
+        let p = parse_folded(
+            "main;runtime.gopark 6\nmain;work 3\nmain;drop_me 1\n",
+            "app",
+        )
+        .unwrap();
+        let v = ViewSpec {
+            transforms: vec![
+                Transform::Idle(embers_model::tree::transform::idle::IdleClass::Wait),
+                Transform::FoldThreads,
+                Transform::Drop("drop_me".into()),
+            ],
+            ..ViewSpec::default()
+        };
+        let applied = v.apply(&p, |_| None);
+        assert_eq!(applied.dropped, Some((7, 10)));
+        assert_eq!(to_folded(&applied.profile), "app;main;work 3\n");
+        let none = ViewSpec::default().apply(&p, |_| None);
+        assert_eq!(none.dropped, None);
     }
 }

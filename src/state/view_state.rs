@@ -41,6 +41,8 @@ pub struct ViewState {
     set_baseline: WriteSignal<Option<LoadState>>,
     /// How a comparison is scaled.
     pub diff_mode: RwSignal<DiffMode>,
+    /// Whether the two sides are a wall-clock view (set by the navigator with the baseline).
+    pub wall: RwSignal<bool>,
     /// Noise-control steps.
     pub transforms: RwSignal<Vec<Transform>>,
     /// Top-down or inverted.
@@ -86,6 +88,7 @@ impl ViewState {
             transforms: RwSignal::new(spec.transforms),
             mode: RwSignal::new(spec.mode),
             diff_mode: RwSignal::new(spec.diff_mode),
+            wall: RwSignal::new(false),
             filter: Memo::new(move |_| {
                 let s = search.get();
                 (s.filter && s.is_active()).then_some((s.text, s.regex))
@@ -107,6 +110,7 @@ impl ViewState {
             baseline,
             set_baseline,
             diff_mode: sources.diff_mode,
+            wall: sources.wall,
             transforms: sources.transforms,
             mode: sources.mode,
             orientation: RwSignal::new(spec.orientation),

@@ -64,6 +64,16 @@ pub fn supports_whole_host(event_type: &str) -> bool {
     event_type == "on-cpu"
 }
 
+/// The event type whose values add up with `event_type`'s into wall-clock time: on-CPU (running)
+/// and off-CPU (waiting) are both microseconds of one thread's time.
+pub fn wall_partner(event_type: &str) -> Option<&'static str> {
+    match event_type {
+        "on-cpu" => Some("off-cpu"),
+        "off-cpu" => Some("on-cpu"),
+        _ => None,
+    }
+}
+
 /// Whether a language type is the agent's eBPF data, for which `max_kernel_stack_depth` applies.
 pub fn is_ebpf(language: &str) -> bool {
     language.eq_ignore_ascii_case(DEFAULT_LANGUAGE)
@@ -78,6 +88,9 @@ mod tests {
         assert!(is_memory_event("mem-alloc") && is_memory_event("hbm-inuse"));
         assert!(!is_memory_event("on-cpu") && !is_memory_event("off-cpu"));
         assert!(supports_whole_host("on-cpu"));
+        assert_eq!(wall_partner("on-cpu"), Some("off-cpu"));
+        assert_eq!(wall_partner("off-cpu"), Some("on-cpu"));
+        assert_eq!(wall_partner("mem-alloc"), None);
         assert!(!EVENT_TYPES[1..].iter().any(|e| supports_whole_host(e)));
         assert!(is_ebpf("ebpf") && !is_ebpf("Java"));
     }

@@ -9,6 +9,7 @@ pub mod order;
 pub mod profile;
 pub mod search;
 pub mod stats;
+pub mod symbol;
 pub mod table;
 pub mod transform;
 pub mod truncate;

@@ -4,7 +4,10 @@
 //! times (recursion), unlike the server's `function_values`, which adds up every node.
 
 use crate::tree::diff::{DiffValues, SideValues};
+use crate::tree::order::sort_by_dyn;
 use crate::tree::profile::{NodeId, Profile};
+use crate::tree::symbol::package_of;
+use rustc_hash::FxHashMap;
 
 /// Self and total of one function, summed over every node where it appears.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -58,6 +61,35 @@ pub fn diff_stats(profile: &Profile, diff: &DiffValues) -> Vec<DiffStats> {
 
 /// [`FunctionStats`] over `profile`'s structure with the values `self_of` and `total_of` give
 /// each node.
+/// The packages ([`crate::tree::symbol::package_of`]) with the most self time, busiest first,
+/// at most `n`: (package, self time). What the colour legend names when frames are coloured by
+/// package.
+pub fn top_packages(profile: &Profile, n: usize) -> Vec<(&str, u64)> {
+    let mut by_func = vec![0u64; profile.function_count()];
+    for node in profile.nodes().skip(1) {
+        by_func[profile.func(node) as usize] += profile.self_value(node);
+    }
+    let mut sums: FxHashMap<&str, u64> = FxHashMap::default();
+    for (f, &v) in by_func.iter().enumerate().filter(|(_, v)| **v > 0) {
+        if let Some(package) = package_of(profile.function_name(f as u32)) {
+            *sums.entry(package).or_insert(0) += v;
+        }
+    }
+    let mut list: Vec<(&str, u64)> = sums.into_iter().collect();
+    sort_by_dyn(&mut list, &|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    list.truncate(n);
+    list
+}
+
+/// [`FunctionStats`] of one side's values on a tree of two sides (a diff's or a wall view's).
+pub fn side_stats(profile: &Profile, side: &SideValues) -> Vec<FunctionStats> {
+    function_stats_of(
+        profile,
+        |n| side.self_value[n as usize],
+        |n| side.total[n as usize],
+    )
+}
+
 fn function_stats_of(
     profile: &Profile,
     self_of: impl Fn(NodeId) -> u64,
@@ -135,5 +167,16 @@ mod tests {
             (2, 5)
         );
         assert_eq!((of("h").baseline.total, of("h").comparison.total), (0, 1));
+    }
+
+    #[test]
+    fn packages_are_ranked_by_their_self_time() {
+        let p = crate::wire::folded::parse_folded(
+            "main;java.util.HashMap.get 5\nmain;java.util.ArrayList.add 2\nmain;tokio::park 4\nmain;epoll_wait 9\n",
+            "app",
+        )
+        .unwrap();
+        assert_eq!(super::top_packages(&p, 5), [("java.util", 7), ("tokio", 4)]);
+        assert_eq!(super::top_packages(&p, 1).len(), 1);
     }
 }

@@ -1,14 +1,16 @@
 //! Tree transforms: each takes a profile and returns a new one, so every view (folded threads,
-//! hidden frames, focus, inverted, sandwich) is drawn by the same layout and renderer.
+//! hidden, merged or dropped frames, collapsed recursion and libraries, focus, inverted,
+//! sandwich) is drawn by the same layout and renderer, and works on both sides of a comparison.
 //!
 //! Most transforms are one preorder pass of [`rebuild`], which decides per node whether the
-//! frame is kept, merged into its parent (its self time and children move up), renamed, or made
-//! the new root, and whether its self time counts. Sibling frames that end up with the same name
-//! merge, exactly like duplicate stacks do. No recursion over depth anywhere.
+//! frame is kept, merged into its parent or an ancestor (its self time and children move up),
+//! renamed, made the new root, or left out with its subtree, and whether its self time counts.
+//! Sibling frames that end up with the same name merge, exactly like duplicate stacks do. No
+//! recursion over depth anywhere. Transforms that act on stacks through a function (keep, drop,
+//! merge, focus, recursion, libraries) are in [`stacks`]; the idle-wait table in [`idle`].
 
 use crate::contract::kernel::Tail;
 use crate::contract::kind::FrameKind;
-use crate::tree::build::TreeBuilder;
 use crate::tree::profile::{NodeId, Profile};
 use crate::tree::table::{NodeTable, NO_PARENT};
 use rustc_hash::FxHashMap;
@@ -30,6 +32,9 @@ pub enum FrameRule {
     Keep,
     /// Drop the frame: its self time and children go to its (new) parent.
     Merge,
+    /// Drop the frame: its self time and children go to this ancestor's new node (collapsed
+    /// recursion: an inner call joins the outermost one).
+    MergeInto(NodeId),
     /// Keep the frame under another name (frames renamed alike merge).
     Rename(String),
     /// Make this frame the new root (for views of one function's subtree).
@@ -48,6 +53,18 @@ pub fn rebuild(
     root_name: &str,
     mut rule: impl FnMut(NodeId) -> FrameRule,
     mut self_of: impl FnMut(NodeId) -> u64,
+) -> Profile {
+    rebuild_dyn(profile, root_name, &mut rule, &mut self_of)
+}
+
+/// [`rebuild`] through `dyn` closures: one copy of the pass in the wasm bundle for every
+/// transform (each closure type would make its own, ~2 KB each); a call through a pointer per
+/// node costs a few milliseconds at a million nodes.
+fn rebuild_dyn(
+    profile: &Profile,
+    root_name: &str,
+    rule: &mut dyn FnMut(NodeId) -> FrameRule,
+    self_of: &mut dyn FnMut(NodeId) -> u64,
 ) -> Profile {
     if profile.is_empty() {
         return Profile::default();
@@ -71,6 +88,9 @@ pub fn rebuild(
             FrameRule::Skip => UNMAPPED,
             _ if parent_new == UNMAPPED => UNMAPPED,
             FrameRule::Merge => parent_new,
+            FrameRule::MergeInto(ancestor) => {
+                map.get(ancestor as usize).copied().unwrap_or(UNMAPPED)
+            }
             FrameRule::Keep => {
                 let old = profile.func(node);
                 if func_map[old as usize] == UNMAPPED {
@@ -99,7 +119,16 @@ pub fn rebuild(
     // Frames merged into the root (or made the root) have already added to its self time.
     let root_self = i64::try_from(self_of(0)).unwrap_or(i64::MAX);
     table.self_value[0] = table.self_value[0].saturating_add(root_self);
-    prune_empty(Profile::from_table(table))
+    Profile::from_table(prune_empty(table))
+}
+
+/// The name of `profile`'s root, empty for an empty profile (which every transform keeps empty).
+pub(crate) fn root_name(profile: &Profile) -> String {
+    if profile.is_empty() {
+        String::new()
+    } else {
+        profile.name(0).to_string()
+    }
 }
 
 fn child(
@@ -116,30 +145,76 @@ fn child(
     id
 }
 
-/// Drops nodes whose total is zero (what filters leave behind). The root always stays.
-fn prune_empty(profile: Profile) -> Profile {
-    let has_empty = profile.nodes().skip(1).any(|n| profile.total(n) == 0);
-    if !has_empty {
-        return profile;
+/// Drops the rows whose total is zero (what filters leave behind) from a table whose rows come
+/// after their parents, as [`rebuild`] writes them; the root always stays. One backward pass
+/// sums the totals, one forward pass keeps and renumbers rows: a zero total has none below it.
+fn prune_empty(mut table: NodeTable) -> NodeTable {
+    let n = table.len();
+    let mut total: Vec<i64> = table.self_value.clone();
+    for i in (1..n).rev() {
+        if let Some(p) = total.get(table.parent[i] as usize).copied() {
+            total[table.parent[i] as usize] = p.saturating_add(total[i]);
+        }
     }
-    let root = profile.name(0).to_string();
-    rebuild(
-        &profile,
-        &root,
-        |n| {
-            if profile.total(n) == 0 {
-                FrameRule::Skip
+    if total.iter().skip(1).all(|&t| t > 0) {
+        return table;
+    }
+    let mut new_index = vec![NO_PARENT; n];
+    let mut kept = 0u32;
+    for i in 0..n {
+        if i == 0 || total[i] > 0 {
+            new_index[i] = kept;
+            let parent = table.parent[i];
+            let parent = if parent == NO_PARENT {
+                NO_PARENT
             } else {
-                FrameRule::Keep
-            }
-        },
-        |n| profile.self_value(n),
-    )
+                new_index[parent as usize]
+            };
+            let k = kept as usize;
+            table.func[k] = table.func[i];
+            table.parent[k] = parent;
+            table.self_value[k] = table.self_value[i];
+            table.total_value[k] = 0;
+            kept += 1;
+        }
+    }
+    for column in [&mut table.parent, &mut table.func] {
+        column.truncate(kept as usize);
+    }
+    table.self_value.truncate(kept as usize);
+    table.total_value.truncate(kept as usize);
+    drop_unused_functions(&mut table);
+    table
+}
+
+/// Keeps only the functions some row names (a function whose frames all went is gone from the
+/// profile, as if it never was), renumbering the rows' functions.
+fn drop_unused_functions(table: &mut NodeTable) {
+    let mut used = vec![false; table.functions.len()];
+    for &f in &table.func {
+        used[f as usize] = true;
+    }
+    if used.iter().all(|&u| u) {
+        return;
+    }
+    let old = std::mem::take(&mut table.functions);
+    let mut new_id = vec![UNMAPPED; used.len()];
+    let (names, kinds) = old.into_columns();
+    for (f, (name, kind)) in names.iter().zip(kinds).enumerate() {
+        if used[f] {
+            let id = table.functions.intern(name);
+            table.functions.set_kind(id, kind);
+            new_id[f] = id;
+        }
+    }
+    for f in &mut table.func {
+        *f = new_id[*f as usize];
+    }
 }
 
 /// Merges the `[t]` thread layer: threads of one process become one.
 pub fn fold_threads(profile: &Profile) -> Profile {
-    let root = profile.name(0).to_string();
+    let root = root_name(profile);
     rebuild(
         profile,
         &root,
@@ -167,14 +242,14 @@ pub fn cap_kernel_depth(profile: &Profile, keep: u32) -> Profile {
         }
         moved[target as usize] = moved[target as usize].saturating_add(profile.self_value(n));
     }
-    let root = profile.name(0).to_string();
+    let root = root_name(profile);
     rebuild(profile, &root, |_| FrameRule::Keep, |n| moved[n as usize])
 }
 
 /// Collapses runs of unresolved frames (`[/path]`, `[unknown] 0x...`) into their first frame.
 pub fn collapse_unresolved(profile: &Profile) -> Profile {
     let unresolved = |n: NodeId| n != 0 && profile.kind(n) == FrameKind::Unresolved;
-    let root = profile.name(0).to_string();
+    let root = root_name(profile);
     rebuild(
         profile,
         &root,
@@ -185,7 +260,7 @@ pub fn collapse_unresolved(profile: &Profile) -> Profile {
 
 /// Hides the frames of the given functions, merging what remains.
 pub fn hide_functions(profile: &Profile, hidden: &FuncSet) -> Profile {
-    let root = profile.name(0).to_string();
+    let root = root_name(profile);
     rebuild(
         profile,
         &root,
@@ -194,181 +269,8 @@ pub fn hide_functions(profile: &Profile, hidden: &FuncSet) -> Profile {
     )
 }
 
-/// Keeps only the stacks that pass through one of `funcs` (ancestors stay for context).
-pub fn keep_stacks_through(profile: &Profile, funcs: &FuncSet) -> Profile {
-    let through = stacks_through(profile, funcs);
-    let root = profile.name(0).to_string();
-    rebuild(
-        profile,
-        &root,
-        |_| FrameRule::Keep,
-        |n| counted(profile, n, through[n as usize]),
-    )
-}
-
-/// Per node: whether it or one of its ancestors is one of `funcs`.
-fn stacks_through(profile: &Profile, funcs: &FuncSet) -> Vec<bool> {
-    let mut through = vec![false; profile.node_count()];
-    for n in profile.nodes() {
-        let inherited = profile.parent(n).is_some_and(|p| through[p as usize]);
-        through[n as usize] = inherited || funcs[profile.func(n) as usize];
-    }
-    through
-}
-
-/// Work limit of [`invert`], in caller frames visited. Inverting costs the sum of the depths of
-/// all frames with self time, which for a million-node profile of deep stacks runs to tens of
-/// millions; past this budget callers are cut at a common depth (see [`Inverted`]).
-pub const INVERT_STEP_BUDGET: u64 = 3_000_000;
-
-/// An inverted profile and how far up the callers it goes.
-pub struct Inverted {
-    /// The bottom-up tree.
-    pub profile: Profile,
-    /// `Some(d)` when callers more than `d` frames above a leaf were left out to stay within
-    /// [`INVERT_STEP_BUDGET`] (their time stays on the last kept caller).
-    pub caller_depth_limit: Option<u32>,
-}
-
-/// The bottom-up (inverted) tree: functions with self time become the root's children, their
-/// callers grow upwards. Works on function ids (no string hashing) in one pass per leaf.
-pub fn invert(profile: &Profile) -> Inverted {
-    invert_with_budget(profile, INVERT_STEP_BUDGET)
-}
-
-/// [`invert`] with an explicit work budget (for tests).
-pub fn invert_with_budget(profile: &Profile, budget: u64) -> Inverted {
-    if profile.is_empty() {
-        return Inverted {
-            profile: Profile::default(),
-            caller_depth_limit: None,
-        };
-    }
-    let limit = caller_depth_limit(profile, budget);
-    let mut table = NodeTable {
-        derive_totals: true,
-        ..NodeTable::default()
-    };
-    let root = table.functions.intern(profile.name(0));
-    table.push(root, NO_PARENT, 0, 0);
-    let mut func_map = vec![UNMAPPED; profile.function_count()];
-    let mut children: FxHashMap<(u32, u32), u32> = FxHashMap::default();
-    for n in profile.nodes().skip(1) {
-        let value = profile.self_value(n);
-        if value == 0 {
-            continue;
-        }
-        let (mut cur, mut steps) = (0u32, 0u32);
-        let mut frame = Some(n);
-        while let Some(c) = frame.filter(|&c| c != 0 && limit.is_none_or(|l| steps < l)) {
-            let old = profile.func(c);
-            if func_map[old as usize] == UNMAPPED {
-                let f = table.functions.intern(profile.function_name(old));
-                table.functions.set_kind(f, profile.function_kind(old));
-                func_map[old as usize] = f;
-            }
-            cur = child(&mut table, &mut children, cur, func_map[old as usize]);
-            steps += 1;
-            frame = profile.parent(c);
-        }
-        let slot = &mut table.self_value[cur as usize];
-        *slot = slot.saturating_add(value as i64);
-    }
-    table.self_value[0] = table.self_value[0].saturating_add(profile.self_value(0) as i64);
-    Inverted {
-        profile: Profile::from_table(table),
-        caller_depth_limit: limit,
-    }
-}
-
-/// The deepest caller level that keeps inverting within `budget` steps, or `None` if the whole
-/// tree fits.
-fn caller_depth_limit(profile: &Profile, budget: u64) -> Option<u32> {
-    // How many frames with self time sit at each depth.
-    let mut at_depth = vec![0u64; profile.max_depth() as usize + 1];
-    for n in profile.nodes().skip(1) {
-        if profile.self_value(n) > 0 {
-            at_depth[profile.depth(n) as usize] += 1;
-        }
-    }
-    let cost = |limit: u64| -> u64 {
-        at_depth
-            .iter()
-            .enumerate()
-            .map(|(d, &c)| c * (d as u64).min(limit))
-            .sum()
-    };
-    if cost(u64::MAX) <= budget {
-        return None;
-    }
-    // cost() grows with the limit: the largest limit within budget, at least one level.
-    let (mut lo, mut hi) = (1u64, profile.max_depth() as u64);
-    while lo < hi {
-        let mid = (lo + hi).div_ceil(2);
-        if cost(mid) <= budget {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    Some(lo as u32)
-}
-
-/// The sandwich view of one function: who calls it and what it calls, merged over every place
-/// it occurs (outermost occurrences only, so recursion counts each sample once).
-pub struct Sandwich {
-    /// Callers, inverted: the function at the root, its callers above it.
-    pub callers: Profile,
-    /// Callees: the function at the root, everything it calls below.
-    pub callees: Profile,
-}
-
-/// Builds the [`Sandwich`] of function `func`.
-pub fn sandwich(profile: &Profile, func: u32) -> Sandwich {
-    let name = profile.function_name(func).to_string();
-    let is_f = |n: NodeId| profile.func(n) == func;
-    // Outermost occurrences: a node of `func` with no `func` ancestor.
-    let mut inside = vec![false; profile.node_count()];
-    let mut outermost = Vec::new();
-    for n in profile.nodes() {
-        let parent_inside = profile.parent(n).is_some_and(|p| inside[p as usize]);
-        if is_f(n) && !parent_inside {
-            outermost.push(n);
-        }
-        inside[n as usize] = parent_inside || is_f(n);
-    }
-    let mut callers = TreeBuilder::new(&name);
-    let mut frames: Vec<&str> = Vec::new();
-    for &n in &outermost {
-        frames.clear();
-        let mut cur = profile.parent(n);
-        while let Some(c) = cur.filter(|&c| c != 0) {
-            frames.push(profile.name(c));
-            cur = profile.parent(c);
-        }
-        callers.add_stack(frames.iter().copied(), profile.total(n));
-    }
-    let outer: std::collections::HashSet<NodeId> = outermost.iter().copied().collect();
-    let callees = rebuild(
-        profile,
-        &name,
-        |n| {
-            if outer.contains(&n) {
-                FrameRule::Root
-            } else {
-                FrameRule::Keep
-            }
-        },
-        |n| counted(profile, n, inside[n as usize]),
-    );
-    Sandwich {
-        callers: callers.finish(),
-        callees,
-    }
-}
-
 /// A node's self time when it counts, else 0.
-fn counted(profile: &Profile, node: NodeId, counts: bool) -> u64 {
+pub(crate) fn counted(profile: &Profile, node: NodeId, counts: bool) -> u64 {
     if counts {
         profile.self_value(node)
     } else {
@@ -376,13 +278,25 @@ fn counted(profile: &Profile, node: NodeId, counts: bool) -> u64 {
     }
 }
 
-fn merge_if(cond: bool) -> FrameRule {
+pub(crate) fn merge_if(cond: bool) -> FrameRule {
     if cond {
         FrameRule::Merge
     } else {
         FrameRule::Keep
     }
 }
+
+pub mod idle;
+mod invert;
+mod sandwich;
+pub mod stacks;
+
+pub use invert::{invert, invert_with_budget, Inverted, INVERT_STEP_BUDGET};
+pub use sandwich::{sandwich, Sandwich};
+pub use stacks::{
+    collapse_library, collapse_recursion, drop_stacks_through, focus_function, keep_stacks_through,
+    library_of, Libraries,
+};
 
 #[cfg(test)]
 mod tests;

@@ -102,6 +102,83 @@ pub fn frame_color(kind: FrameKind, name: &str, palette: Palette) -> Rgb {
     hsl(hue, fam.sat, light)
 }
 
+/// What decides the colour of a frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ColorBy {
+    /// Its kind's family, varied by name ([`frame_color`]).
+    #[default]
+    Kind,
+    /// Its package or namespace ([`package_color`]).
+    Package,
+}
+
+/// A frame's fill colour as `by` decides.
+pub fn fill_color(kind: FrameKind, name: &str, palette: Palette, by: ColorBy) -> Rgb {
+    match by {
+        ColorBy::Kind => frame_color(kind, name, palette),
+        ColorBy::Package => package_color(kind, name, palette),
+    }
+}
+
+/// Colour by package: every frame of one package or namespace
+/// ([`crate::tree::symbol::package_of`]) gets that package's colour ([`package_key_color`]);
+/// frames without a package (C symbols, threads) keep their kind's hue, greyed, so packages
+/// stand out.
+pub fn package_color(kind: FrameKind, name: &str, palette: Palette) -> Rgb {
+    match crate::tree::symbol::package_of(name) {
+        Some(package) => package_key_color(package, palette),
+        None => {
+            let fam = family(kind, palette);
+            let b = f64::from((name_hash(name) >> 16) & 0xffff) / 65535.0;
+            hsl(fam.hue, fam.sat * 0.18, 0.74 + (b - 0.5) * 0.08)
+        }
+    }
+}
+
+/// The colour of a package: one of twelve well-separated hues (Okabe–Ito's seven in the
+/// colour-blind palette), picked by a hash of its name, so it keeps its colour in every
+/// profile.
+pub fn package_key_color(package: &str, palette: Palette) -> Rgb {
+    const CATEGORICAL: [Rgb; 12] = [
+        Rgb(0x4e, 0x79, 0xa7),
+        Rgb(0xf2, 0x8e, 0x2b),
+        Rgb(0x59, 0xa1, 0x4f),
+        Rgb(0xe1, 0x57, 0x59),
+        Rgb(0x76, 0xb7, 0xb2),
+        Rgb(0xed, 0xc9, 0x48),
+        Rgb(0xb0, 0x7a, 0xa1),
+        Rgb(0xff, 0x9d, 0xa7),
+        Rgb(0x9c, 0x75, 0x5f),
+        Rgb(0x86, 0xbc, 0xb6),
+        Rgb(0xd3, 0x72, 0x95),
+        Rgb(0xa0, 0xcb, 0xe8),
+    ];
+    let colors: &[Rgb] = match palette {
+        Palette::Classic => &CATEGORICAL,
+        Palette::ColorBlind => &OKABE_ITO,
+    };
+    colors[name_hash(package) as usize % colors.len()]
+}
+
+/// A wall-clock bar's colour: running (on-CPU) in warm orange, waiting (off-CPU) in cool blue
+/// (Okabe–Ito's vermillion and blue in the colour-blind palette), the lightness varied a little
+/// by name so that neighbours stay apart.
+pub fn wall_color(running: bool, name: &str, palette: Palette) -> Rgb {
+    let b = f64::from((name_hash(name) >> 16) & 0xffff) / 65535.0;
+    let (hue, sat, light) = match (palette, running) {
+        (Palette::Classic, true) => (22.0, 0.80, 0.58),
+        (Palette::Classic, false) => (212.0, 0.55, 0.66),
+        (Palette::ColorBlind, true) => (24.0, 1.0, 0.45),
+        (Palette::ColorBlind, false) => (202.0, 1.0, 0.38),
+    };
+    hsl(hue, sat, light + (b - 0.5) * 0.08)
+}
+
+/// The legend's colour of running or waiting time.
+pub fn wall_key_color(running: bool, palette: Palette) -> Rgb {
+    wall_color(running, "", palette)
+}
+
 /// The colour of the kind itself, for the legend (the family's centre).
 pub fn kind_color(kind: FrameKind, palette: Palette) -> Rgb {
     let fam = family(kind, palette);
@@ -116,6 +193,17 @@ pub fn self_heat(share: f64) -> Rgb {
     // The square root lifts small shares so that moderately hot frames are still visible.
     COLD.mix(HOT, share.clamp(0.0, 1.0).sqrt())
 }
+
+/// Okabe–Ito's colours (without black), distinguishable with common colour-vision deficiencies.
+const OKABE_ITO: [Rgb; 7] = [
+    Rgb(0xe6, 0x9f, 0x00),
+    Rgb(0x56, 0xb4, 0xe9),
+    Rgb(0x00, 0x9e, 0x73),
+    Rgb(0xf0, 0xe4, 0x42),
+    Rgb(0x00, 0x72, 0xb2),
+    Rgb(0xd5, 0x5e, 0x00),
+    Rgb(0xcc, 0x79, 0xa7),
+];
 
 /// Colours of timeline series (groups), in rank order; the last is for [`other`] and groups
 /// past the palette. The colour-blind palette is Okabe–Ito's.
@@ -133,15 +221,6 @@ pub fn series_color(rank: usize, is_other: bool, palette: Palette) -> Rgb {
         Rgb(0xa0, 0x5a, 0x2c),
         Rgb(0x6b, 0x8e, 0x23),
         Rgb(0xb0, 0x3a, 0x2e),
-    ];
-    const OKABE_ITO: [Rgb; 7] = [
-        Rgb(0xe6, 0x9f, 0x00),
-        Rgb(0x56, 0xb4, 0xe9),
-        Rgb(0x00, 0x9e, 0x73),
-        Rgb(0xf0, 0xe4, 0x42),
-        Rgb(0x00, 0x72, 0xb2),
-        Rgb(0xd5, 0x5e, 0x00),
-        Rgb(0xcc, 0x79, 0xa7),
     ];
     const REST: Rgb = Rgb(0xa8, 0xa2, 0x98);
     let colors: &[Rgb] = match palette {
@@ -216,6 +295,30 @@ mod tests {
             assert_eq!(c.css(), format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2));
             assert_eq!(format!("#{:06x}", c.packed()), c.css());
         }
+    }
+
+    #[test]
+    fn a_package_keeps_one_colour_and_unscoped_names_stay_grey() {
+        let by = |name| package_color(FrameKind::App, name, Palette::Classic);
+        assert_eq!(by("java.util.HashMap.get"), by("java.util.ArrayList.add"));
+        assert_eq!(
+            by("tokio::runtime::park"),
+            by("tokio::net::TcpStream::poll_read")
+        );
+        assert_ne!(
+            by("tokio::runtime::park"),
+            by("hyper::proto::h1::conn::poll")
+        );
+        let grey = by("ngx_http_process_request");
+        let (max, min) = (
+            grey.0.max(grey.1).max(grey.2),
+            grey.0.min(grey.1).min(grey.2),
+        );
+        assert!(max - min < 30, "unscoped names are nearly grey: {grey:?}");
+        assert_eq!(
+            fill_color(FrameKind::App, "main", Palette::Classic, ColorBy::Kind),
+            frame_color(FrameKind::App, "main", Palette::Classic)
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 use std::borrow::Cow;
 
 use crate::contract::event::{measure, Measure};
+use crate::tree::symbol::kind_prefix_len;
 
 /// What the numbers of a profile measure, from its `profile_event_type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -182,16 +183,6 @@ pub fn elide(label: &str, max_chars: usize) -> Option<Cow<'_, str>> {
 
 /// The fewest characters an elided label keeps (two characters and the ellipsis).
 pub const MIN_ELIDED_CHARS: usize = 3;
-
-/// Length of a `[x] ` kind prefix at the start of a frame name, else 0.
-fn kind_prefix_len(name: &str) -> usize {
-    let b = name.as_bytes();
-    if b.len() > 4 && b[0] == b'[' && b[2] == b']' && b[3] == b' ' {
-        4
-    } else {
-        0
-    }
-}
 
 #[cfg(test)]
 mod tests {

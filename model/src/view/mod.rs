@@ -6,6 +6,7 @@ pub mod color;
 pub mod draw_list;
 pub mod format;
 pub mod layout;
+pub mod names;
 pub mod navigate;
 pub mod paint;
 pub mod timeline;

@@ -7,12 +7,14 @@
 
 pub use crate::view::draw_list::{DrawList, Fill, Labels, Mark, Outline, Rect};
 
+use crate::tree::diff::wall::WallValues;
 use crate::tree::diff::DiffValues;
 use crate::tree::profile::{NodeId, Profile};
 use crate::tree::search::FrameMatch;
-use crate::view::color::{diff_color, self_heat, Palette};
-use crate::view::format::{elide, format_change, format_percent};
+use crate::view::color::{diff_color, self_heat, wall_color, Palette};
+use crate::view::format::{format_change, format_percent};
 use crate::view::layout::Bar;
+use crate::view::names::shorten;
 
 /// Horizontal padding inside a bar before its label, CSS px.
 pub const LABEL_PAD_CSS: f64 = 4.0;
@@ -85,6 +87,18 @@ pub struct PaintInput<'a> {
     pub marks: Marks<'a>,
     /// When the profile is a diff: colour by change instead of by kind.
     pub diff: Option<DiffPaint<'a>>,
+    /// When the profile is a wall-clock view: each bar split into running and waiting.
+    pub wall: Option<WallPaint<'a>>,
+}
+
+/// How a wall-clock view is coloured: each frame's bar is split, its running part (on-CPU) on
+/// the left in warm colours, its waiting part (off-CPU) on the right in cool ones.
+#[derive(Clone, Copy, Debug)]
+pub struct WallPaint<'a> {
+    /// Running and waiting per node of the profile.
+    pub values: &'a WallValues,
+    /// Which colours.
+    pub palette: Palette,
 }
 
 /// How a diff is coloured.
@@ -135,14 +149,18 @@ pub fn paint(bars: &[Bar], input: &PaintInput<'_>, out: &mut DrawList) {
         } else {
             bar.width_css
         };
-        out.rects.push(Rect {
+        let rect = Rect {
             x: bar.x_css,
             y: bar.y_css,
             w,
             h: row_h - 1.0,
             fill: bar_fill(bar, input, max_self),
             alpha,
-        });
+        };
+        match &input.wall {
+            Some(wall) if bar.is_frame() => split_wall(rect, bar.node, input, wall, &mut out.rects),
+            _ => out.rects.push(rect),
+        }
         if bar.is_frame() {
             if let Some(text) = label_for(bar, input, w) {
                 out.labels.push(
@@ -155,6 +173,46 @@ pub fn paint(bars: &[Bar], input: &PaintInput<'_>, out: &mut DrawList) {
         }
     }
     outline_marks(bars, input, &mut out.outlines);
+}
+
+/// A wall-clock bar as its running part and its waiting part (one rectangle when a part would
+/// be under half a pixel). Self mode splits by self time where the frame has some.
+fn split_wall(
+    rect: Rect,
+    node: NodeId,
+    input: &PaintInput<'_>,
+    wall: &WallPaint<'_>,
+    out: &mut Vec<Rect>,
+) {
+    let own = input.metric == Metric::Self_ && input.profile.self_value(node) > 0;
+    let share = wall.values.running_share(node, own);
+    let name = input.profile.name(node);
+    let color = |running| Fill::Rgb(wall_color(running, name, wall.palette));
+    let running_w = rect.w * share;
+    if running_w >= 0.5 {
+        out.push(Rect {
+            w: if rect.w - running_w < 0.5 {
+                rect.w
+            } else {
+                running_w
+            },
+            fill: color(true),
+            ..rect
+        });
+    }
+    if rect.w - running_w >= 0.5 {
+        let x = if running_w >= 0.5 {
+            rect.x + running_w
+        } else {
+            rect.x
+        };
+        out.push(Rect {
+            x,
+            w: rect.x + rect.w - x,
+            fill: color(false),
+            ..rect
+        });
+    }
 }
 
 fn bar_alpha(bar: &Bar, input: &PaintInput<'_>) -> f64 {
@@ -222,7 +280,8 @@ pub fn label_text(profile: &Profile, node: NodeId, metric: Metric) -> String {
 }
 
 /// The text that fits a bar drawn `width` CSS px wide: the full label, else the bare name
-/// elided (a cut-off percentage says nothing), else nothing.
+/// shortened (a cut-off percentage says nothing; the function's own name goes last, see
+/// [`shorten`]), else nothing.
 fn label_for(bar: &Bar, input: &PaintInput<'_>, width: f64) -> Option<String> {
     let room = width - 2.0 * LABEL_PAD_CSS;
     if room < input.char_width_css * 3.0 {
@@ -236,7 +295,7 @@ fn label_for(bar: &Bar, input: &PaintInput<'_>, width: f64) -> Option<String> {
     if full.chars().count() <= max_chars {
         return Some(full);
     }
-    elide(input.profile.name(bar.node), max_chars).map(|t| t.into_owned())
+    shorten(input.profile.name(bar.node), max_chars).map(|t| t.into_owned())
 }
 
 /// Outlines: the selected/highlighted function's frames, the keyboard focus, the hover.
@@ -273,79 +332,4 @@ fn outline_marks(bars: &[Bar], input: &PaintInput<'_>, out: &mut Vec<Outline>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::tree::build::TreeBuilder;
-    use crate::view::layout::{layout, LayoutOptions, Viewport};
-
-    fn painted(metric: Metric, width: f64, marks: Marks<'_>, p: &Profile) -> DrawList {
-        let mut bars = Vec::new();
-        let vp = Viewport {
-            width_css: width,
-            height_css: 200.0,
-            scroll_top_css: 0.0,
-        };
-        layout(p, 0, &vp, &LayoutOptions::default(), &mut bars);
-        let input = PaintInput {
-            profile: p,
-            row_height_css: 18.0,
-            metric,
-            char_width_css: 7.0,
-            marks,
-            diff: None,
-        };
-        let mut out = DrawList::default();
-        paint(&bars, &input, &mut out);
-        out
-    }
-
-    fn sample() -> Profile {
-        let mut b = TreeBuilder::new("app");
-        b.add_stack(["main", "compute_checksum"], 60);
-        b.add_stack(["main", "idle"], 40);
-        b.finish()
-    }
-
-    #[test]
-    fn labels_fit_their_bars_or_elide_the_name() {
-        let p = sample();
-        let out = painted(Metric::Total, 200.0, Marks::default(), &p);
-        let labels: Vec<&str> = (0..out.labels.len()).map(|i| out.labels.get(i)).collect();
-        assert_eq!(
-            labels,
-            ["app (100%)", "main (100%)", "compute_checks…", "idle (40%)"]
-        );
-        assert_eq!(out.labels.utf16_ends.last(), Some(&46));
-    }
-
-    #[test]
-    fn fills_follow_the_metric() {
-        let p = sample();
-        let total = painted(Metric::Total, 500.0, Marks::default(), &p);
-        assert_eq!(total.rects[0].fill, Fill::Root);
-        assert!(matches!(total.rects[1].fill, Fill::Function(_)));
-        let own = painted(Metric::Self_, 500.0, Marks::default(), &p);
-        assert_eq!(own.rects[2].fill, Fill::Rgb(self_heat(1.0)));
-    }
-
-    #[test]
-    fn marks_outline_and_search_dims() {
-        let p = sample();
-        let main = p.function_id("main");
-        let search = crate::tree::search::search(&p, |n| n == "idle");
-        let marks = Marks {
-            selected: main,
-            focused: Some(0),
-            search: Some(&search),
-            ..Marks::default()
-        };
-        let out = painted(Metric::Total, 500.0, marks, &p);
-        let kinds: Vec<Mark> = out.outlines.iter().map(|o| o.mark).collect();
-        assert_eq!(kinds, [Mark::Focus, Mark::Selected]);
-        let alphas: Vec<f64> = out.rects.iter().map(|r| r.alpha).collect();
-        assert_eq!(
-            alphas,
-            [NON_MATCH_ALPHA, NON_MATCH_ALPHA, NON_MATCH_ALPHA, 1.0]
-        );
-    }
-}
+mod tests;

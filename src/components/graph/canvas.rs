@@ -6,9 +6,9 @@
 //! (`css_px × devicePixelRatio`) and the context is scaled once, so bars and text stay sharp
 //! on HiDPI screens while every coordinate stays in CSS pixels.
 
-use std::cell::{Cell, OnceCell};
+use std::cell::{Cell, OnceCell, RefCell};
 
-use embers_model::view::color::{frame_color, Palette, MERGED_COLOR};
+use embers_model::view::color::{fill_color, ColorBy, Palette, MERGED_COLOR};
 use embers_model::view::layout::Viewport;
 use embers_model::view::paint::{DrawList, Fill, Labels, Mark};
 use embers_model::Profile;
@@ -36,6 +36,8 @@ pub struct Theme {
     /// Fixed fills as JS strings, converted once (a `&str` would be re-encoded on every call).
     label: JsValue,
     merged: JsValue,
+    /// A function whose colour is missing (never expected).
+    missing: JsValue,
     root: JsValue,
 }
 
@@ -53,7 +55,8 @@ impl Theme {
             accent,
             gone,
             label: JsValue::from_str(label),
-            merged: JsValue::from_str(&MERGED_COLOR.css()),
+            merged: merged_fill(dark),
+            missing: JsValue::from_str(&MERGED_COLOR.css()),
             root: JsValue::from_str(ROOT_COLOR),
         }
     }
@@ -63,28 +66,31 @@ impl Theme {
 /// 10^5 functions, a frame shows a few hundred, and each conversion crosses into JS.
 pub struct ColorCache {
     palette: Palette,
+    by: ColorBy,
     fills: Vec<OnceCell<JsValue>>,
 }
 
 impl ColorCache {
-    /// An empty cache for the functions of `profile` in `palette`.
-    pub fn new(profile: &Profile, palette: Palette) -> ColorCache {
+    /// An empty cache for the functions of `profile` in `palette`, coloured `by` kind or package.
+    pub fn new(profile: &Profile, palette: Palette, by: ColorBy) -> ColorCache {
         ColorCache {
             palette,
+            by,
             fills: vec![OnceCell::new(); profile.function_count()],
         }
     }
 
-    /// The palette the colours are for.
-    pub fn palette(&self) -> Palette {
-        self.palette
+    /// The palette and colouring the colours are for.
+    pub fn scheme(&self) -> (Palette, ColorBy) {
+        (self.palette, self.by)
     }
 
     fn fill(&self, profile: &Profile, func: u32) -> Option<&JsValue> {
         let cell = self.fills.get(func as usize)?;
         Some(cell.get_or_init(|| {
             let kind = profile.function_kind(func);
-            rgb_css(frame_color(kind, profile.function_name(func), self.palette).packed())
+            let name = profile.function_name(func);
+            rgb_css(fill_color(kind, name, self.palette, self.by).packed())
         }))
     }
 }
@@ -128,6 +134,17 @@ thread_local! {
     static CHAR_WIDTH: Cell<f64> = const { Cell::new(0.0) };
 }
 
+/// The label font's character width as measured by the first graph, or a typical 12 px
+/// monospace width before one was drawn (the function table's names use the same font).
+pub fn char_width() -> f64 {
+    let known = CHAR_WIDTH.get();
+    if known > 0.0 {
+        known
+    } else {
+        7.2
+    }
+}
+
 /// The label font's character width (the font is monospace), measured on the page's first graph.
 pub fn measure_char_width(ctx: &CanvasRenderingContext2d) -> f64 {
     let known = CHAR_WIDTH.get();
@@ -167,7 +184,7 @@ pub fn replay(
         match r.fill {
             Fill::Function(f) => match colors.fill(profile, f) {
                 Some(v) => set_fill(ctx, v),
-                None => set_fill(ctx, &theme.merged),
+                None => set_fill(ctx, &theme.missing),
             },
             Fill::Root => set_fill(ctx, &theme.root),
             Fill::Merged => set_fill(ctx, &theme.merged),
@@ -203,6 +220,30 @@ pub fn replay(
     }
 }
 
+thread_local! {
+    /// The hatch patterns of merged runs, light and dark, made once for the page's life.
+    static HATCH: RefCell<[Option<JsValue>; 2]> = const { RefCell::new([None, None]) };
+}
+
+/// The fill of runs of frames too narrow to draw: a pale diagonal hatch, so the bands read as
+/// "nothing drawn here" rather than as a wide grey frame (a plain colour if the browser makes
+/// no pattern).
+fn merged_fill(dark: bool) -> JsValue {
+    HATCH.with(|h| {
+        let mut h = h.borrow_mut();
+        let slot = &mut h[usize::from(dark)];
+        slot.get_or_insert_with(|| {
+            let pattern = hatch(dark);
+            if pattern.is_null() || pattern.is_undefined() {
+                JsValue::from_str(&MERGED_COLOR.css())
+            } else {
+                pattern
+            }
+        })
+        .clone()
+    })
+}
+
 fn set_fill(ctx: &CanvasRenderingContext2d, value: &JsValue) {
     // `set_fill_style(&JsValue)` is deprecated only in favour of typed setters; a JS string is
     // exactly what `fillStyle` takes, and passing it avoids a re-encode.
@@ -224,6 +265,23 @@ fn draw_labels(ctx: &CanvasRenderingContext2d, labels: &Labels) {
 }
 
 #[wasm_bindgen(inline_js = "
+export function hatch(dark) {
+  const c = document.createElement('canvas');
+  c.width = 8;
+  c.height = 8;
+  const x = c.getContext('2d');
+  if (!x) return null;
+  x.fillStyle = dark ? '#26272b' : '#f3f1ee';
+  x.fillRect(0, 0, 8, 8);
+  x.strokeStyle = dark ? '#45464c' : '#d9d4cd';
+  x.lineWidth = 1.5;
+  x.beginPath();
+  x.moveTo(-2, 10); x.lineTo(10, -2);
+  x.moveTo(-2, 2); x.lineTo(2, -2);
+  x.moveTo(6, 10); x.lineTo(10, 6);
+  x.stroke();
+  return x.createPattern(c, 'repeat');
+}
 export function rgb_css(n) {
   return '#' + (0x1000000 | n).toString(16).slice(1);
 }
@@ -236,6 +294,9 @@ export function fill_labels(ctx, text, ends, xs, ys, alphas) {
   }
 }")]
 extern "C" {
+    /// An 8 px diagonal hatch as a `CanvasPattern` (null where the browser makes none).
+    fn hatch(dark: bool) -> JsValue;
+
     /// The CSS `#rrggbb` string of a packed `0xRRGGBB` colour, made in JS: a colour crosses as a
     /// number instead of a string formatted in wasm and decoded by `TextDecoder`.
     fn rgb_css(rgb: u32) -> JsValue;

@@ -14,11 +14,13 @@ use embers_model::view::layout::{
 };
 use embers_model::view::navigate::{step, Step};
 use embers_model::view::paint::{
-    color_scale, paint, DiffPaint, DrawList, Marks, Metric, PaintInput,
+    color_scale, paint, DiffPaint, DrawList, Marks, Metric, PaintInput, WallPaint,
 };
 use embers_model::NodeId;
 use leptos::html;
 use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use web_sys::MouseEvent;
 
 use crate::components::graph::canvas::{measure_char_width, prepare, replay, ColorCache, Theme};
@@ -62,6 +64,11 @@ struct Graph {
     theme: ThemeState,
     /// The change that gets the full diff colour (computed once per profile).
     diff_scale: StoredValue<f64>,
+    /// The browser gave the canvas a new 2D context (after losing it): its font, baseline
+    /// and backing store are reset, so the next draw sets them up again.
+    fresh_context: StoredValue<bool>,
+    /// Bumped to draw again with nothing else changed (a restored context).
+    redraw: RwSignal<u32>,
 }
 
 impl Graph {
@@ -88,6 +95,8 @@ impl Graph {
             list: StoredValue::new(DrawList::default()),
             colors: StoredValue::new_local(None),
             theme: theme_state(),
+            fresh_context: StoredValue::new(false),
+            redraw: RwSignal::new(0),
         }
     }
 
@@ -144,25 +153,28 @@ impl Graph {
     fn draw(&self, canvas: &web_sys::HtmlCanvasElement) {
         let (vp, zoom, opts) = (self.viewport(), self.zoom.get(), self.options());
         let (metric, marks, hovered) = (self.metric.get(), self.marks.get(), self.hover.get());
+        self.redraw.track();
         let theme = Theme::new(self.theme.is_dark());
-        let palette = self.theme.palette.get();
+        let (palette, by) = (self.theme.palette.get(), self.theme.color_by.get());
         let loaded = self.loaded.get_value();
         if self
             .colors
-            .with_value(|c| c.as_ref().map(ColorCache::palette))
-            != Some(palette)
+            .with_value(|c| c.as_ref().map(ColorCache::scheme))
+            != Some((palette, by))
         {
             self.colors
-                .set_value(Some(ColorCache::new(&loaded.profile, palette)));
+                .set_value(Some(ColorCache::new(&loaded.profile, palette, by)));
         }
         if vp.width_css <= 0.0 || vp.height_css <= 0.0 {
             return;
         }
         let dpr = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio());
         let first_paint = self.laid_out.get_value().is_none();
-        let Some(ctx) = prepare(canvas, &vp, dpr, first_paint) else {
+        let fresh = self.fresh_context.get_value();
+        let Some(ctx) = prepare(canvas, &vp, dpr, first_paint || fresh) else {
             return;
         };
+        self.fresh_context.set_value(false);
         if self.laid_out.get_value() != Some((vp, zoom, opts.orientation)) {
             self.bars
                 .update_value(|b| layout(&loaded.profile, zoom, &vp, &opts, b));
@@ -185,6 +197,10 @@ impl Graph {
                 scale: self.diff_scale.get_value(),
                 palette,
             }),
+            wall: loaded
+                .wall
+                .as_deref()
+                .map(|values| WallPaint { values, palette }),
         };
         self.bars.with_value(|bars| {
             self.list.update_value(|list| paint(bars, &input, list));
@@ -252,6 +268,7 @@ pub fn FlameGraph(
     let canvas = NodeRef::<html::Canvas>::new();
     let g = Graph::new(loaded.clone(), zoom, metric, orientation, marks);
     observe_size(scroller, g.size);
+    on_context_restored(canvas, g);
     Effect::new(move |_| {
         if let Some(el) = canvas.get() {
             g.draw(&el);
@@ -289,6 +306,22 @@ pub fn FlameGraph(
             })}
         </div>
     }
+}
+
+/// Draws again, from a fresh context state, when the browser restores a lost 2D context (GPU
+/// reset, memory pressure): without it the labels come back in the default font and baseline.
+fn on_context_restored(canvas: NodeRef<html::Canvas>, g: Graph) {
+    Effect::new(move |_| {
+        let Some(el) = canvas.get() else { return };
+        let restored = Closure::<dyn FnMut()>::new(move || {
+            g.fresh_context.set_value(true);
+            g.redraw.update(|n| *n = n.wrapping_add(1));
+        });
+        let _ = el
+            .add_event_listener_with_callback("contextrestored", restored.as_ref().unchecked_ref());
+        // Lives as long as the canvas element, which drops the listener with it.
+        restored.forget();
+    });
 }
 
 fn offset(e: &MouseEvent) -> (f64, f64) {

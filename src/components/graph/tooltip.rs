@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use embers_model::tree::diff::wall::WallValues;
 use embers_model::tree::diff::DiffValues;
 use embers_model::view::format::{
     format_change, format_percent, format_ratio, format_value, ValueUnit,
@@ -64,16 +65,17 @@ fn TooltipBody(loaded: Arc<Loaded>, bar: Bar, metric: Metric) -> impl IntoView {
     let p = &loaded.profile;
     if !bar.is_frame() {
         return view! {
-            <div class="tip-name">{format!("{} small frames", bar.merged)}</div>
-            <div class="tip-kind">"Too narrow to draw one by one; click a wider parent to zoom in."</div>
+            <div class="tip-name">{format!("{} frames too narrow to draw", bar.merged)}</div>
+            <div class="tip-kind">"Each is under a pixel wide at this zoom: the hatched band is not a frame. Click a wider frame above to zoom in, or find them in the table."</div>
         }
         .into_any();
     }
     let node = bar.node;
     // The row to read first: the active metric's value, or in a diff its change.
-    let (rows, lead) = match &loaded.diff {
-        Some(d) => (diff_rows(d, node, loaded.unit, metric), 2),
-        None => (value_rows(&loaded, node, metric), 0),
+    let (rows, lead) = match (&loaded.diff, &loaded.wall) {
+        (Some(d), _) => (diff_rows(d, node, loaded.unit, metric), 2),
+        (None, Some(w)) => (wall_rows(&loaded, w, node, metric), 0),
+        (None, None) => (value_rows(&loaded, node, metric), 0),
     };
     view! {
         <div class="tip-name">{p.name(node).to_string()}</div>
@@ -109,6 +111,28 @@ fn value_rows(loaded: &Loaded, node: NodeId, metric: Metric) -> Vec<(&'static st
         Metric::Total => vec![("Total", total_line), ("Self", self_line)],
         Metric::Self_ => vec![("Self", self_line), ("Total", total_line)],
     }
+}
+
+/// For a wall-clock view: total and self, and how much of the frame's time ran (on-CPU) and
+/// waited (off-CPU).
+fn wall_rows(
+    loaded: &Loaded,
+    w: &WallValues,
+    node: NodeId,
+    metric: Metric,
+) -> Vec<(&'static str, String)> {
+    let mut rows = value_rows(loaded, node, metric);
+    let (running, waiting) = w.split(node, false);
+    let line = |v: u64| {
+        format!(
+            "{} · {} of this frame",
+            format_value(v, loaded.unit),
+            format_percent(v, running + waiting)
+        )
+    };
+    rows.insert(1, ("Running", line(running)));
+    rows.insert(2, ("Waiting", line(waiting)));
+    rows
 }
 
 /// For a diff: each side's total and self with their shares, and the change.

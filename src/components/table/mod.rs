@@ -10,9 +10,25 @@ use single::SingleTable;
 
 use std::sync::Arc;
 
+use embers_model::view::names::shorten;
+use leptos::html;
 use leptos::prelude::*;
 
+use crate::components::graph::canvas::char_width;
+use crate::components::size::observe_size;
 use crate::state::view_state::ViewState;
+
+/// The function column's header cell and how many characters of a name fit under it: names are
+/// shortened to that ([`shorten`]: the function's own name last), the full name is the cell's
+/// title.
+#[derive(Clone, Copy)]
+struct NameColumn {
+    cell: NodeRef<html::Th>,
+    chars: Memo<usize>,
+}
+
+/// Horizontal padding of a table cell (CSS `.table-panel td`), px.
+const CELL_PADDING_CSS: f64 = 16.0;
 
 /// Rows rendered at most; the filter narrows the rest down.
 const MAX_ROWS: usize = 300;
@@ -33,6 +49,19 @@ enum SortBy {
 #[component]
 pub fn FunctionTable(view: ViewState) -> impl IntoView {
     let filter = RwSignal::new(String::new());
+    let cell = NodeRef::<html::Th>::new();
+    let size = RwSignal::new((0.0, 0.0));
+    observe_size(cell, size);
+    let chars = Memo::new(move |_| {
+        let room = size.get().0 - CELL_PADDING_CSS;
+        // Before the first measurement: a generous width (CSS still clips what overflows).
+        if room <= 0.0 {
+            64
+        } else {
+            (room / char_width()).floor().max(4.0) as usize
+        }
+    });
+    provide_context(NameColumn { cell, chars });
     let comparing = Memo::new(move |_| {
         view.shown
             .with(|s| s.as_ref().is_some_and(|l| l.diff.is_some()))
@@ -57,7 +86,9 @@ pub fn FunctionTable(view: ViewState) -> impl IntoView {
         },
     );
     view! {
-        <section class="table-panel" class:diff=move || comparing.get() data-testid="function-table" aria-label="Functions">
+        <section class="table-panel" class:diff=move || comparing.get()
+            class:wall=move || view.shown.with(|s| s.as_ref().is_some_and(|l| l.wall.is_some()))
+            data-testid="function-table" aria-label="Functions">
             <div class="table-tools">
                 <input type="search" data-testid="table-filter" placeholder="Filter functions" aria-label="Filter functions"
                     prop:value=move || filter.get() on:input=move |e| filter.set(event_target_value(&e)) />
@@ -81,8 +112,13 @@ fn header(
     testid: &'static str,
     by: SortBy,
 ) -> impl IntoView {
+    let cell = (by == SortBy::Name)
+        .then(use_context::<NameColumn>)
+        .flatten()
+        .map(|c| c.cell)
+        .unwrap_or_default();
     view! {
-        <th scope="col" class:num=by != SortBy::Name aria-sort=move || match (active.get() == by, by) {
+        <th scope="col" node_ref=cell class:num=by != SortBy::Name aria-sort=move || match (active.get() == by, by) {
             (false, _) => "none",
             (true, SortBy::Name) => "ascending",
             (true, _) => "descending",
@@ -94,17 +130,25 @@ fn header(
     }
 }
 
-/// A row of function `name`: hovering outlines its frames, a click selects it.
+/// A row of function `name` (shortened to fit, full in its title): hovering outlines its
+/// frames, a click selects it.
 fn function_row(view: ViewState, name: String, cells: impl IntoView) -> impl IntoView {
     let (n1, n2, n3) = (name.clone(), name.clone(), name.clone());
     let (title, data_function) = (name.clone(), name.clone());
+    let name_for_readers = name.clone();
+    let chars = use_context::<NameColumn>().map(|c| c.chars);
+    let shown = move || match chars {
+        Some(chars) => shorten(&name, chars.get()).map_or_else(String::new, |s| s.into_owned()),
+        None => name.clone(),
+    };
     view! {
         <tr data-testid="table-row" data-function=data_function
             class:selected=move || view.selected.get().as_deref() == Some(n1.as_str())
             on:mouseenter=move |_| view.highlighted.set(Some(n2.clone()))
             on:mouseleave=move |_| view.highlighted.set(None)
             on:click=move |_| view.selected.set(Some(n3.clone()))>
-            <td class="fn" title=title>{name}</td>
+            // Seen shortened; read out (and found by text) whole.
+            <td class="fn" title=title><span aria-hidden="true">{shown}</span><span class="sr-only">{name_for_readers}</span></td>
             {cells}
         </tr>
     }

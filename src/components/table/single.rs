@@ -4,7 +4,7 @@ use std::cmp::Ordering;
 use std::sync::Arc;
 
 use embers_model::tree::order::sort_by_dyn;
-use embers_model::tree::stats::{function_stats, FunctionStats};
+use embers_model::tree::stats::{function_stats, side_stats, FunctionStats};
 use embers_model::view::format::{format_percent, format_value};
 use leptos::prelude::*;
 
@@ -21,6 +21,8 @@ const OFFERED: [SortBy; 3] = [SortBy::Self_, SortBy::Total, SortBy::Name];
 struct TableData {
     loaded: Arc<Loaded>,
     stats: Vec<FunctionStats>,
+    /// In a wall-clock view: each function's waiting (off-CPU) part, by function id.
+    waiting: Option<Vec<FunctionStats>>,
 }
 
 impl TableData {
@@ -95,7 +97,15 @@ pub(super) fn SingleTable(
     let data = Memo::new(move |_| {
         view.shown.get().map(|loaded| {
             let stats = function_stats(&loaded.profile);
-            Shared(Arc::new(TableData { loaded, stats }))
+            let waiting = loaded
+                .wall
+                .as_deref()
+                .map(|w| side_stats(&loaded.profile, &w.waiting));
+            Shared(Arc::new(TableData {
+                loaded,
+                stats,
+                waiting,
+            }))
         })
     });
     let rows = Memo::new(move |_| {
@@ -110,6 +120,9 @@ pub(super) fn SingleTable(
                 {header(active, sort, "Function", "sort-function", SortBy::Name)}
                 {header(active, sort, "Self", "sort-self", SortBy::Self_)}
                 {header(active, sort, "Total", "sort-total", SortBy::Total)}
+                {move || data.with(|d| d.as_ref().is_some_and(|Shared(d)| d.waiting.is_some())).then(|| view! {
+                    <th scope="col" class="num" title="Of the total: time waiting off the CPU"><span class="th">"Waiting"</span></th>
+                })}
             </tr></thead>
             <tbody>
                 {move || rows.get().map(|(Shared(d), rows, _)| {
@@ -124,9 +137,17 @@ pub(super) fn SingleTable(
 fn single_row(view: ViewState, d: &TableData, s: FunctionStats) -> impl IntoView {
     let p = &d.loaded.profile;
     let (root, unit) = (p.root_total(), d.loaded.unit);
+    let waiting = d
+        .waiting
+        .as_ref()
+        .and_then(|w| w.get(s.func as usize))
+        .map(|w| view! {
+            <td class="num" data-testid="waiting">{format_value(w.total, unit)}<span class="pct">{format_percent(w.total, s.total)}</span></td>
+        });
     let cells = view! {
         <td class="num">{format_value(s.self_value, unit)}<span class="pct">{format_percent(s.self_value, root)}</span></td>
         <td class="num">{format_value(s.total, unit)}<span class="pct">{format_percent(s.total, root)}</span></td>
+        {waiting}
     };
     function_row(view, p.function_name(s.func).to_string(), cells)
 }

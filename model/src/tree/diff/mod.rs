@@ -10,6 +10,7 @@
 
 mod columns;
 mod union;
+pub mod wall;
 
 use crate::tree::profile::{NodeId, Profile};
 

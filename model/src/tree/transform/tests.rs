@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::export::folded::to_folded;
+use crate::tree::build::TreeBuilder;
 use crate::wire::folded::parse_folded;
 
 fn p(text: &str) -> Profile {
