@@ -10,7 +10,9 @@
 mod bound_sql;
 pub mod budget;
 pub mod clickhouse;
+mod cover;
 mod explore;
+mod functions;
 pub mod ingest;
 pub mod query;
 pub mod retention;

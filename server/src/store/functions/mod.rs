@@ -1,0 +1,245 @@
+//! What both backends share for the fleet's functions (`POST /v1/profile/functions`): function
+//! ids, each stack's functions, the rollup levels and how a range is covered by them, the
+//! per-bucket sums kept at ingest ([`ingest`]), and turning sums by id into the contract's
+//! [`FunctionSums`] by name ([`IdSums`]).
+//!
+//! A function's id is the xxh3 hash of its name (never 0: 0 is the id of every sample's sum),
+//! the same in every process and on both backends, so a stack's function ids need no lookup
+//! and the rollup's rows can be merged with sums read from the samples.
+//!
+//! The rollup keeps, per bucket of [`LEVELS`] and per process (and, on SQLite, per tag set),
+//! every sample's value and each function's self and total. A range is read as its whole
+//! buckets, coarsest first, and the samples of what is left at its edges ([`plan`]); a bucket
+//! counts whole (retention removes a bucket only once it has wholly expired, as the explore
+//! rollup does).
+
+pub(crate) mod ingest;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use embers_model::contract::explore::{stack_functions, FunctionSums, Place, SelfTotal};
+use rustc_hash::FxHashMap;
+
+/// The rollup's bucket lengths (seconds), coarsest first; each divides the one before.
+pub(crate) const LEVELS: [i64; 2] = [3600, 600];
+
+/// The id under which a bucket keeps every sample's value.
+pub(crate) const ALL: u64 = 0;
+
+/// Most stacks whose functions a [`FrameCache`] remembers; past that it starts over.
+const MAX_CACHED_STACKS: usize = 200_000;
+
+/// The id of the function `name`.
+pub(crate) fn function_id(name: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(name.as_bytes()).max(1)
+}
+
+/// A stack's functions: each distinct one once, and its last frame.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Frames {
+    pub(crate) ids: Box<[u64]>,
+    pub(crate) leaf: u64,
+}
+
+impl Frames {
+    /// The functions of `stack`, with the name of each.
+    pub(crate) fn of(stack: &str) -> (Frames, Vec<(u64, &str)>) {
+        let (names, leaf) = stack_functions(stack);
+        let named: Vec<(u64, &str)> = names.iter().map(|n| (function_id(n), *n)).collect();
+        let frames = Frames {
+            ids: named.iter().map(|(id, _)| *id).collect(),
+            leaf: leaf.map_or(ALL, function_id),
+        };
+        (frames, named)
+    }
+
+    /// Adds `value` to `sums`: to every function's total, to the last one's self.
+    pub(crate) fn add_to(&self, sums: &mut FxHashMap<u64, (i64, i64)>, value: i64) {
+        for id in self.ids.iter() {
+            let sum = sums.entry(*id).or_default();
+            sum.1 = sum.1.saturating_add(value);
+        }
+        if self.leaf != ALL {
+            let sum = sums.entry(self.leaf).or_default();
+            sum.0 = sum.0.saturating_add(value);
+        }
+    }
+}
+
+/// The functions of stacks seen before, by the store's stack id, and the names of the
+/// functions seen. Both only ever hold valid entries (a stack id never changes meaning).
+#[derive(Debug, Default)]
+pub(crate) struct FrameCache {
+    stacks: FxHashMap<u64, Arc<Frames>>,
+    names: FxHashMap<u64, Arc<str>>,
+}
+
+impl FrameCache {
+    /// The functions of stack `id`, whose text is `text`; new names are remembered.
+    pub(crate) fn frames(&mut self, id: u64, text: &str) -> Arc<Frames> {
+        if let Some(f) = self.stacks.get(&id) {
+            return Arc::clone(f);
+        }
+        let (frames, named) = Frames::of(text);
+        for (fid, name) in named {
+            self.names.entry(fid).or_insert_with(|| Arc::from(name));
+        }
+        if self.stacks.len() >= MAX_CACHED_STACKS {
+            self.stacks.clear();
+        }
+        if self.names.len() >= MAX_CACHED_STACKS * 4 {
+            self.names.clear();
+        }
+        let frames = Arc::new(frames);
+        self.stacks.insert(id, Arc::clone(&frames));
+        frames
+    }
+
+    /// The functions of stack `id` when known.
+    pub(crate) fn known(&self, id: u64) -> Option<Arc<Frames>> {
+        self.stacks.get(&id).cloned()
+    }
+
+    /// The name of function `id` when known.
+    pub(crate) fn name(&self, id: u64) -> Option<Arc<str>> {
+        self.names.get(&id).cloned()
+    }
+
+    /// Remembers the name of function `id`.
+    pub(crate) fn remember_name(&mut self, id: u64, name: &str) {
+        self.names.entry(id).or_insert_with(|| Arc::from(name));
+    }
+}
+
+/// How a range is read: whole buckets `(level seconds, first start, last start)`, and the
+/// inclusive time ranges left at its edges, read from the samples.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Plan {
+    pub(crate) buckets: Vec<(i64, i64, i64)>,
+    pub(crate) samples: Vec<(i64, i64)>,
+}
+
+/// The plan of `[start, end]` over [`LEVELS`].
+pub(crate) fn plan(start: i64, end: i64) -> Plan {
+    let (pieces, rest) = super::cover::cover(start, end, &LEVELS);
+    Plan {
+        buckets: pieces
+            .into_iter()
+            .map(|(level, a, b)| (LEVELS[level], a, b))
+            .collect(),
+        samples: rest,
+    }
+}
+
+/// Sums by function id and place (an index into `places`): what a backend reads, before the
+/// functions are named.
+#[derive(Debug, Default)]
+pub(crate) struct IdSums {
+    pub(crate) all: i64,
+    pub(crate) places: Vec<Place>,
+    place_index: HashMap<Place, usize>,
+    pub(crate) sums: FxHashMap<(usize, u64), (i64, i64)>,
+}
+
+impl IdSums {
+    /// The index of `place`, added if new.
+    pub(crate) fn place(&mut self, place: Place) -> usize {
+        if let Some(&i) = self.place_index.get(&place) {
+            return i;
+        }
+        self.places.push(place.clone());
+        self.place_index.insert(place, self.places.len() - 1);
+        self.places.len() - 1
+    }
+
+    /// Adds one function's (or, for [`ALL`], every sample's) sums at `place`.
+    pub(crate) fn add(&mut self, place: usize, id: u64, self_value: i64, total: i64) {
+        if id == ALL {
+            self.all = self.all.saturating_add(total);
+            return;
+        }
+        let sum = self.sums.entry((place, id)).or_default();
+        sum.0 = sum.0.saturating_add(self_value);
+        sum.1 = sum.1.saturating_add(total);
+    }
+
+    /// Adds `value` of samples whose stack has `frames`, at `place`.
+    pub(crate) fn add_stack(&mut self, place: usize, frames: &Frames, value: i64) {
+        self.all = self.all.saturating_add(value);
+        for id in frames.ids.iter() {
+            let self_value = if *id == frames.leaf { value } else { 0 };
+            self.add(place, *id, self_value, value);
+        }
+    }
+
+    /// The ids of every function summed.
+    pub(crate) fn ids(&self) -> impl Iterator<Item = u64> + '_ {
+        self.sums.keys().map(|(_, id)| *id)
+    }
+
+    /// The contract's sums, each function named by `name` (functions it cannot name are a
+    /// store error: their dictionary row is missing).
+    pub(crate) fn named(
+        self,
+        name: impl Fn(u64) -> Option<Arc<str>>,
+    ) -> Result<FunctionSums, super::StoreError> {
+        let mut out = FunctionSums {
+            all: unsigned(self.all),
+            ..FunctionSums::default()
+        };
+        for ((place, id), (self_value, total)) in self.sums {
+            let Some(n) = name(id) else {
+                return Err(super::StoreError::Invalid(format!(
+                    "function {id} has no name in the store's dictionary"
+                )));
+            };
+            let value = SelfTotal {
+                self_value: unsigned(self_value),
+                total: unsigned(total),
+            };
+            out.add(&n, &self.places[place], value);
+        }
+        Ok(out)
+    }
+}
+
+/// A stored sum as the answer's unsigned value (sums of stored values are never negative).
+pub(crate) fn unsigned(n: i64) -> u64 {
+    u64::try_from(n).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_count_recursion_once_and_keep_the_leaf() {
+        let (f, named) = Frames::of("main;f;g;f");
+        assert_eq!(f.ids.len(), 3);
+        assert_eq!(f.leaf, function_id("f"));
+        assert_eq!(named[1], (function_id("f"), "f"));
+        let mut sums = FxHashMap::default();
+        f.add_to(&mut sums, 5);
+        assert_eq!(sums[&function_id("f")], (5, 5));
+        assert_eq!(sums[&function_id("main")], (0, 5));
+        let mut ids = IdSums::default();
+        let p = ids.place(("a".into(), None));
+        ids.add_stack(p, &f, 7);
+        ids.add(p, ALL, 0, 3);
+        assert_eq!(ids.all, 10);
+        let named = ids.named(|id| (id == function_id("g")).then(|| Arc::from("g")));
+        assert!(named.is_err(), "unnamed functions are an error");
+    }
+
+    #[test]
+    fn plans_read_whole_buckets_and_samples_at_the_edges() {
+        let p = plan(3000, 7500);
+        assert_eq!(p.buckets, vec![(600, 3000, 3000), (3600, 3600, 3600)]);
+        assert_eq!(p.samples, vec![(7200, 7500)]);
+        let p = plan(3001, 3599);
+        assert!(p.buckets.is_empty());
+        assert_eq!(p.samples, vec![(3001, 3599)]);
+        assert_ne!(function_id(""), ALL);
+    }
+}
