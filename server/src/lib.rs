@@ -132,6 +132,14 @@ fn routes(limits: Limits) -> Router<AppState> {
             "/v1/profile/tag_values",
             api(http::explore::tag_values, query),
         )
+        .route(
+            "/v1/profile/functions",
+            api(http::explore::functions, query),
+        )
+        .route(
+            "/v1/profile/function_timeline",
+            api(http::explore::function_timeline, query),
+        )
         .route("/v1/profile/ingest", api(http::ingest::handle, ingest))
         .route(
             "/v1/profile/processes/{app_service}",

@@ -12,6 +12,7 @@ pub mod budget;
 pub mod clickhouse;
 mod cover;
 mod explore;
+mod fn_rollup;
 mod functions;
 pub mod ingest;
 pub mod query;
@@ -27,7 +28,8 @@ use std::path::Path;
 
 use embers_model::contract::envelope::Table;
 use embers_model::contract::explore::{
-    ServiceRow, ServicesQuery, TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery, ValueCount,
+    FunctionTimelineAnswer, FunctionTimelineQuery, FunctionsAnswer, FunctionsQuery, ServiceRow,
+    ServicesQuery, TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery, ValueCount,
 };
 use embers_model::contract::selection::Selection;
 use embers_model::contract::snapshot::SnapshotMeta;
@@ -200,6 +202,19 @@ impl Store {
     /// `POST /v1/profile/timeline`.
     pub fn timeline(&self, q: &TimelineQuery) -> Result<TimelineAnswer, StoreError> {
         dispatch!(self, timeline(q))
+    }
+
+    /// `POST /v1/profile/functions`.
+    pub fn functions(&self, q: &FunctionsQuery) -> Result<FunctionsAnswer, StoreError> {
+        dispatch!(self, functions(q))
+    }
+
+    /// `POST /v1/profile/function_timeline`.
+    pub fn function_timeline(
+        &self,
+        q: &FunctionTimelineQuery,
+    ) -> Result<FunctionTimelineAnswer, StoreError> {
+        dispatch!(self, function_timeline(q))
     }
 
     /// `POST /v1/profile/tags`.

@@ -7,6 +7,8 @@
 //! pool, from `import` and from plain test threads.
 
 mod explore;
+mod fn_ingest;
+mod functions;
 mod ingest;
 mod query;
 mod retention;
@@ -16,12 +18,13 @@ pub(crate) mod sql;
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use clickhouse::{Client, Compression};
 use rustc_hash::FxHashSet;
 use serde::Deserialize;
 
+use super::functions::FrameCache;
 use super::StoreError;
 
 /// Where and how to reach ClickHouse.
@@ -50,6 +53,7 @@ const MAX_CACHED: usize = 200_000;
 pub(crate) struct Caches {
     pub(crate) stacks_written: FxHashSet<u64>,
     pub(crate) tagsets_written: FxHashSet<u64>,
+    pub(crate) functions_written: FxHashSet<u64>,
     pub(crate) stack_text: HashMap<u64, String>,
 }
 
@@ -62,6 +66,9 @@ impl Caches {
         }
         if full(self.tagsets_written.len()) {
             self.tagsets_written.clear();
+        }
+        if full(self.functions_written.len()) {
+            self.functions_written.clear();
         }
         if full(self.stack_text.len()) {
             self.stack_text.clear();
@@ -77,6 +84,8 @@ pub struct ClickHouseStore {
     nodes: Vec<Client>,
     config: ClickHouseConfig,
     caches: RwLock<Caches>,
+    /// Each stack's functions and the functions' names.
+    pub(crate) frames: Mutex<FrameCache>,
 }
 
 impl std::fmt::Debug for ClickHouseStore {
@@ -150,6 +159,7 @@ impl ClickHouseStore {
             nodes: config.urls.iter().map(|u| client_for(u, config)).collect(),
             config: config.clone(),
             caches: RwLock::new(Caches::default()),
+            frames: Mutex::new(FrameCache::default()),
         };
         store.block_on(store.create_schema())?;
         Ok(store)
@@ -246,6 +256,14 @@ impl ClickHouseStore {
         match self.config.cluster {
             Some(_) => "in_process_local",
             None => "in_process",
+        }
+    }
+
+    /// The node-local table of the function rollup (`functions_rollup_local` on a cluster).
+    pub(crate) fn local_functions(&self) -> &'static str {
+        match self.config.cluster {
+            Some(_) => "functions_rollup_local",
+            None => "functions_rollup",
         }
     }
 

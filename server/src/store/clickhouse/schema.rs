@@ -13,10 +13,16 @@
 //!   field table, `profile_value_unit` included, and the open families as DeepFlow's
 //!   `tag_names`/`tag_values` arrays), keyed by the hash of its contents.
 //!
-//! Both dictionaries are `ReplacingMergeTree` tables written by any number of stateless servers:
-//! a row written twice is the same row, merged away in the background and read with `LIMIT 1 BY
-//! id` meanwhile. With a cluster, `in_process_local` holds each shard's samples and `in_process`
-//! is a `Distributed` table over them, sharded by `rand()`; the dictionaries are small and kept
+//! - `functions_rollup`: per hour and per 10 minutes, per process, each function's self and
+//!   total and every sample's value (`function_id` 0), summed at ingest
+//!   (`SummingMergeTree`, partitioned by hour like the samples, so retention drops them alike);
+//! - `functions`: each function's name, keyed by the hash of it.
+//!
+//! The dictionaries (`stacks`, `tagsets`, `functions`) are `ReplacingMergeTree` tables written
+//! by any number of stateless servers: a row written twice is the same row, merged away in the
+//! background and read with `LIMIT 1 BY id` meanwhile. With a cluster, `in_process_local` and
+//! `functions_rollup_local` hold each shard's rows and `in_process` and `functions_rollup` are
+//! `Distributed` tables over them, sharded by `rand()`; the dictionaries are small and kept
 //! whole on every node, so each shard resolves tag filters locally. Every table is created on
 //! every node directly (`ON CLUSTER` would need ZooKeeper).
 
@@ -35,6 +41,20 @@ pub(crate) const SAMPLE_COLUMNS: [(&str, &str); 11] = [
     ("tagset_id", "UInt64"),
     ("profile_create_timestamp", "Int64"),
     ("profile_in_timestamp", "Int64"),
+];
+
+/// The columns of `functions_rollup` in table order; ingest writes them in this order. A row
+/// is one function's sums (or, for `function_id` 0, every sample's value) in one bucket of
+/// `level` seconds of one process.
+pub(crate) const FUNCTION_COLUMNS: [(&str, &str); 8] = [
+    ("level", "UInt32"),
+    ("time", "DateTime"),
+    ("app_service", "String"),
+    ("profile_language_type", "String"),
+    ("profile_event_type", "String"),
+    ("function_id", "UInt64"),
+    ("self_value", "Int64"),
+    ("total", "Int64"),
 ];
 
 /// The columns of `tagsets` in table order.
@@ -67,10 +87,10 @@ fn column_list(columns: &[(&str, &str)], with_types: bool) -> String {
 /// Distributed `in_process` with a cluster) and the two dictionaries. `db` and `cluster` are
 /// checked identifiers.
 pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
-    let samples = if cluster.is_some() {
-        "in_process_local"
+    let (samples, functions) = if cluster.is_some() {
+        ("in_process_local", "functions_rollup_local")
     } else {
-        "in_process"
+        ("in_process", "functions_rollup")
     };
     let mut out = vec![
         format!("CREATE DATABASE IF NOT EXISTS {db}"),
@@ -87,11 +107,27 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
             "CREATE TABLE IF NOT EXISTS {db}.tagsets ({}) ENGINE = ReplacingMergeTree() ORDER BY id",
             column_list(&tagset_columns(), true)
         ),
+        // Rows of one key written by several calls (or servers) are summed by merges; reads
+        // sum them again with GROUP BY until then.
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{functions} ({}) ENGINE = \
+             SummingMergeTree((self_value, total)) PARTITION BY toStartOfHour(time) ORDER BY \
+             (profile_event_type, level, time, app_service, profile_language_type, function_id)",
+            column_list(&FUNCTION_COLUMNS, true)
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.functions (`id` UInt64, `name` String) \
+             ENGINE = ReplacingMergeTree() ORDER BY id"
+        ),
     ];
     if let Some(cluster) = cluster {
         out.push(format!(
             "CREATE TABLE IF NOT EXISTS {db}.in_process AS {db}.in_process_local \
              ENGINE = Distributed({cluster}, {db}, in_process_local, rand())"
+        ));
+        out.push(format!(
+            "CREATE TABLE IF NOT EXISTS {db}.functions_rollup AS {db}.functions_rollup_local \
+             ENGINE = Distributed({cluster}, {db}, functions_rollup_local, rand())"
         ));
     }
     out

@@ -19,6 +19,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use embers_model::contract::explore::{stack_functions, FunctionSums, Place, SelfTotal};
+use embers_model::contract::fields::{FieldRef, Scope};
+use embers_model::contract::tag_filter::TagFilter;
 use rustc_hash::FxHashMap;
 
 /// The rollup's bucket lengths (seconds), coarsest first; each divides the one before.
@@ -202,6 +204,14 @@ impl IdSums {
         }
         Ok(out)
     }
+}
+
+/// Whether `filter` has conditions on batch tags (answered per tag set, not per process).
+pub(crate) fn has_tag_conditions(filter: &TagFilter) -> bool {
+    filter
+        .conditions
+        .iter()
+        .any(|c| !matches!(&c.field, FieldRef::Column(d) if d.scope == Scope::Sample))
 }
 
 /// A stored sum as the answer's unsigned value (sums of stored values are never negative).
