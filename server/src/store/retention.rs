@@ -44,14 +44,19 @@ fn processes(conn: &Connection, app: Option<&str>) -> Result<Vec<[String; 3]>, S
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Delete up to `limit` samples of `process` with `time < before` in one transaction.
+/// Delete up to `limit` samples of `process` with `time < before` in one transaction; with
+/// `horizon`, record `before` as the function rollup's horizon first (in the same one).
 fn delete_samples(
     conn: &mut Connection,
     process: &[String; 3],
     before: i64,
     limit: usize,
+    horizon: bool,
 ) -> Result<u64, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    if horizon {
+        fn_rollup::set_horizon(&tx, before)?;
+    }
     let n = tx
         .prepare_cached(
             "DELETE FROM profile.samples WHERE id IN (SELECT id FROM profile.samples \
@@ -139,7 +144,8 @@ impl SqliteStore {
         let list = self.with_reader(|conn| processes(conn, None))?;
         let mut removed = Removed::default();
         for process in &list {
-            removed.samples += delete_samples(&mut self.writer().conn, process, before, limit)?;
+            removed.samples +=
+                delete_samples(&mut self.writer().conn, process, before, limit, true)?;
         }
         removed.rollup_rows = delete_rollup(&mut self.writer().conn, before, limit)?;
         Ok(removed)
@@ -152,7 +158,7 @@ impl SqliteStore {
         let mut removed = Removed::default();
         for process in &list {
             loop {
-                let n = delete_samples(&mut self.writer().conn, process, i64::MAX, batch)?;
+                let n = delete_samples(&mut self.writer().conn, process, i64::MAX, batch, false)?;
                 removed.samples += n;
                 if n == 0 {
                     break;

@@ -85,7 +85,7 @@ impl ClickHouseStore {
             let whole = [(sel.time_start, sel.time_end)];
             self.sample_sums(sel, skip_total, &whole, group, &mut sums)?;
         } else {
-            let plan = plan(sel.time_start, sel.time_end);
+            let plan = plan(sel.time_start, sel.time_end, self.horizon()?);
             self.rollup_sums(sel, skip_total, &plan.buckets, &mut sums)?;
             self.sample_sums(sel, skip_total, &plan.samples, None, &mut sums)?;
         }

@@ -38,6 +38,12 @@ struct Count {
 }
 
 #[derive(Debug, clickhouse::Row, Deserialize)]
+struct Horizon {
+    n: i64,
+    c: u64,
+}
+
+#[derive(Debug, clickhouse::Row, Deserialize)]
 struct PartitionId {
     id: String,
 }
@@ -62,6 +68,9 @@ impl ClickHouseStore {
         let before = before.clamp(0, i64::from(u32::MAX) + 1);
         self.block_on(async {
             let mut removed = Removed::default();
+            if self.anything_before(before).await? {
+                self.set_horizon(before).await?;
+            }
             for node in self.nodes() {
                 let r = self.expire_node(node, before).await?;
                 removed.samples += r.samples;
@@ -69,6 +78,38 @@ impl ClickHouseStore {
             }
             Ok(removed)
         })
+    }
+
+    /// Whether any sample is older than `before`.
+    async fn anything_before(&self, before: i64) -> Result<bool, StoreError> {
+        Ok(count(self.client(), &self.table(), "time < ", before).await? > 0)
+    }
+
+    /// Records on every node that samples before `before` go: the function rollup's buckets
+    /// up to the next whole hour are read from the samples from now on. Kept to the hour, so
+    /// that the table holds a few rows a day.
+    async fn set_horizon(&self, before: i64) -> Result<(), StoreError> {
+        let hour = before.div_euclid(3600) * 3600;
+        let kept = if hour == before { hour } else { hour + 3600 };
+        for node in self.nodes() {
+            let mut sql = ChSql::new("INSERT INTO ");
+            sql.push(&self.table_named("horizon"))
+                .push(" SELECT toDateTime(")
+                .bind(kept.min(i64::from(u32::MAX)))
+                .push(")");
+            sql.query(node).execute().await.map_err(ch_err)?;
+        }
+        Ok(())
+    }
+
+    /// The latest retention cutoff recorded (to the hour), if any.
+    pub(crate) fn horizon(&self) -> Result<Option<i64>, StoreError> {
+        let mut sql = ChSql::new("SELECT toInt64(max(cutoff)) AS n, toUInt64(count()) AS c FROM ");
+        sql.push(&self.table_named("horizon"));
+        let row: Horizon = self
+            .block_on(sql.query(self.client()).fetch_one())
+            .map_err(ch_err)?;
+        Ok((row.c > 0).then_some(row.n))
     }
 
     async fn expire_node(

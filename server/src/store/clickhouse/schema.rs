@@ -16,7 +16,8 @@
 //! - `functions_rollup`: per hour and per 10 minutes, per process, each function's self and
 //!   total and every sample's value (`function_id` 0), summed at ingest
 //!   (`SummingMergeTree`, partitioned by hour like the samples, so retention drops them alike);
-//! - `functions`: each function's name, keyed by the hash of it.
+//! - `functions`: each function's name, keyed by the hash of it;
+//! - `horizon`: the cutoffs of retention passes (see [`crate::store::functions`]), on every node.
 //!
 //! The dictionaries (`stacks`, `tagsets`, `functions`) are `ReplacingMergeTree` tables written
 //! by any number of stateless servers: a row written twice is the same row, merged away in the
@@ -118,6 +119,12 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
         format!(
             "CREATE TABLE IF NOT EXISTS {db}.functions (`id` UInt64, `name` String) \
              ENGINE = ReplacingMergeTree() ORDER BY id"
+        ),
+        // One row per retention cutoff (rounded up to the hour, so a few a day): reads take
+        // the latest.
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.horizon (`cutoff` DateTime) \
+             ENGINE = ReplacingMergeTree() ORDER BY cutoff"
         ),
     ];
     if let Some(cluster) = cluster {

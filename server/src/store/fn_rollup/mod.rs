@@ -5,7 +5,8 @@
 //!
 //! - `profile.functions`: each function's name by id (see [`super::functions::function_id`]);
 //! - `profile.function_series`: the series;
-//! - `profile.functions_1h`, `profile.functions_10m`: `(series_id, time, body)`.
+//! - `profile.functions_1h`, `profile.functions_10m`: `(series_id, time, body)`;
+//! - `profile.horizon`: the latest retention cutoff (see [`super::functions`]).
 //!
 //! An unfiltered question reads the process series (tag set 0); a tag filter or a grouping
 //! reads the tag-set series it selects.
@@ -57,6 +58,10 @@ pub(crate) fn v4_sql() -> String {
   id INTEGER PRIMARY KEY,
   name TEXT NOT NULL
 );
+CREATE TABLE profile.horizon (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  cutoff INTEGER NOT NULL
+);
 CREATE TABLE profile.function_series (
   id INTEGER PRIMARY KEY,
   app_service TEXT NOT NULL,
@@ -68,6 +73,24 @@ CREATE TABLE profile.function_series (
 {}",
         levels.join("\n")
     )
+}
+
+/// Records that retention removes samples before `cutoff` (the latest cutoff is kept).
+pub(crate) fn set_horizon(tx: &Transaction<'_>, cutoff: i64) -> Result<(), StoreError> {
+    tx.prepare_cached(
+        "INSERT INTO profile.horizon (id, cutoff) VALUES (1, ?1) \
+         ON CONFLICT (id) DO UPDATE SET cutoff = MAX(cutoff, excluded.cutoff)",
+    )?
+    .execute([cutoff])?;
+    Ok(())
+}
+
+/// The latest retention cutoff, if retention ever removed anything.
+pub(crate) fn horizon(conn: &rusqlite::Connection) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT cutoff FROM profile.horizon WHERE id = 1")?
+        .query_row([], |r| r.get(0))
+        .optional()?)
 }
 
 /// A function series: a process with one tag set, or (tag set 0) with all of them.

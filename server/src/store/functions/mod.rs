@@ -9,9 +9,13 @@
 //!
 //! The rollup keeps, per bucket of [`LEVELS`] and per process (and, on SQLite, per tag set),
 //! every sample's value and each function's self and total. A range is read as its whole
-//! buckets, coarsest first, and the samples of what is left at its edges ([`plan`]); a bucket
-//! counts whole (retention removes a bucket only once it has wholly expired, as the explore
-//! rollup does).
+//! buckets, coarsest first, and the samples of what is left at its edges ([`plan`]).
+//!
+//! Retention removes samples older than a cutoff at any second, but a bucket only once it has
+//! wholly expired; so that a bucket holding expired samples is never read, each store records
+//! its *horizon* (the latest cutoff of a retention pass) and the plan reads everything before
+//! the first whole hour after it from the samples. Both stores so answer exactly, and alike,
+//! whatever retention did.
 
 pub(crate) mod ingest;
 
@@ -122,15 +126,30 @@ pub(crate) struct Plan {
     pub(crate) samples: Vec<(i64, i64)>,
 }
 
-/// The plan of `[start, end]` over [`LEVELS`].
-pub(crate) fn plan(start: i64, end: i64) -> Plan {
-    let (pieces, rest) = super::cover::cover(start, end, &LEVELS);
+/// The plan of `[start, end]` over [`LEVELS`], everything before the first whole hour at or
+/// after `horizon` (the latest retention cutoff, if any) read from the samples.
+pub(crate) fn plan(start: i64, end: i64, horizon: Option<i64>) -> Plan {
+    let hour = LEVELS[0];
+    let kept = horizon.map_or(i64::MIN, |h| {
+        let floor = embers_model::contract::explore::bucket_start(h, hour);
+        if floor == h {
+            h
+        } else {
+            floor.saturating_add(hour)
+        }
+    });
+    let mut samples = Vec::new();
+    if start < kept {
+        samples.push((start, end.min(kept.saturating_sub(1))));
+    }
+    let (pieces, rest) = super::cover::cover(start.max(kept), end, &LEVELS);
+    samples.extend(rest);
     Plan {
         buckets: pieces
             .into_iter()
             .map(|(level, a, b)| (LEVELS[level], a, b))
             .collect(),
-        samples: rest,
+        samples,
     }
 }
 
@@ -244,12 +263,19 @@ mod tests {
 
     #[test]
     fn plans_read_whole_buckets_and_samples_at_the_edges() {
-        let p = plan(3000, 7500);
+        let p = plan(3000, 7500, None);
         assert_eq!(p.buckets, vec![(600, 3000, 3000), (3600, 3600, 3600)]);
         assert_eq!(p.samples, vec![(7200, 7500)]);
-        let p = plan(3001, 3599);
+        let p = plan(3001, 3599, None);
         assert!(p.buckets.is_empty());
         assert_eq!(p.samples, vec![(3001, 3599)]);
+        // Before a retention horizon, up to the next whole hour, only samples are exact.
+        let p = plan(0, 10_799, Some(3601));
+        assert_eq!(p.buckets, vec![(3600, 7200, 7200)]);
+        assert_eq!(p.samples, vec![(0, 7199)]);
+        assert_eq!(plan(0, 10_799, Some(3600)).samples, vec![(0, 3599)]);
+        let p = plan(0, 100, Some(7000));
+        assert_eq!((p.buckets, p.samples), (vec![], vec![(0, 100)]));
         assert_ne!(function_id(""), ALL);
     }
 }

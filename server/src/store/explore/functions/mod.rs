@@ -160,7 +160,8 @@ impl SqliteStore {
                 let whole = [(sel.time_start, sel.time_end)];
                 samples::read(self, conn, sel, &listed, &whole, &mut sums)?;
             } else {
-                let plan = plan(sel.time_start, sel.time_end);
+                let horizon = super::super::fn_rollup::horizon(conn)?;
+                let plan = plan(sel.time_start, sel.time_end, horizon);
                 read_buckets(conn, &listed, &plan.buckets, &mut sums)?;
                 samples::read(self, conn, sel, &listed, &plan.samples, &mut sums)?;
             }
