@@ -42,43 +42,40 @@ impl SelfTotal {
 pub struct FunctionSums {
     /// Summed value of every selected sample (what shares are of).
     pub all: u64,
-    /// Per function name, per place.
-    pub functions: HashMap<String, HashMap<Place, SelfTotal>>,
+    /// Where functions ran; `functions` refers to them by index.
+    pub places: Vec<Place>,
+    /// Per function name: its sums per place (an index into `places`, each at most once).
+    pub functions: HashMap<String, Vec<(usize, SelfTotal)>>,
 }
 
 impl FunctionSums {
-    /// Adds `value` to `function` at `place`.
-    pub fn add(&mut self, function: &str, place: &Place, value: SelfTotal) {
-        let places = match self.functions.get_mut(function) {
-            Some(p) => p,
-            None => self.functions.entry(function.to_owned()).or_default(),
-        };
-        match places.get_mut(place) {
-            Some(sum) => sum.add(value),
+    /// The index of `place`, added if new (a linear search: for the few places of an answer
+    /// built function by function; stores build `places` whole).
+    pub fn place(&mut self, place: &Place) -> usize {
+        match self.places.iter().position(|p| p == place) {
+            Some(i) => i,
             None => {
-                places.insert(place.clone(), value);
+                self.places.push(place.clone());
+                self.places.len() - 1
             }
         }
     }
 
-    /// Adds every sum of `other`.
-    pub fn merge(&mut self, other: FunctionSums) {
-        self.all = self.all.saturating_add(other.all);
-        for (name, places) in other.functions {
-            for (place, value) in places {
-                self.add(&name, &place, value);
-            }
+    /// Adds `value` to `function` at the place of index `place`.
+    pub fn add(&mut self, function: &str, place: usize, value: SelfTotal) {
+        let list = match self.functions.get_mut(function) {
+            Some(l) => l,
+            None => self.functions.entry(function.to_owned()).or_default(),
+        };
+        match list.iter_mut().find(|(p, _)| *p == place) {
+            Some((_, sum)) => sum.add(value),
+            None => list.push((place, value)),
         }
     }
 
     fn summed(&self, name: &str) -> SelfTotal {
         let mut out = SelfTotal::default();
-        for v in self
-            .functions
-            .get(name)
-            .into_iter()
-            .flat_map(HashMap::values)
-        {
+        for (_, v) in self.functions.get(name).into_iter().flatten() {
             out.add(*v);
         }
         out
@@ -254,11 +251,14 @@ fn share(part: u64, whole: u64) -> f64 {
 }
 
 /// The places of one function, busiest by `metric` first, ties by name.
-fn places(
-    of: Option<&HashMap<Place, SelfTotal>>,
-    metric: FunctionMetric,
-) -> (u64, Vec<PlaceValue>) {
-    let mut list: Vec<(&Place, &SelfTotal)> = of.into_iter().flatten().collect();
+fn places(sums: &FunctionSums, name: &str, metric: FunctionMetric) -> (u64, Vec<PlaceValue>) {
+    let mut list: Vec<(&Place, &SelfTotal)> = sums
+        .functions
+        .get(name)
+        .into_iter()
+        .flatten()
+        .filter_map(|(p, v)| Some((sums.places.get(*p)?, v)))
+        .collect();
     list.sort_by(|a, b| (b.1.of(metric), a.0).cmp(&(a.1.of(metric), b.0)));
     let count = list.len() as u64;
     let kept = list
@@ -341,7 +341,7 @@ impl FunctionsAnswer {
         let total_rows = rows.len() as u64;
         let mut values: Vec<FunctionRow> = rows.into_iter().skip(q.offset).take(q.limit).collect();
         for r in &mut values {
-            (r.place_count, r.places) = places(now.functions.get(&r.function), q.metric);
+            (r.place_count, r.places) = places(&now, &r.function, q.metric);
         }
         FunctionsAnswer {
             columns: FUNCTION_COLUMNS.iter().map(|c| (*c).to_owned()).collect(),

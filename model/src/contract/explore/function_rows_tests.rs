@@ -23,11 +23,12 @@ fn sums() -> FunctionSums {
         all: 200,
         ..FunctionSums::default()
     };
-    s.add("main", &place("a"), st(0, 150));
-    s.add("main", &place("b"), st(10, 50));
-    s.add("f", &place("a"), st(120, 150));
-    s.add("g", &place("b"), st(40, 40));
-    s.add("f", &place("a"), st(30, 0));
+    let (a, b) = (s.place(&place("a")), s.place(&place("b")));
+    s.add("main", a, st(0, 150));
+    s.add("main", b, st(10, 50));
+    s.add("f", a, st(120, 150));
+    s.add("g", b, st(40, 40));
+    s.add("f", a, st(30, 0));
     s
 }
 
@@ -90,9 +91,11 @@ fn baselines_give_change_in_points_and_ratio_and_sort_by_growth() {
         all: 100,
         ..FunctionSums::default()
     };
-    base.add("f", &place("a"), st(25, 30));
-    base.add("g", &place("b"), st(30, 30));
-    base.add("gone", &place("a"), st(20, 20));
+    // Indexes of the baseline's own places (listed in another order than the range's).
+    let (b, a) = (base.place(&place("b")), base.place(&place("a")));
+    base.add("f", a, st(25, 30));
+    base.add("g", b, st(30, 30));
+    base.add("gone", a, st(20, 20));
     let q = query(r#","baseline_time_start":1,"baseline_time_end":2,"order_by":"change""#);
     let a = FunctionsAnswer::finish(&q, sums(), Some(base));
     // f: 75% now, 25% before: +50 points, ratio 3; g: 20 vs 30: -10; gone: 0 vs 20: -20;
@@ -112,11 +115,11 @@ fn baselines_give_change_in_points_and_ratio_and_sort_by_growth() {
 }
 
 #[test]
-fn sums_merge_and_saturate() {
+fn sums_add_up_per_place_and_saturate() {
     let mut a = sums();
-    a.merge(sums());
-    assert_eq!(a.all, 400);
-    assert_eq!(a.functions["f"][&place("a")], st(300, 300));
-    a.add("f", &place("a"), st(u64::MAX, 1));
-    assert_eq!(a.functions["f"][&place("a")].self_value, u64::MAX);
+    assert_eq!(a.functions["f"], [(0, st(150, 150))]);
+    let p = a.place(&place("a"));
+    a.add("f", p, st(u64::MAX, 1));
+    assert_eq!(a.functions["f"], [(0, st(u64::MAX, 151))]);
+    assert_eq!(a.places.len(), 2);
 }

@@ -10,8 +10,7 @@ use axum::body::Bytes;
 use axum::http::header;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::explore::{
-    Coverage, FunctionSums, FunctionsAnswer, FunctionsQuery, Place, SelfTotal, ServiceRow,
-    ServicesQuery,
+    Coverage, FunctionSums, FunctionsAnswer, FunctionsQuery, SelfTotal, ServiceRow, ServicesQuery,
 };
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::selection::Selection;
@@ -119,14 +118,14 @@ impl Upstream {
         let answers = join_all(read.iter().map(|r| self.profile(org, sel, r))).await;
         for (row, answer) in read.iter().zip(answers) {
             let profile = answer?;
-            let place: Place = (row.app_service.clone(), None);
+            let place = sums.place(&(row.app_service.clone(), None));
             for s in frame_stats(&profile) {
                 let value = SelfTotal {
                     self_value: s.self_value,
                     total: s.total,
                 };
                 if s.total > 0 || s.self_value > 0 {
-                    sums.add(profile.function_name(s.func), &place, value);
+                    sums.add(profile.function_name(s.func), place, value);
                 }
             }
         }

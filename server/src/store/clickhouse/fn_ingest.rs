@@ -1,7 +1,7 @@
 //! The function rollup rows of one ClickHouse ingest call: the samples' sums per bucket of
 //! each level and per process (see [`crate::store::functions`]), as `functions_rollup` rows —
-//! one per function, and one (`function_id` 0) with every sample's value — and the names of
-//! functions this server has not written before, for the `functions` dictionary.
+//! one per bucket and process, every sample's value and the functions' sums as a nested map —
+//! and the names of functions this server has not written before, for `functions`.
 
 use std::sync::Mutex;
 
@@ -10,7 +10,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::ingest::{send, RowBinary};
 use super::schema;
 use crate::store::functions::ingest::Acc;
-use crate::store::functions::{FrameCache, ALL};
+use crate::store::functions::FrameCache;
 use crate::store::{BatchMeta, StoreError};
 
 /// A process: app_service, language, event type.
@@ -64,22 +64,19 @@ impl<'b> Functions<'b> {
         };
         let mut rollup = RowBinary::default();
         for ((level, bucket, process), sums) in &buckets {
-            let p = self.processes[*process];
-            let mut row = |id: u64, self_value: i64, total: i64| {
-                // Levels are the constants of LEVELS; bucket starts of stored (u32) times.
-                rollup.u32(u32::try_from(*level).unwrap_or(0));
-                rollup.u32(u32::try_from(*bucket).unwrap_or(0));
-                for text in p {
-                    rollup.string(text);
-                }
-                rollup.u64(id);
-                rollup.i64(self_value);
-                rollup.i64(total);
-            };
-            row(ALL, sums.all, sums.all);
-            for (id, (self_value, total)) in &sums.fns {
-                row(*id, *self_value, *total);
+            // Levels are the constants of LEVELS; bucket starts of stored (u32) times.
+            rollup.u32(u32::try_from(*level).unwrap_or(0));
+            rollup.u32(u32::try_from(*bucket).unwrap_or(0));
+            for text in self.processes[*process] {
+                rollup.string(text);
             }
+            rollup.i64(sums.all);
+            let mut entries: Vec<(u64, (i64, i64))> =
+                sums.fns.iter().map(|(id, v)| (*id, *v)).collect();
+            entries.sort_unstable_by_key(|(id, _)| *id);
+            rollup.array(&entries, |out, (id, _)| out.u64(*id));
+            rollup.array(&entries, |out, (_, (s, _))| out.i64(*s));
+            rollup.array(&entries, |out, (_, (_, t))| out.i64(*t));
         }
         let mut rows = RowBinary::default();
         let mut new_names = Vec::with_capacity(names.len());

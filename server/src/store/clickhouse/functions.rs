@@ -11,9 +11,10 @@ use clickhouse::Row;
 use serde::Deserialize;
 
 use super::explore::label;
+use super::raw_rows::{item, RawRows};
 use super::sql::{common_where, filter_where, time_ranges, ChSql};
 use super::ClickHouseStore;
-use crate::store::functions::{function_id, has_tag_conditions, plan, Frames, IdSums};
+use crate::store::functions::{function_id, has_tag_conditions, plan, Frames, IdSums, ALL, LEVELS};
 use crate::store::sql::needs_samples;
 use crate::store::StoreError;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
@@ -26,12 +27,9 @@ use embers_model::contract::selection::Selection;
 /// Ids per name lookup statement.
 const IDS_PER_LOOKUP: usize = 20_000;
 
-#[derive(Debug, Row, Deserialize)]
-struct FnSum {
-    app: String,
-    id: u64,
-    self_value: i64,
-    total: i64,
+/// An `Int64`'s bits as the number.
+fn signed(bits: u64) -> i64 {
+    i64::from_le_bytes(bits.to_le_bytes())
 }
 
 #[derive(Debug, Row, Deserialize)]
@@ -85,7 +83,7 @@ impl ClickHouseStore {
             let whole = [(sel.time_start, sel.time_end)];
             self.sample_sums(sel, skip_total, &whole, group, &mut sums)?;
         } else {
-            let plan = plan(sel.time_start, sel.time_end, self.horizon()?);
+            let plan = plan(sel.time_start, sel.time_end, self.horizon()?, &LEVELS);
             self.rollup_sums(sel, skip_total, &plan.buckets, &mut sums)?;
             self.sample_sums(sel, skip_total, &plan.samples, None, &mut sums)?;
         }
@@ -104,9 +102,11 @@ impl ClickHouseStore {
         if buckets.is_empty() {
             return Ok(());
         }
+        // The rows themselves, summed here: on 18.16 `sumMap` (or ARRAY JOIN and GROUP BY) over
+        // a day's 960,000 entries took 120-150 ms, reading them out 30-40 ms.
         let mut sql = ChSql::new(
-            "SELECT app_service AS app, function_id AS id, sum(self_value) AS self_value, \
-             sum(total) AS total FROM ",
+            "SELECT app_service AS app, all_value, fnMap.id AS ids, fnMap.self_value AS selfs, \
+             fnMap.total AS totals FROM ",
         );
         sql.push(&self.table_named("functions_rollup"))
             .push(" WHERE (");
@@ -125,10 +125,35 @@ impl ClickHouseStore {
         // No tag conditions reach here: only the process's own columns.
         sql.series_conditions(sel);
         app_condition(&mut sql, sel, skip_total);
-        sql.push(" GROUP BY app_service, function_id");
-        for row in self.fetch::<FnSum>(&sql)? {
-            let place = sums.place((row.app, None));
-            sums.add(place, row.id, row.self_value, row.total);
+        let bytes = self
+            .block_on(async {
+                let mut cursor = sql.query(self.client()).fetch_bytes("RowBinary")?;
+                cursor.collect().await
+            })
+            .map_err(super::ch_err)?;
+        let mut rows = RawRows::new(&bytes);
+        let mut places: HashMap<&str, usize> = HashMap::new();
+        while !rows.is_done() {
+            let app = rows.string()?;
+            let place = match places.get(app) {
+                Some(p) => *p,
+                None => {
+                    let p = sums.place((app.to_owned(), None));
+                    places.insert(app, p);
+                    p
+                }
+            };
+            sums.add(place, ALL, 0, rows.i64()?);
+            let (ids, selfs, totals) = (rows.array()?, rows.array()?, rows.array()?);
+            if ids.0 != selfs.0 || ids.0 != totals.0 {
+                return Err(StoreError::ClickHouse(
+                    "a rollup row's arrays differ in length".into(),
+                ));
+            }
+            for i in 0..ids.0 {
+                let (s, t) = (item(selfs.1, i), item(totals.1, i));
+                sums.add(place, item(ids.1, i), signed(s), signed(t));
+            }
         }
         Ok(())
     }

@@ -51,6 +51,14 @@ impl RowBinary {
         self.buf.extend_from_slice(&n.to_le_bytes());
     }
 
+    /// An `Array(UInt64)` or `Array(Int64)` (`n` 8-byte items, written by `each`).
+    pub(crate) fn array<T>(&mut self, items: &[T], each: impl Fn(&mut Self, &T)) {
+        self.leb128(items.len());
+        for item in items {
+            each(self, item);
+        }
+    }
+
     fn strings<'a>(&mut self, items: impl ExactSizeIterator<Item = &'a str>) {
         self.leb128(items.len());
         for s in items {

@@ -11,6 +11,7 @@ mod fn_ingest;
 mod functions;
 mod ingest;
 mod query;
+mod raw_rows;
 mod retention;
 pub(crate) mod schema;
 mod snapshots;

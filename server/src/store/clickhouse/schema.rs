@@ -13,9 +13,11 @@
 //!   field table, `profile_value_unit` included, and the open families as DeepFlow's
 //!   `tag_names`/`tag_values` arrays), keyed by the hash of its contents.
 //!
-//! - `functions_rollup`: per hour and per 10 minutes, per process, each function's self and
-//!   total and every sample's value (`function_id` 0), summed at ingest
-//!   (`SummingMergeTree`, partitioned by hour like the samples, so retention drops them alike);
+//! - `functions_rollup`: per hour and per 10 minutes, per process, one row: every sample's value
+//!   and each function's self and total as a nested map, summed at ingest (`SummingMergeTree`,
+//!   partitioned by hour like the samples, so retention drops them alike). One row per bucket
+//!   rather than per function: the rows an ingest call writes are then as many as its buckets
+//!   and processes, not (as measured first) about as many as its samples;
 //! - `functions`: each function's name, keyed by the hash of it;
 //! - `horizon`: the cutoffs of retention passes (see [`crate::store::functions`]), on every node.
 //!
@@ -45,18 +47,33 @@ pub(crate) const SAMPLE_COLUMNS: [(&str, &str); 11] = [
 ];
 
 /// The columns of `functions_rollup` in table order; ingest writes them in this order. A row
-/// is one function's sums (or, for `function_id` 0, every sample's value) in one bucket of
-/// `level` seconds of one process.
-pub(crate) const FUNCTION_COLUMNS: [(&str, &str); 8] = [
+/// is one bucket of `level` seconds of one process: every sample's value (`all_value`) and,
+/// in the nested `fnMap`, each function's id, self and total (merges add rows of one key
+/// together, `fnMap` by id).
+pub(crate) const FUNCTION_COLUMNS: [(&str, &str); 9] = [
     ("level", "UInt32"),
     ("time", "DateTime"),
     ("app_service", "String"),
     ("profile_language_type", "String"),
     ("profile_event_type", "String"),
-    ("function_id", "UInt64"),
-    ("self_value", "Int64"),
-    ("total", "Int64"),
+    ("all_value", "Int64"),
+    ("fnMap.id", "Array(UInt64)"),
+    ("fnMap.self_value", "Array(Int64)"),
+    ("fnMap.total", "Array(Int64)"),
 ];
+
+/// `FUNCTION_COLUMNS` as the table declares them (the three arrays as one `Nested`).
+fn function_table_columns() -> String {
+    let plain: Vec<(&str, &str)> = FUNCTION_COLUMNS
+        .iter()
+        .copied()
+        .filter(|(n, _)| !n.starts_with("fnMap."))
+        .collect();
+    format!(
+        "{}, `fnMap` Nested(`id` UInt64, `self_value` Int64, `total` Int64)",
+        column_list(&plain, true)
+    )
+}
 
 /// The columns of `tagsets` in table order.
 pub(crate) fn tagset_columns() -> Vec<(&'static str, &'static str)> {
@@ -108,13 +125,13 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
             "CREATE TABLE IF NOT EXISTS {db}.tagsets ({}) ENGINE = ReplacingMergeTree() ORDER BY id",
             column_list(&tagset_columns(), true)
         ),
-        // Rows of one key written by several calls (or servers) are summed by merges; reads
-        // sum them again with GROUP BY until then.
+        // Rows of one key written by several calls (or servers) are summed by merges (the
+        // nested `fnMap` by id: its name ends in Map); reads sum them again until then.
         format!(
-            "CREATE TABLE IF NOT EXISTS {db}.{functions} ({}) ENGINE = \
-             SummingMergeTree((self_value, total)) PARTITION BY toStartOfHour(time) ORDER BY \
-             (profile_event_type, level, time, app_service, profile_language_type, function_id)",
-            column_list(&FUNCTION_COLUMNS, true)
+            "CREATE TABLE IF NOT EXISTS {db}.{functions} ({}) ENGINE = SummingMergeTree() \
+             PARTITION BY toStartOfHour(time) ORDER BY \
+             (profile_event_type, level, time, app_service, profile_language_type)",
+            function_table_columns()
         ),
         format!(
             "CREATE TABLE IF NOT EXISTS {db}.functions (`id` UInt64, `name` String) \

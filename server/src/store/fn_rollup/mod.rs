@@ -8,8 +8,9 @@
 //! - `profile.functions_1h`, `profile.functions_10m`: `(series_id, time, body)`;
 //! - `profile.horizon`: the latest retention cutoff (see [`super::functions`]).
 //!
-//! An unfiltered question reads the process series (tag set 0); a tag filter or a grouping
-//! reads the tag-set series it selects.
+//! Tag-set series are kept per hour only (per ten minutes they would cost as much again at
+//! every ingest). An unfiltered question reads the process series (tag set 0); a tag filter or
+//! a grouping reads the hours of the tag-set series it selects, and the samples around them.
 
 pub(crate) mod body;
 
@@ -275,7 +276,13 @@ impl<'a> FnIngest<'a> {
             acc.finish(&mut cache, &state.written)
         };
         let processes = regroup(&buckets, |s| process_of.get(&s).copied().unwrap_or(s));
-        write(tx, &mut pending, &buckets, &names)?;
+        // Tag-set series per hour only: their ten minutes would cost as much again at every
+        // ingest (a process has one series, but as many tag-set series as pods and hosts).
+        let hours: Buckets<i64> = buckets
+            .into_iter()
+            .filter(|((level, _, _), _)| *level == TABLES[0].0)
+            .collect();
+        write(tx, &mut pending, &hours, &names)?;
         write(tx, &mut pending, &processes, &[])?;
         Ok(pending)
     }

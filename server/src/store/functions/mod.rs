@@ -7,8 +7,8 @@
 //! the same in every process and on both backends, so a stack's function ids need no lookup
 //! and the rollup's rows can be merged with sums read from the samples.
 //!
-//! The rollup keeps, per bucket of [`LEVELS`] and per process (and, on SQLite, per tag set),
-//! every sample's value and each function's self and total. A range is read as its whole
+//! The rollup keeps, per bucket of [`LEVELS`] and per process (and, on SQLite, per hour and tag
+//! set), every sample's value and each function's self and total. A range is read as its whole
 //! buckets, coarsest first, and the samples of what is left at its edges ([`plan`]).
 //!
 //! Retention removes samples older than a cutoff at any second, but a bucket only once it has
@@ -126,9 +126,10 @@ pub(crate) struct Plan {
     pub(crate) samples: Vec<(i64, i64)>,
 }
 
-/// The plan of `[start, end]` over [`LEVELS`], everything before the first whole hour at or
-/// after `horizon` (the latest retention cutoff, if any) read from the samples.
-pub(crate) fn plan(start: i64, end: i64, horizon: Option<i64>) -> Plan {
+/// The plan of `[start, end]` over `levels` (a prefix of [`LEVELS`]: the hour is always
+/// first), everything before the first whole hour at or after `horizon` (the latest retention
+/// cutoff, if any) read from the samples.
+pub(crate) fn plan(start: i64, end: i64, horizon: Option<i64>, levels: &[i64]) -> Plan {
     let hour = LEVELS[0];
     let kept = horizon.map_or(i64::MIN, |h| {
         let floor = embers_model::contract::explore::bucket_start(h, hour);
@@ -142,25 +143,26 @@ pub(crate) fn plan(start: i64, end: i64, horizon: Option<i64>) -> Plan {
     if start < kept {
         samples.push((start, end.min(kept.saturating_sub(1))));
     }
-    let (pieces, rest) = super::cover::cover(start.max(kept), end, &LEVELS);
+    let (pieces, rest) = super::cover::cover(start.max(kept), end, levels);
     samples.extend(rest);
     Plan {
         buckets: pieces
             .into_iter()
-            .map(|(level, a, b)| (LEVELS[level], a, b))
+            .map(|(level, a, b)| (levels[level], a, b))
             .collect(),
         samples,
     }
 }
 
 /// Sums by function id and place (an index into `places`): what a backend reads, before the
-/// functions are named.
+/// functions are named. One map per place, keyed by the function alone (small keys: a day's
+/// read adds up a couple of million entries).
 #[derive(Debug, Default)]
 pub(crate) struct IdSums {
     pub(crate) all: i64,
     pub(crate) places: Vec<Place>,
     place_index: HashMap<Place, usize>,
-    pub(crate) sums: FxHashMap<(usize, u64), (i64, i64)>,
+    sums: Vec<FxHashMap<u64, (i64, i64)>>,
 }
 
 impl IdSums {
@@ -170,17 +172,22 @@ impl IdSums {
             return i;
         }
         self.places.push(place.clone());
+        self.sums.push(FxHashMap::default());
         self.place_index.insert(place, self.places.len() - 1);
         self.places.len() - 1
     }
 
-    /// Adds one function's (or, for [`ALL`], every sample's) sums at `place`.
+    /// Adds one function's (or, for [`ALL`], every sample's) sums at `place` (an index
+    /// [`IdSums::place`] gave).
     pub(crate) fn add(&mut self, place: usize, id: u64, self_value: i64, total: i64) {
         if id == ALL {
             self.all = self.all.saturating_add(total);
             return;
         }
-        let sum = self.sums.entry((place, id)).or_default();
+        let Some(map) = self.sums.get_mut(place) else {
+            return;
+        };
+        let sum = map.entry(id).or_default();
         sum.0 = sum.0.saturating_add(self_value);
         sum.1 = sum.1.saturating_add(total);
     }
@@ -194,9 +201,9 @@ impl IdSums {
         }
     }
 
-    /// The ids of every function summed.
+    /// The ids of every function summed (once per place).
     pub(crate) fn ids(&self) -> impl Iterator<Item = u64> + '_ {
-        self.sums.keys().map(|(_, id)| *id)
+        self.sums.iter().flat_map(|m| m.keys().copied())
     }
 
     /// The contract's sums, each function named by `name` (functions it cannot name are a
@@ -205,23 +212,31 @@ impl IdSums {
         self,
         name: impl Fn(u64) -> Option<Arc<str>>,
     ) -> Result<FunctionSums, super::StoreError> {
-        let mut out = FunctionSums {
-            all: unsigned(self.all),
-            ..FunctionSums::default()
-        };
-        for ((place, id), (self_value, total)) in self.sums {
+        // Grouped by id first: each function's name is then looked up and copied once.
+        let mut by_id: FxHashMap<u64, Vec<(usize, SelfTotal)>> = FxHashMap::default();
+        for (place, map) in self.sums.into_iter().enumerate() {
+            for (id, (self_value, total)) in map {
+                let value = SelfTotal {
+                    self_value: unsigned(self_value),
+                    total: unsigned(total),
+                };
+                by_id.entry(id).or_default().push((place, value));
+            }
+        }
+        let mut functions = HashMap::with_capacity(by_id.len());
+        for (id, list) in by_id {
             let Some(n) = name(id) else {
                 return Err(super::StoreError::Invalid(format!(
                     "function {id} has no name in the store's dictionary"
                 )));
             };
-            let value = SelfTotal {
-                self_value: unsigned(self_value),
-                total: unsigned(total),
-            };
-            out.add(&n, &self.places[place], value);
+            functions.insert(n.to_string(), list);
         }
-        Ok(out)
+        Ok(FunctionSums {
+            all: unsigned(self.all),
+            places: self.places,
+            functions,
+        })
     }
 }
 
@@ -263,19 +278,28 @@ mod tests {
 
     #[test]
     fn plans_read_whole_buckets_and_samples_at_the_edges() {
-        let p = plan(3000, 7500, None);
+        let p = plan(3000, 7500, None, &LEVELS);
         assert_eq!(p.buckets, vec![(600, 3000, 3000), (3600, 3600, 3600)]);
         assert_eq!(p.samples, vec![(7200, 7500)]);
-        let p = plan(3001, 3599, None);
+        let p = plan(3001, 3599, None, &LEVELS);
         assert!(p.buckets.is_empty());
         assert_eq!(p.samples, vec![(3001, 3599)]);
         // Before a retention horizon, up to the next whole hour, only samples are exact.
-        let p = plan(0, 10_799, Some(3601));
+        let p = plan(0, 10_799, Some(3601), &LEVELS);
         assert_eq!(p.buckets, vec![(3600, 7200, 7200)]);
         assert_eq!(p.samples, vec![(0, 7199)]);
-        assert_eq!(plan(0, 10_799, Some(3600)).samples, vec![(0, 3599)]);
-        let p = plan(0, 100, Some(7000));
+        assert_eq!(
+            plan(0, 10_799, Some(3600), &LEVELS).samples,
+            vec![(0, 3599)]
+        );
+        let p = plan(0, 100, Some(7000), &LEVELS);
         assert_eq!((p.buckets, p.samples), (vec![], vec![(0, 100)]));
+        // Hours only (SQLite's tag-set series).
+        let p = plan(3000, 7500, None, &LEVELS[..1]);
+        assert_eq!(
+            (p.buckets, p.samples),
+            (vec![(3600, 3600, 3600)], vec![(3000, 3599), (7200, 7500)])
+        );
         assert_ne!(function_id(""), ALL);
     }
 }

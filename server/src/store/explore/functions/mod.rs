@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 use super::super::fn_rollup::{body, table_of};
-use super::super::functions::{has_tag_conditions, plan, IdSums};
+use super::super::functions::{has_tag_conditions, plan, IdSums, LEVELS};
 use super::super::sql::{conditions_where, is_series_condition, needs_samples, Sql};
 use super::super::{SqliteStore, StoreError};
 use super::labels;
@@ -161,7 +161,13 @@ impl SqliteStore {
                 samples::read(self, conn, sel, &listed, &whole, &mut sums)?;
             } else {
                 let horizon = super::super::fn_rollup::horizon(conn)?;
-                let plan = plan(sel.time_start, sel.time_end, horizon);
+                // Tag-set series are kept per hour only (see fn_rollup).
+                let levels = if per_tagset {
+                    &LEVELS[..1]
+                } else {
+                    &LEVELS[..]
+                };
+                let plan = plan(sel.time_start, sel.time_end, horizon, levels);
                 read_buckets(conn, &listed, &plan.buckets, &mut sums)?;
                 samples::read(self, conn, sel, &listed, &plan.samples, &mut sums)?;
             }
