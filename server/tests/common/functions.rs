@@ -253,6 +253,25 @@ async fn baselines(server: &TestServer) {
         (Some(0), None),
         "new: no ratio"
     );
+    // Inside each service: redis-server's aeMain went from 30 of 40 to 5 of 62 (self).
+    let inside = answer(
+        server,
+        with(now(), with(earlier, json!({"order_by": "place_change"}))),
+    )
+    .await;
+    let ae = row(&inside, "aeMain");
+    assert_eq!(ae.place_change, Some(5.0 * 100.0 / 62.0 - 75.0));
+    assert_eq!(ae.places[0].baseline_self, Some(30));
+    assert_eq!(
+        row(&inside, "[k] ep_poll").place_change,
+        Some(100.0),
+        "new in nginx"
+    );
+    assert_eq!(inside.values[0].function, "[k] ep_poll");
+    assert_eq!(
+        row(&inside, "dictFind").place_change,
+        Some(50.0 * 100.0 / 62.0 - 25.0)
+    );
     // A baseline tag filter over the same range: pod redis-0 against pod redis-1.
     let pods = json!({"tag_filter": "pod='redis-0'", "baseline_tag_filter": "pod='redis-1'"});
     let p = answer(server, with(now(), pods)).await;

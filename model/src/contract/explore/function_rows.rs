@@ -8,7 +8,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::functions::{FunctionMetric, FunctionOrder, FunctionsQuery, PLACES_PER_FUNCTION};
+use super::function_places::places;
+use super::functions::{FunctionMetric, FunctionOrder, FunctionsQuery};
 
 /// Where a function ran: a process, and its group's value when grouped by a tag.
 pub type Place = (String, Option<String>);
@@ -29,7 +30,7 @@ impl SelfTotal {
         self.total = self.total.saturating_add(other.total);
     }
 
-    fn of(&self, metric: FunctionMetric) -> u64 {
+    pub(super) fn of(&self, metric: FunctionMetric) -> u64 {
         match metric {
             FunctionMetric::SelfValue => self.self_value,
             FunctionMetric::Total => self.total,
@@ -44,6 +45,8 @@ pub struct FunctionSums {
     pub all: u64,
     /// Where functions ran; `functions` refers to them by index.
     pub places: Vec<Place>,
+    /// Summed value of every sample at each place (what a place's shares are of).
+    pub place_all: Vec<u64>,
     /// Per function name: its sums per place (an index into `places`, each at most once).
     pub functions: HashMap<String, Vec<(usize, SelfTotal)>>,
 }
@@ -56,8 +59,16 @@ impl FunctionSums {
             Some(i) => i,
             None => {
                 self.places.push(place.clone());
+                self.place_all.push(0);
                 self.places.len() - 1
             }
+        }
+    }
+
+    /// Adds `value` (of every sample) to the place of index `place`.
+    pub fn add_all(&mut self, place: usize, value: u64) {
+        if let Some(all) = self.place_all.get_mut(place) {
+            *all = all.saturating_add(value);
         }
     }
 
@@ -73,7 +84,7 @@ impl FunctionSums {
         }
     }
 
-    fn summed(&self, name: &str) -> SelfTotal {
+    pub(super) fn summed(&self, name: &str) -> SelfTotal {
         let mut out = SelfTotal::default();
         for (_, v) in self.functions.get(name).into_iter().flatten() {
             out.add(*v);
@@ -82,12 +93,20 @@ impl FunctionSums {
     }
 }
 
-/// One place of a row: `[app_service, group, self, total]` (`group` null when not grouped).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    from = "(String, Option<String>, u64, u64)",
-    into = "(String, Option<String>, u64, u64)"
-)]
+type PlaceForm = (
+    String,
+    Option<String>,
+    u64,
+    u64,
+    Option<u64>,
+    Option<u64>,
+    Option<f64>,
+);
+
+/// One place of a row: `[app_service, group, self, total, baseline_self, baseline_total,
+/// change]` (`group` null when not grouped, the baseline's null when not comparing).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "PlaceForm", into = "PlaceForm")]
 pub struct PlaceValue {
     /// The process.
     pub app_service: String,
@@ -97,27 +116,45 @@ pub struct PlaceValue {
     pub self_value: u64,
     /// Total there.
     pub total: u64,
+    /// The baseline's self there, when comparing.
+    pub baseline_self: Option<u64>,
+    /// The baseline's total there, when comparing.
+    pub baseline_total: Option<u64>,
+    /// The change of the metric's share of the place's own samples, in percentage points (as
+    /// that service's comparison shows it, normalised), when comparing.
+    pub change: Option<f64>,
 }
 
-impl From<(String, Option<String>, u64, u64)> for PlaceValue {
-    fn from((app_service, group, self_value, total): (String, Option<String>, u64, u64)) -> Self {
+impl From<PlaceForm> for PlaceValue {
+    fn from(p: PlaceForm) -> Self {
         PlaceValue {
-            app_service,
-            group,
-            self_value,
-            total,
+            app_service: p.0,
+            group: p.1,
+            self_value: p.2,
+            total: p.3,
+            baseline_self: p.4,
+            baseline_total: p.5,
+            change: p.6,
         }
     }
 }
 
-impl From<PlaceValue> for (String, Option<String>, u64, u64) {
+impl From<PlaceValue> for PlaceForm {
     fn from(p: PlaceValue) -> Self {
-        (p.app_service, p.group, p.self_value, p.total)
+        (
+            p.app_service,
+            p.group,
+            p.self_value,
+            p.total,
+            p.baseline_self,
+            p.baseline_total,
+            p.change,
+        )
     }
 }
 
 /// The column names of a `functions` answer, in row order.
-pub const FUNCTION_COLUMNS: [&str; 11] = [
+pub const FUNCTION_COLUMNS: [&str; 12] = [
     "function",
     "self",
     "total",
@@ -127,6 +164,7 @@ pub const FUNCTION_COLUMNS: [&str; 11] = [
     "baseline_total",
     "change",
     "ratio",
+    "place_change",
     "place_count",
     "places",
 ];
@@ -139,6 +177,7 @@ type RowForm = (
     f64,
     Option<u64>,
     Option<u64>,
+    Option<f64>,
     Option<f64>,
     Option<f64>,
     u64,
@@ -167,9 +206,12 @@ pub struct FunctionRow {
     pub change: Option<f64>,
     /// The metric's share over the baseline's (null when the baseline's is 0).
     pub ratio: Option<f64>,
+    /// The largest change among its places (each of its own place's samples), when comparing.
+    pub place_change: Option<f64>,
     /// Places it ran in, in all.
     pub place_count: u64,
-    /// The busiest [`PLACES_PER_FUNCTION`] of them by the metric.
+    /// [`PLACES_PER_FUNCTION`] of them: the busiest by the metric, or, sorted by place change,
+    /// those whose share grew most.
     pub places: Vec<PlaceValue>,
 }
 
@@ -185,8 +227,9 @@ impl From<RowForm> for FunctionRow {
             baseline_total: r.6,
             change: r.7,
             ratio: r.8,
-            place_count: r.9,
-            places: r.10,
+            place_change: r.9,
+            place_count: r.10,
+            places: r.11,
         }
     }
 }
@@ -203,6 +246,7 @@ impl From<FunctionRow> for RowForm {
             r.baseline_total,
             r.change,
             r.ratio,
+            r.place_change,
             r.place_count,
             r.places,
         )
@@ -242,36 +286,12 @@ pub struct FunctionsAnswer {
 }
 
 /// `part` as a percentage of `whole` (0 of nothing).
-fn share(part: u64, whole: u64) -> f64 {
+pub(super) fn share(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
     } else {
         part as f64 * 100.0 / whole as f64
     }
-}
-
-/// The places of one function, busiest by `metric` first, ties by name.
-fn places(sums: &FunctionSums, name: &str, metric: FunctionMetric) -> (u64, Vec<PlaceValue>) {
-    let mut list: Vec<(&Place, &SelfTotal)> = sums
-        .functions
-        .get(name)
-        .into_iter()
-        .flatten()
-        .filter_map(|(p, v)| Some((sums.places.get(*p)?, v)))
-        .collect();
-    list.sort_by(|a, b| (b.1.of(metric), a.0).cmp(&(a.1.of(metric), b.0)));
-    let count = list.len() as u64;
-    let kept = list
-        .into_iter()
-        .take(PLACES_PER_FUNCTION)
-        .map(|((app, group), v)| PlaceValue {
-            app_service: app.clone(),
-            group: group.clone(),
-            self_value: v.self_value,
-            total: v.total,
-        })
-        .collect();
-    (count, kept)
 }
 
 /// The row of `name` without its places.
@@ -295,6 +315,7 @@ fn row(
         baseline_total: b.map(|(bv, _)| bv.total),
         change: base_share.map(|s| metric_share - s),
         ratio: base_share.filter(|s| *s > 0.0).map(|s| metric_share / s),
+        place_change: None,
         place_count: 0,
         places: Vec::new(),
     }
@@ -306,10 +327,12 @@ fn ranked(q: &FunctionsQuery, a: &FunctionRow, b: &FunctionRow) -> Ordering {
         FunctionMetric::SelfValue => r.self_value,
         FunctionMetric::Total => r.total,
     };
-    let by_change = match q.order {
-        FunctionOrder::Change => b.change.unwrap_or(0.0).total_cmp(&a.change.unwrap_or(0.0)),
-        FunctionOrder::Value => Ordering::Equal,
+    let change = |r: &FunctionRow| match q.order {
+        FunctionOrder::Change => r.change.unwrap_or(0.0),
+        FunctionOrder::PlaceChange => r.place_change.unwrap_or(0.0),
+        FunctionOrder::Value => 0.0,
     };
+    let by_change = change(b).total_cmp(&change(a));
     by_change
         .then_with(|| value(b).cmp(&value(a)))
         .then_with(|| a.function.cmp(&b.function))
@@ -332,16 +355,26 @@ impl FunctionsAnswer {
                 .as_deref()
                 .is_none_or(|s| n.to_lowercase().contains(s))
         };
+        let by_place = q.order == FunctionOrder::PlaceChange;
         let mut rows: Vec<FunctionRow> = names
             .into_iter()
             .filter(wanted)
-            .map(|n| row(n, &now, base.as_ref(), q.metric))
+            .map(|n| {
+                let mut r = row(n, &now, base.as_ref(), q.metric);
+                // Sorting by place change needs every row's places; otherwise a page's do.
+                if by_place {
+                    places(&mut r, &now, base.as_ref(), q);
+                }
+                r
+            })
             .collect();
         rows.sort_by(|a, b| ranked(q, a, b));
         let total_rows = rows.len() as u64;
         let mut values: Vec<FunctionRow> = rows.into_iter().skip(q.offset).take(q.limit).collect();
-        for r in &mut values {
-            (r.place_count, r.places) = places(&now, &r.function, q.metric);
+        if !by_place {
+            for r in &mut values {
+                places(r, &now, base.as_ref(), q);
+            }
         }
         FunctionsAnswer {
             columns: FUNCTION_COLUMNS.iter().map(|c| (*c).to_owned()).collect(),

@@ -24,6 +24,8 @@ fn sums() -> FunctionSums {
         ..FunctionSums::default()
     };
     let (a, b) = (s.place(&place("a")), s.place(&place("b")));
+    s.add_all(a, 150);
+    s.add_all(b, 50);
     s.add("main", a, st(0, 150));
     s.add("main", b, st(10, 50));
     s.add("f", a, st(120, 150));
@@ -52,12 +54,12 @@ fn rows_rank_by_the_metric_with_shares_of_everything() {
     assert_eq!((f.baseline_self, f.change, f.ratio), (None, None, None));
     let main = &a.values[2];
     assert_eq!((main.total, main.place_count), (200, 2));
+    let plain = |app: &str, s: u64, t: u64| {
+        PlaceValue::from((app.to_owned(), None, s, t, None, None, None))
+    };
     assert_eq!(
         main.places,
-        vec![
-            PlaceValue::from(("b".to_owned(), None, 10, 50)),
-            PlaceValue::from(("a".to_owned(), None, 0, 150)),
-        ],
+        vec![plain("b", 10, 50), plain("a", 0, 150)],
         "by self, the metric"
     );
     let a = FunctionsAnswer::finish(&query(r#","metric":"total""#), sums(), None);
@@ -66,7 +68,7 @@ fn rows_rank_by_the_metric_with_shares_of_everything() {
     let json = serde_json::to_string(&a.values[2]).unwrap();
     assert_eq!(
         json,
-        r#"["g",40,40,20.0,20.0,null,null,null,null,1,[["b",null,40,40]]]"#
+        r#"["g",40,40,20.0,20.0,null,null,null,null,null,1,[["b",null,40,40,null,null,null]]]"#
     );
     let back: FunctionRow = serde_json::from_str(&json).unwrap();
     assert_eq!(back, a.values[2]);
@@ -93,6 +95,8 @@ fn baselines_give_change_in_points_and_ratio_and_sort_by_growth() {
     };
     // Indexes of the baseline's own places (listed in another order than the range's).
     let (b, a) = (base.place(&place("b")), base.place(&place("a")));
+    base.add_all(a, 60);
+    base.add_all(b, 40);
     base.add("f", a, st(25, 30));
     base.add("g", b, st(30, 30));
     base.add("gone", a, st(20, 20));
@@ -111,7 +115,52 @@ fn baselines_give_change_in_points_and_ratio_and_sort_by_growth() {
         (gone.self_value, gone.change, gone.ratio),
         (0, Some(-20.0), Some(0.0))
     );
-    assert!(gone.places.is_empty() && gone.place_count == 0);
+    assert_eq!(gone.place_count, 1, "where it ran before");
+    assert_eq!(gone.places[0].baseline_self, Some(20));
+    // Within each place: f in a went from 25 of 60 to 150 of 150 (self).
+    let fa = &f.places[0];
+    assert_eq!(
+        (fa.baseline_self, fa.change),
+        (Some(25), Some(100.0 - 25.0 * 100.0 / 60.0))
+    );
+    assert_eq!(f.place_change, fa.change);
+}
+
+#[test]
+fn place_change_ranks_what_grew_inside_a_service() {
+    // `big` is most of the fleet and grew a little; `small` doubled in a small service.
+    let side = |small_share: u64, big: u64| {
+        let mut s = FunctionSums {
+            all: 1000 + 100,
+            ..FunctionSums::default()
+        };
+        let (x, y) = (s.place(&place("large")), s.place(&place("tiny")));
+        s.add_all(x, 1000);
+        s.add_all(y, 100);
+        s.add("big", x, st(big, big));
+        s.add("small", y, st(small_share, small_share));
+        s
+    };
+    let by = |order: &str| {
+        let q = query(&format!(
+            r#","baseline_time_start":1,"baseline_time_end":2,"metric":"total","order_by":"{order}""#
+        ));
+        FunctionsAnswer::finish(&q, side(40, 600), Some(side(20, 550)))
+    };
+    let fleet = by("change");
+    assert_eq!(
+        names(&fleet),
+        ["big", "small"],
+        "4.5 points of the fleet against 1.8"
+    );
+    let inside = by("place_change");
+    assert_eq!(
+        names(&inside),
+        ["small", "big"],
+        "20 points of its service against 5"
+    );
+    assert_eq!(inside.values[0].place_change, Some(20.0));
+    assert_eq!(inside.values[0].places[0].app_service, "tiny");
 }
 
 #[test]

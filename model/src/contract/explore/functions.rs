@@ -56,8 +56,13 @@ pub enum FunctionOrder {
     /// By the metric's value, highest first (the default).
     #[default]
     Value,
-    /// By the change of the metric's share against the baseline, most grown first.
+    /// By the change of the metric's share of every selected sample against the baseline,
+    /// most grown first.
     Change,
+    /// By the largest change of the metric's share of one place's own samples (a service, or
+    /// a service and group), most grown first: what grew in some service, however small.
+    #[serde(rename = "place_change")]
+    PlaceChange,
 }
 
 /// Body of `POST /v1/profile/functions`.
@@ -84,7 +89,7 @@ pub struct FunctionsRequest {
     /// What ranks the list (`self`, the default, or `total`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metric: Option<FunctionMetric>,
-    /// `value` (the default) or `change` (needs a baseline).
+    /// `value` (the default), `change` or `place_change` (both need a baseline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub order_by: Option<FunctionOrder>,
     /// Only functions whose name contains this, case ignored.
@@ -227,13 +232,17 @@ pub fn parse_functions_body(body: &[u8]) -> Result<FunctionsQuery, RequestError>
             .map_err(|_| RequestError(format!("offset must be 0 or more, got {n}")))?,
     };
     let baseline = baseline(&m, &selection)?;
-    let order = word(&m, "order_by", "\"value\" or \"change\"")?;
-    if order == FunctionOrder::Change && baseline.is_none() {
-        return Err(RequestError(
-            "order_by \"change\" needs a baseline: baseline_time_start and baseline_time_end, \
-             or baseline_tag_filter"
-                .into(),
-        ));
+    let order = word(&m, "order_by", "\"value\", \"change\" or \"place_change\"")?;
+    if order != FunctionOrder::Value && baseline.is_none() {
+        return Err(RequestError(format!(
+            "order_by \"{}\" needs a baseline: baseline_time_start and baseline_time_end, or \
+             baseline_tag_filter",
+            if order == FunctionOrder::Change {
+                "change"
+            } else {
+                "place_change"
+            }
+        )));
     }
     Ok(FunctionsQuery {
         group_by: tag_group(&m)?,

@@ -61,7 +61,11 @@ fn every_bad_member_is_named() {
         ),
         (
             r#","order_by":"size""#,
-            "order_by must be \"value\" or \"change\"",
+            "order_by must be \"value\", \"change\" or \"place_change\"",
+        ),
+        (
+            r#","order_by":"place_change""#,
+            "order_by \"place_change\" needs a baseline",
         ),
         (
             r#","order_by":"change""#,

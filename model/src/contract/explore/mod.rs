@@ -16,6 +16,7 @@
 //!
 //! [`request`] reads the bodies, [`answer`] builds the results; the rules they share are here.
 mod answer;
+mod function_places;
 mod function_points;
 mod function_rows;
 mod functions;

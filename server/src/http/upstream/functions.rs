@@ -119,6 +119,7 @@ impl Upstream {
         for (row, answer) in read.iter().zip(answers) {
             let profile = answer?;
             let place = sums.place(&(row.app_service.clone(), None));
+            sums.add_all(place, row.value);
             for s in frame_stats(&profile) {
                 let value = SelfTotal {
                     self_value: s.self_value,

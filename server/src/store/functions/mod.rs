@@ -162,6 +162,8 @@ pub(crate) struct IdSums {
     pub(crate) all: i64,
     pub(crate) places: Vec<Place>,
     place_index: HashMap<Place, usize>,
+    /// Every sample's value per place.
+    place_all: Vec<i64>,
     sums: Vec<FxHashMap<u64, (i64, i64)>>,
 }
 
@@ -172,6 +174,7 @@ impl IdSums {
             return i;
         }
         self.places.push(place.clone());
+        self.place_all.push(0);
         self.sums.push(FxHashMap::default());
         self.place_index.insert(place, self.places.len() - 1);
         self.places.len() - 1
@@ -182,6 +185,9 @@ impl IdSums {
     pub(crate) fn add(&mut self, place: usize, id: u64, self_value: i64, total: i64) {
         if id == ALL {
             self.all = self.all.saturating_add(total);
+            if let Some(all) = self.place_all.get_mut(place) {
+                *all = all.saturating_add(total);
+            }
             return;
         }
         let Some(map) = self.sums.get_mut(place) else {
@@ -194,7 +200,7 @@ impl IdSums {
 
     /// Adds `value` of samples whose stack has `frames`, at `place`.
     pub(crate) fn add_stack(&mut self, place: usize, frames: &Frames, value: i64) {
-        self.all = self.all.saturating_add(value);
+        self.add(place, ALL, 0, value);
         for id in frames.ids.iter() {
             let self_value = if *id == frames.leaf { value } else { 0 };
             self.add(place, *id, self_value, value);
@@ -235,6 +241,7 @@ impl IdSums {
         Ok(FunctionSums {
             all: unsigned(self.all),
             places: self.places,
+            place_all: self.place_all.into_iter().map(unsigned).collect(),
             functions,
         })
     }

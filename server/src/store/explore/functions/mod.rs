@@ -11,7 +11,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 use super::super::fn_rollup::{body, table_of};
-use super::super::functions::{has_tag_conditions, plan, IdSums, LEVELS};
+use super::super::functions::{has_tag_conditions, plan, IdSums, ALL, LEVELS};
 use super::super::sql::{conditions_where, is_series_condition, needs_samples, Sql};
 use super::super::{SqliteStore, StoreError};
 use super::labels;
@@ -125,7 +125,7 @@ fn read_buckets(
             while let Some(row) = rows.next()? {
                 let blob = row.get_ref(0)?.as_blob().map_err(rusqlite::Error::from)?;
                 let all = body::decode(blob, |id, s, t| sums.add(l.place, id, s, t))?;
-                sums.all = sums.all.saturating_add(all);
+                sums.add(l.place, ALL, 0, all);
             }
         }
     }
