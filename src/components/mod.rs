@@ -5,6 +5,8 @@ pub mod analysis;
 pub mod compare;
 pub mod export_menu;
 pub mod form;
+pub mod function_strip;
+pub mod functions;
 pub mod graph;
 pub mod home;
 pub mod panels;

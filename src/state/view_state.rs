@@ -93,7 +93,7 @@ impl ViewState {
         };
         let zoom_path = RwSignal::new(Vec::new());
         let focus = RwSignal::new(None::<Focus>);
-        let selected = RwSignal::new(spec.sandwich.clone());
+        let selected = RwSignal::new(spec.sandwich.clone().or(spec.select.clone()));
         let sandwich_open = RwSignal::new(spec.sandwich.is_some());
         let shown = shown_memo(sources);
         prepare_search(shown);
@@ -212,6 +212,11 @@ impl ViewState {
             } else {
                 None
             },
+            select: if self.sandwich_open.get() {
+                None
+            } else {
+                self.selected.get()
+            },
         }
     }
 
@@ -234,8 +239,8 @@ impl ViewState {
         self.metric.set(spec.metric);
         self.diff_mode.set(spec.diff_mode);
         self.sandwich_open.set(spec.sandwich.is_some());
-        if spec.sandwich.is_some() {
-            self.selected.set(spec.sandwich);
+        if spec.sandwich.is_some() || spec.select.is_some() {
+            self.selected.set(spec.sandwich.or(spec.select));
         }
         self.zoom_path.set(spec.zoom_path);
     }
