@@ -23,7 +23,10 @@ const GROUPS: [&str; 4] = ["", "pod", "host", THREAD];
 type Shown = (
     String,
     ProfileRequest,
-    Result<embers_model::contract::explore::FunctionTimelineAnswer, crate::net::api::ApiFailure>,
+    Result<
+        embers_model::contract::explore::FunctionTimelineAnswer,
+        crate::session::explore::ApiFailure,
+    >,
 );
 
 /// The strip, while a function is selected in a profile that came from a query.
@@ -82,7 +85,7 @@ fn Readout(
     request: ProfileRequest,
     answer: Result<
         embers_model::contract::explore::FunctionTimelineAnswer,
-        crate::net::api::ApiFailure,
+        crate::session::explore::ApiFailure,
     >,
 ) -> impl IntoView {
     let Ok(a) = answer else {

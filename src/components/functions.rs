@@ -9,9 +9,9 @@ use embers_model::view::color::diff_color;
 use embers_model::view::format::{format_percent, format_value, ValueUnit};
 use leptos::prelude::*;
 
-use crate::components::home::move_focus;
+use crate::components::rows::move_focus;
 use crate::components::theme::theme_state;
-use crate::net::api::ApiFailure;
+use crate::session::explore::ApiFailure;
 use crate::session::explore::HomeQuery;
 use crate::session::functions::{
     baseline_of, functions, functions_question, Against, HomeList, HomeTab,

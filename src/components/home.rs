@@ -11,10 +11,10 @@ use embers_model::contract::explore::ServiceRow;
 use embers_model::view::format::{format_percent, format_value, measure_name, ValueUnit};
 use embers_model::view::timeline::sparkline_points;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::components::export_menu::ImportButton;
 use crate::components::functions::FunctionsPanel;
+use crate::components::rows::move_focus;
 use crate::components::timeline::HomeTimeline;
 use crate::session::explore::{self, busiest_language, share_base, ApiFailure, HomeQuery, Sparks};
 use crate::session::functions::HomeList;
@@ -236,41 +236,6 @@ fn ServiceRowView(
                 {move || spark().map(|points| view! { <polyline points=points /> })}
             </svg>
         </button>
-    }
-}
-
-/// Arrow keys move between the rows (each an `li` whose first child is its button).
-pub(crate) fn move_focus(e: leptos::ev::KeyboardEvent) {
-    let forward = match e.key().as_str() {
-        "ArrowDown" => true,
-        "ArrowUp" => false,
-        _ => return,
-    };
-    let Some(li) = e
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|el| el.parent_element())
-    else {
-        return;
-    };
-    let mut next = if forward {
-        li.next_element_sibling()
-    } else {
-        li.previous_element_sibling()
-    };
-    while let Some(el) = next.clone().filter(|el| el.class_list().contains("hidden")) {
-        next = if forward {
-            el.next_element_sibling()
-        } else {
-            el.previous_element_sibling()
-        };
-    }
-    if let Some(button) = next
-        .and_then(|el| el.first_element_child())
-        .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok())
-    {
-        e.prevent_default();
-        let _ = button.focus();
     }
 }
 

@@ -10,6 +10,7 @@ pub mod functions;
 pub mod graph;
 pub mod home;
 pub mod panels;
+pub mod rows;
 pub mod size;
 pub mod table;
 pub mod theme;

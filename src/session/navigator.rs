@@ -67,12 +67,14 @@ impl Navigator {
         Ok(())
     }
 
-    /// Shows `request`: its profile, or the home view when it names no process.
+    /// Shows `request`: its profile, or the home view when it names no process — unless it
+    /// names a trace or span, whose profile the service finds the processes of.
     pub fn go(&self, request: ProfileRequest) {
         let base = self.form.base_url.get_untracked();
-        match request.app_service {
-            Some(_) => self.open_profile(base, request),
-            None => self.open_home(base, &request),
+        if request.app_service.is_some() || request.names_a_trace() {
+            self.open_profile(base, request);
+        } else {
+            self.open_home(base, &request);
         }
     }
 

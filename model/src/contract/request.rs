@@ -114,6 +114,18 @@ impl ProfileRequest {
 /// embedding page names them to open that trace's or span's profile.
 pub const TRACE_FIELDS: [&str; 2] = ["trace_id", "span_name"];
 
+impl ProfileRequest {
+    /// Whether the tag filter names a trace or span ([`TRACE_FIELDS`]): such a request opens
+    /// that trace's profile even without a process (the service finds the processes).
+    pub fn names_a_trace(&self) -> bool {
+        crate::contract::tag_filter::parse(&self.tag_filter).is_ok_and(|f| {
+            f.conditions
+                .iter()
+                .any(|c| TRACE_FIELDS.contains(&c.field.name()))
+        })
+    }
+}
+
 /// `request` narrowed to one trace and/or span: `trace_id='…'` and `span_name='…'` added to
 /// its tag filter, values quoted by the contract's renderer (empty ones are left out).
 pub fn with_trace(
@@ -263,5 +275,7 @@ mod tests {
         assert_eq!(parsed.conditions.len(), 2);
         let both = with_trace(valid(), Some("t1"), Some("s"));
         assert_eq!(both.tag_filter, "trace_id='t1' AND span_name='s'");
+        assert!(both.names_a_trace() && r.names_a_trace());
+        assert!(!valid().names_a_trace());
     }
 }

@@ -6,8 +6,70 @@
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
-use super::function_rows::{share, FunctionRow, FunctionSums, Place, PlaceValue, SelfTotal};
+use serde::{Deserialize, Serialize};
+
+use super::function_sums::{share, FunctionSums, Place, SelfTotal};
 use super::functions::{FunctionMetric, FunctionOrder, FunctionsQuery, PLACES_PER_FUNCTION};
+
+type PlaceForm = (
+    String,
+    Option<String>,
+    u64,
+    u64,
+    Option<u64>,
+    Option<u64>,
+    Option<f64>,
+);
+
+/// One place of a row: `[app_service, group, self, total, baseline_self, baseline_total,
+/// change]` (`group` null when not grouped, the baseline's null when not comparing).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "PlaceForm", into = "PlaceForm")]
+pub struct PlaceValue {
+    /// The process.
+    pub app_service: String,
+    /// The group's value (`""` for samples without the tag), when grouped.
+    pub group: Option<String>,
+    /// Self there.
+    pub self_value: u64,
+    /// Total there.
+    pub total: u64,
+    /// The baseline's self there, when comparing.
+    pub baseline_self: Option<u64>,
+    /// The baseline's total there, when comparing.
+    pub baseline_total: Option<u64>,
+    /// The change of the metric's share of the place's own samples, in percentage points (as
+    /// that service's comparison shows it, normalised), when comparing.
+    pub change: Option<f64>,
+}
+
+impl From<PlaceForm> for PlaceValue {
+    fn from(p: PlaceForm) -> Self {
+        PlaceValue {
+            app_service: p.0,
+            group: p.1,
+            self_value: p.2,
+            total: p.3,
+            baseline_self: p.4,
+            baseline_total: p.5,
+            change: p.6,
+        }
+    }
+}
+
+impl From<PlaceValue> for PlaceForm {
+    fn from(p: PlaceValue) -> Self {
+        (
+            p.app_service,
+            p.group,
+            p.self_value,
+            p.total,
+            p.baseline_self,
+            p.baseline_total,
+            p.change,
+        )
+    }
+}
 
 /// One place's sums on both sides, and what each side's place holds in all.
 struct Sides<'a> {
@@ -80,18 +142,19 @@ fn sides<'a>(name: &str, now: &'a FunctionSums, base: Option<&'a FunctionSums>) 
     out
 }
 
-/// Fills `row`'s places (their count, the first [`PLACES_PER_FUNCTION`], the largest change):
-/// by the metric's value, or by change when the list is sorted by place change.
+/// The places of function `name`: their count, the first [`PLACES_PER_FUNCTION`] (by the
+/// metric's value, or by change when the list is sorted by place change) and the largest
+/// change.
 pub(super) fn places(
-    row: &mut FunctionRow,
+    name: &str,
     now: &FunctionSums,
     base: Option<&FunctionSums>,
     q: &FunctionsQuery,
-) {
+) -> (u64, Vec<PlaceValue>, Option<f64>) {
     let metric = q.metric;
-    let mut list = sides(&row.function, now, base);
+    let mut list = sides(name, now, base);
     let changes: Vec<Option<f64>> = list.iter().map(|s| s.change(metric)).collect();
-    row.place_change = changes
+    let largest = changes
         .iter()
         .flatten()
         .copied()
@@ -108,8 +171,8 @@ pub(super) fn places(
             .then_with(|| list[b].now.of(metric).cmp(&list[a].now.of(metric)))
             .then_with(|| list[a].place.cmp(list[b].place))
     });
-    row.place_count = list.len() as u64;
-    row.places = order
+    let count = list.len() as u64;
+    let kept = order
         .into_iter()
         .take(PLACES_PER_FUNCTION)
         .map(|i| {
@@ -125,4 +188,5 @@ pub(super) fn places(
             }
         })
         .collect();
+    (count, kept, largest)
 }

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::function_rows::SelfTotal;
+use super::function_sums::SelfTotal;
 use super::{bucket_start, TimelineQuery, OTHER_GROUP};
 
 /// One function timeline point: `[time, group, self, total]` (`group` null when not grouped).

@@ -1,157 +1,15 @@
-//! The functions answers: the sums every backend hands over ([`FunctionSums`], by function
-//! name and place) and the finishing step they share ([`FunctionsAnswer::finish`]: shares,
-//! baseline change, search, ranking, paging, the places listed), so two stores given the same
-//! samples answer byte for byte alike; and the function timeline's rows and finishing step.
+//! The functions answer: its rows and the finishing step every backend applies to the sums it
+//! read ([`FunctionsAnswer::finish`]: shares, baseline change, search, ranking, paging, the
+//! places listed), so two stores given the same samples answer byte for byte alike.
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use super::function_places::places;
+use super::function_places::{places, PlaceValue};
+use super::function_sums::{share, FunctionSums};
 use super::functions::{FunctionMetric, FunctionOrder, FunctionsQuery};
-
-/// Where a function ran: a process, and its group's value when grouped by a tag.
-pub type Place = (String, Option<String>);
-
-/// A self and a total.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct SelfTotal {
-    /// Value of samples ending in the function.
-    pub self_value: u64,
-    /// Value of samples with the function anywhere on the stack (once per sample).
-    pub total: u64,
-}
-
-impl SelfTotal {
-    pub(super) fn add(&mut self, other: SelfTotal) {
-        // Saturating: stored sums may be near u64::MAX.
-        self.self_value = self.self_value.saturating_add(other.self_value);
-        self.total = self.total.saturating_add(other.total);
-    }
-
-    pub(super) fn of(&self, metric: FunctionMetric) -> u64 {
-        match metric {
-            FunctionMetric::SelfValue => self.self_value,
-            FunctionMetric::Total => self.total,
-        }
-    }
-}
-
-/// One side's sums (the range, or the baseline), as a backend hands them over.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FunctionSums {
-    /// Summed value of every selected sample (what shares are of).
-    pub all: u64,
-    /// Where functions ran; `functions` refers to them by index.
-    pub places: Vec<Place>,
-    /// Summed value of every sample at each place (what a place's shares are of).
-    pub place_all: Vec<u64>,
-    /// Per function name: its sums per place (an index into `places`, each at most once).
-    pub functions: HashMap<String, Vec<(usize, SelfTotal)>>,
-}
-
-impl FunctionSums {
-    /// The index of `place`, added if new (a linear search: for the few places of an answer
-    /// built function by function; stores build `places` whole).
-    pub fn place(&mut self, place: &Place) -> usize {
-        match self.places.iter().position(|p| p == place) {
-            Some(i) => i,
-            None => {
-                self.places.push(place.clone());
-                self.place_all.push(0);
-                self.places.len() - 1
-            }
-        }
-    }
-
-    /// Adds `value` (of every sample) to the place of index `place`.
-    pub fn add_all(&mut self, place: usize, value: u64) {
-        if let Some(all) = self.place_all.get_mut(place) {
-            *all = all.saturating_add(value);
-        }
-    }
-
-    /// Adds `value` to `function` at the place of index `place`.
-    pub fn add(&mut self, function: &str, place: usize, value: SelfTotal) {
-        let list = match self.functions.get_mut(function) {
-            Some(l) => l,
-            None => self.functions.entry(function.to_owned()).or_default(),
-        };
-        match list.iter_mut().find(|(p, _)| *p == place) {
-            Some((_, sum)) => sum.add(value),
-            None => list.push((place, value)),
-        }
-    }
-
-    pub(super) fn summed(&self, name: &str) -> SelfTotal {
-        let mut out = SelfTotal::default();
-        for (_, v) in self.functions.get(name).into_iter().flatten() {
-            out.add(*v);
-        }
-        out
-    }
-}
-
-type PlaceForm = (
-    String,
-    Option<String>,
-    u64,
-    u64,
-    Option<u64>,
-    Option<u64>,
-    Option<f64>,
-);
-
-/// One place of a row: `[app_service, group, self, total, baseline_self, baseline_total,
-/// change]` (`group` null when not grouped, the baseline's null when not comparing).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(from = "PlaceForm", into = "PlaceForm")]
-pub struct PlaceValue {
-    /// The process.
-    pub app_service: String,
-    /// The group's value (`""` for samples without the tag), when grouped.
-    pub group: Option<String>,
-    /// Self there.
-    pub self_value: u64,
-    /// Total there.
-    pub total: u64,
-    /// The baseline's self there, when comparing.
-    pub baseline_self: Option<u64>,
-    /// The baseline's total there, when comparing.
-    pub baseline_total: Option<u64>,
-    /// The change of the metric's share of the place's own samples, in percentage points (as
-    /// that service's comparison shows it, normalised), when comparing.
-    pub change: Option<f64>,
-}
-
-impl From<PlaceForm> for PlaceValue {
-    fn from(p: PlaceForm) -> Self {
-        PlaceValue {
-            app_service: p.0,
-            group: p.1,
-            self_value: p.2,
-            total: p.3,
-            baseline_self: p.4,
-            baseline_total: p.5,
-            change: p.6,
-        }
-    }
-}
-
-impl From<PlaceValue> for PlaceForm {
-    fn from(p: PlaceValue) -> Self {
-        (
-            p.app_service,
-            p.group,
-            p.self_value,
-            p.total,
-            p.baseline_self,
-            p.baseline_total,
-            p.change,
-        )
-    }
-}
 
 /// The column names of a `functions` answer, in row order.
 pub const FUNCTION_COLUMNS: [&str; 12] = [
@@ -285,15 +143,6 @@ pub struct FunctionsAnswer {
     pub coverage: Option<Coverage>,
 }
 
-/// `part` as a percentage of `whole` (0 of nothing).
-pub(super) fn share(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 * 100.0 / whole as f64
-    }
-}
-
 /// The row of `name` without its places.
 fn row(
     name: &str,
@@ -356,6 +205,9 @@ impl FunctionsAnswer {
                 .is_none_or(|s| n.to_lowercase().contains(s))
         };
         let by_place = q.order == FunctionOrder::PlaceChange;
+        let fill = |r: &mut FunctionRow| {
+            (r.place_count, r.places, r.place_change) = places(&r.function, &now, base.as_ref(), q);
+        };
         let mut rows: Vec<FunctionRow> = names
             .into_iter()
             .filter(wanted)
@@ -363,7 +215,7 @@ impl FunctionsAnswer {
                 let mut r = row(n, &now, base.as_ref(), q.metric);
                 // Sorting by place change needs every row's places; otherwise a page's do.
                 if by_place {
-                    places(&mut r, &now, base.as_ref(), q);
+                    fill(&mut r);
                 }
                 r
             })
@@ -373,7 +225,7 @@ impl FunctionsAnswer {
         let mut values: Vec<FunctionRow> = rows.into_iter().skip(q.offset).take(q.limit).collect();
         if !by_place {
             for r in &mut values {
-                places(r, &now, base.as_ref(), q);
+                fill(r);
             }
         }
         FunctionsAnswer {

@@ -2,7 +2,7 @@
 //! ratio, search, ranking by value or change, paging, and the places listed per function.
 
 use super::*;
-use crate::contract::explore::parse_functions_body;
+use crate::contract::explore::{parse_functions_body, Place, SelfTotal};
 
 fn query(extra: &str) -> FunctionsQuery {
     let body = format!(r#"{{"time_start":1,"time_end":2,"profile_event_type":"on-cpu"{extra}}}"#);

@@ -19,13 +19,16 @@ mod answer;
 mod function_places;
 mod function_points;
 mod function_rows;
+mod function_sums;
 mod functions;
 mod point;
 mod request;
 
 pub use answer::*;
+pub use function_places::PlaceValue;
 pub use function_points::{FunctionPoint, FunctionTimelineAnswer};
 pub use function_rows::*;
+pub use function_sums::{FunctionSums, Place, SelfTotal};
 pub use functions::*;
 pub use point::TimelineRow;
 pub use request::*;

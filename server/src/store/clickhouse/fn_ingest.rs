@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::ingest::{send, RowBinary};
+use super::row_binary::{send, RowBinary};
 use super::schema;
 use crate::store::functions::ingest::Acc;
 use crate::store::functions::FrameCache;

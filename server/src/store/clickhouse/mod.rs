@@ -13,6 +13,7 @@ mod ingest;
 mod query;
 mod raw_rows;
 mod retention;
+mod row_binary;
 pub(crate) mod schema;
 mod snapshots;
 pub(crate) mod sql;

@@ -82,7 +82,7 @@ pub(crate) fn item(bytes: &[u8], i: usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::clickhouse::ingest::RowBinary;
+    use crate::store::clickhouse::row_binary::RowBinary;
 
     #[test]
     fn rows_written_read_back_and_short_ones_are_refused() {
