@@ -239,9 +239,9 @@ impl ViewState {
         self.metric.set(spec.metric);
         self.diff_mode.set(spec.diff_mode);
         self.sandwich_open.set(spec.sandwich.is_some());
-        if spec.sandwich.is_some() || spec.select.is_some() {
-            self.selected.set(spec.sandwich.or(spec.select));
-        }
+        // The URL says what is selected (or that nothing is): Back/Forward must not leave a
+        // selection the address does not name, or the next write would differ from it.
+        self.selected.set(spec.sandwich.or(spec.select));
         self.zoom_path.set(spec.zoom_path);
     }
 }
