@@ -115,14 +115,34 @@ impl ProfileRequest {
 pub const TRACE_FIELDS: [&str; 2] = ["trace_id", "span_name"];
 
 impl ProfileRequest {
-    /// Whether the tag filter names a trace or span ([`TRACE_FIELDS`]): such a request opens
-    /// that trace's profile even without a process (the service finds the processes).
+    /// Whether the tag filter has a condition on a trace or span ([`TRACE_FIELDS`]): such a
+    /// request opens that trace's profile even without a process (the service finds the
+    /// processes). A scan of the filter's words outside quoted values, not the parser: the
+    /// page needs only this answer (the parser weighs 4 KB of its wasm).
     pub fn names_a_trace(&self) -> bool {
-        crate::contract::tag_filter::parse(&self.tag_filter).is_ok_and(|f| {
-            f.conditions
-                .iter()
-                .any(|c| TRACE_FIELDS.contains(&c.field.name()))
-        })
+        let mut quoted = false;
+        let mut escaped = false;
+        let mut word = String::new();
+        for c in self.tag_filter.chars().chain([' ']) {
+            if quoted {
+                match (escaped, c) {
+                    (false, '\\') => escaped = true,
+                    (false, '\'') => quoted = false,
+                    _ => escaped = false,
+                }
+                continue;
+            }
+            if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '`' {
+                word.push(c);
+                continue;
+            }
+            if TRACE_FIELDS.contains(&word.trim_matches('`')) {
+                return true;
+            }
+            word.clear();
+            quoted = c == '\'';
+        }
+        false
     }
 }
 
@@ -277,5 +297,15 @@ mod tests {
         assert_eq!(both.tag_filter, "trace_id='t1' AND span_name='s'");
         assert!(both.names_a_trace() && r.names_a_trace());
         assert!(!valid().names_a_trace());
+        let filter = |f: &str| ProfileRequest {
+            tag_filter: f.into(),
+            ..valid()
+        };
+        for traced in ["trace_id='x'", "pod='a' AND `span_name` != 'b'", "trace_id IN ('a')"] {
+            assert!(filter(traced).names_a_trace(), "{traced}");
+        }
+        for plain in ["pod='trace_id=1'", r"pod='a\' trace_id'", "k8s.label.trace_id='x'", ""] {
+            assert!(!filter(plain).names_a_trace(), "{plain}");
+        }
     }
 }
