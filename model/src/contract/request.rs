@@ -301,10 +301,19 @@ mod tests {
             tag_filter: f.into(),
             ..valid()
         };
-        for traced in ["trace_id='x'", "pod='a' AND `span_name` != 'b'", "trace_id IN ('a')"] {
+        for traced in [
+            "trace_id='x'",
+            "pod='a' AND `span_name` != 'b'",
+            "trace_id IN ('a')",
+        ] {
             assert!(filter(traced).names_a_trace(), "{traced}");
         }
-        for plain in ["pod='trace_id=1'", r"pod='a\' trace_id'", "k8s.label.trace_id='x'", ""] {
+        for plain in [
+            "pod='trace_id=1'",
+            r"pod='a\' trace_id'",
+            "k8s.label.trace_id='x'",
+            "",
+        ] {
             assert!(!filter(plain).names_a_trace(), "{plain}");
         }
     }

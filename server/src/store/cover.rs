@@ -2,14 +2,12 @@
 //! and finer ones at the edges: how both rollups (the explore one and the functions one) are
 //! read. What no bucket covers whole is handed back as ranges, for the samples themselves.
 
+/// Whole buckets of one size: `(index into the sizes, first bucket start, last bucket start)`.
+pub(crate) type Piece = (usize, i64, i64);
+
 /// Covers `[start, end]` (inclusive) with whole buckets of `sizes` (coarsest first, each a
-/// multiple of the next): `(index into sizes, first bucket start, last bucket start)` per
-/// piece, and the inclusive ranges left over, both sorted by time.
-pub(crate) fn cover(
-    start: i64,
-    end: i64,
-    sizes: &[i64],
-) -> (Vec<(usize, i64, i64)>, Vec<(i64, i64)>) {
+/// multiple of the next): the pieces, and the inclusive ranges left over, both sorted by time.
+pub(crate) fn cover(start: i64, end: i64, sizes: &[i64]) -> (Vec<Piece>, Vec<(i64, i64)>) {
     let mut pieces = Vec::new();
     let mut rest = Vec::new();
     // i128: `end + 1` must not overflow for an end of i64::MAX.
