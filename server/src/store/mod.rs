@@ -204,9 +204,14 @@ impl Store {
         dispatch!(self, timeline(q))
     }
 
-    /// `POST /v1/profile/functions`.
+    /// `POST /v1/profile/functions`: the range's sums and the baseline's, finished by the
+    /// contract's one step, so both backends answer alike.
     pub fn functions(&self, q: &FunctionsQuery) -> Result<FunctionsAnswer, StoreError> {
-        dispatch!(self, functions(q))
+        let group = q.group_by.as_ref().map(|(_, d)| d);
+        let sums = |sel| dispatch!(self, function_sums(sel, q.skips_total(), group));
+        let now = sums(&q.selection)?;
+        let base = q.baseline.as_ref().map(sums).transpose()?;
+        Ok(FunctionsAnswer::finish(q, now, base))
     }
 
     /// `POST /v1/profile/function_timeline`.

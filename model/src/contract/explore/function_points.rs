@@ -1,10 +1,11 @@
 //! The function timeline's answer: one function's self and total per bucket (and group), and
 //! the finishing step every backend applies (group limit, `other`, bucket flooring, order).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::answer::kept_groups;
 use super::function_sums::SelfTotal;
 use super::{bucket_start, TimelineQuery, OTHER_GROUP};
 
@@ -61,18 +62,8 @@ impl FunctionTimelineAnswer {
         let columns = ["time", group_name, "self", "total"]
             .map(str::to_owned)
             .to_vec();
-        let mut totals: HashMap<&Option<String>, u64> = HashMap::new();
-        for p in points.iter().filter(|p| p.total > 0) {
-            let t = totals.entry(&p.group).or_default();
-            *t = t.saturating_add(p.total);
-        }
-        let mut ranked: Vec<(&Option<String>, u64)> = totals.into_iter().collect();
-        ranked.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
-        let kept: HashSet<Option<String>> = ranked
-            .iter()
-            .take(q.group_limit)
-            .map(|(g, _)| (*g).clone())
-            .collect();
+        let live = points.iter().filter(|p| p.total > 0);
+        let kept = kept_groups(live.map(|p| (&p.group, p.total)), q.group_limit);
         let mut sums: HashMap<(i64, Option<String>), SelfTotal> = HashMap::new();
         for p in points.into_iter().filter(|p| p.total > 0) {
             let group = match kept.contains(&p.group) {

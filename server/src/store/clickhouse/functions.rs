@@ -4,7 +4,7 @@
 //! per-sample fields sums the samples of the whole range per stack. Stacks' functions come from
 //! their texts (the `stacks` dictionary, cached), names from `functions`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use clickhouse::Row;
@@ -14,13 +14,14 @@ use super::explore::label;
 use super::raw_rows::{item, RawRows};
 use super::sql::{common_where, filter_where, time_ranges, ChSql};
 use super::ClickHouseStore;
-use crate::store::functions::{function_id, has_tag_conditions, plan, Frames, IdSums, ALL, LEVELS};
+use crate::store::functions::{
+    function_id, has_tag_conditions, known, plan, Frames, IdSums, ALL, LEVELS,
+};
 use crate::store::sql::needs_samples;
 use crate::store::StoreError;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::explore::{
     Dimension, FunctionPoint, FunctionSums, FunctionTimelineAnswer, FunctionTimelineQuery,
-    FunctionsAnswer, FunctionsQuery,
 };
 use embers_model::contract::selection::Selection;
 
@@ -59,18 +60,9 @@ fn app_condition(sql: &mut ChSql, sel: &Selection, skip_total: bool) {
 }
 
 impl ClickHouseStore {
-    /// `POST /v1/profile/functions`.
-    pub fn functions(&self, q: &FunctionsQuery) -> Result<FunctionsAnswer, StoreError> {
-        let group = q.group_by.as_ref().map(|(_, d)| d);
-        let now = self.function_sums(&q.selection, q.skips_total(), group)?;
-        let base = match &q.baseline {
-            Some(b) => Some(self.function_sums(b, q.skips_total(), group)?),
-            None => None,
-        };
-        Ok(FunctionsAnswer::finish(q, now, base))
-    }
-
-    fn function_sums(
+    /// One side's sums of `POST /v1/profile/functions`: `sel`'s samples (every process but
+    /// `Total` with `skip_total`), each function's places by process (and `group`).
+    pub fn function_sums(
         &self,
         sel: &Selection,
         skip_total: bool,
@@ -198,21 +190,10 @@ impl ClickHouseStore {
         &self,
         ids: impl Iterator<Item = u64>,
     ) -> Result<HashMap<u64, Arc<Frames>>, StoreError> {
-        let mut out = HashMap::new();
-        let mut missing = HashSet::new();
-        {
+        let (mut out, missing) = {
             let cache = self.frames.lock().unwrap_or_else(|p| p.into_inner());
-            for id in ids {
-                match cache.known(id) {
-                    Some(f) => {
-                        out.insert(id, f);
-                    }
-                    None => {
-                        missing.insert(id);
-                    }
-                }
-            }
-        }
+            known(ids, |id| cache.known(id))
+        };
         if !missing.is_empty() {
             let texts = self.stack_texts(missing.into_iter(), &mut Vec::new())?;
             let mut cache = self.frames.lock().unwrap_or_else(|p| p.into_inner());
@@ -228,19 +209,10 @@ impl ClickHouseStore {
         &self,
         ids: impl Iterator<Item = u64>,
     ) -> Result<HashMap<u64, Arc<str>>, StoreError> {
-        let mut out = HashMap::new();
-        let mut missing = Vec::new();
-        {
+        let (mut out, missing) = {
             let cache = self.frames.lock().unwrap_or_else(|p| p.into_inner());
-            for id in ids.collect::<HashSet<u64>>() {
-                match cache.name(id) {
-                    Some(n) => {
-                        out.insert(id, n);
-                    }
-                    None => missing.push(id),
-                }
-            }
-        }
+            known(ids, |id| cache.name(id))
+        };
         for ids in missing.chunks(IDS_PER_LOOKUP) {
             let mut sql = ChSql::new("SELECT id, name FROM ");
             // Integers the store produced: formatted, not request data.

@@ -118,6 +118,27 @@ impl FrameCache {
     }
 }
 
+/// What `get` (a cache's lookup) knows of `ids`, each once, and the ids it does not know.
+pub(crate) fn known<T>(
+    ids: impl Iterator<Item = u64>,
+    get: impl Fn(u64) -> Option<T>,
+) -> (HashMap<u64, T>, Vec<u64>) {
+    let mut out = HashMap::new();
+    let mut missing = Vec::new();
+    for id in ids {
+        if out.contains_key(&id) || missing.contains(&id) {
+            continue;
+        }
+        match get(id) {
+            Some(v) => {
+                out.insert(id, v);
+            }
+            None => missing.push(id),
+        }
+    }
+    (out, missing)
+}
+
 /// How a range is read: whole buckets `(level seconds, first start, last start)`, and the
 /// inclusive time ranges left at its edges, read from the samples.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

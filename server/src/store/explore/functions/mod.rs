@@ -11,15 +11,14 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 use super::super::fn_rollup::{body, table_of};
-use super::super::functions::{has_tag_conditions, plan, IdSums, ALL, LEVELS};
+use super::super::functions::{has_tag_conditions, known, plan, IdSums, ALL, LEVELS};
 use super::super::sql::{conditions_where, is_series_condition, needs_samples, Sql};
 use super::super::{SqliteStore, StoreError};
 use super::labels;
 use super::read::Series;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::explore::{
-    Dimension, FunctionSums, FunctionTimelineAnswer, FunctionTimelineQuery, FunctionsAnswer,
-    FunctionsQuery,
+    Dimension, FunctionSums, FunctionTimelineAnswer, FunctionTimelineQuery,
 };
 use embers_model::contract::selection::Selection;
 use embers_model::contract::tag_filter::TagFilter;
@@ -133,20 +132,9 @@ fn read_buckets(
 }
 
 impl SqliteStore {
-    /// `POST /v1/profile/functions`.
-    pub fn functions(&self, q: &FunctionsQuery) -> Result<FunctionsAnswer, StoreError> {
-        let group = q.group_by.as_ref().map(|(_, d)| d);
-        let now = self.function_sums(&q.selection, q.skips_total(), group)?;
-        let base = match &q.baseline {
-            Some(b) => Some(self.function_sums(b, q.skips_total(), group)?),
-            None => None,
-        };
-        Ok(FunctionsAnswer::finish(q, now, base))
-    }
-
-    /// One side's sums: rollup buckets and edge samples, or (for a filter on per-sample
-    /// fields) the samples alone.
-    fn function_sums(
+    /// One side's sums of `POST /v1/profile/functions`: `sel`'s samples (every process but
+    /// `Total` with `skip_total`), each function's places by process (and `group`).
+    pub fn function_sums(
         &self,
         sel: &Selection,
         skip_total: bool,
@@ -183,19 +171,10 @@ impl SqliteStore {
         conn: &Connection,
         ids: impl Iterator<Item = u64>,
     ) -> Result<HashMap<u64, Arc<str>>, StoreError> {
-        let mut out = HashMap::new();
-        let mut missing = Vec::new();
-        {
+        let (mut out, missing) = {
             let cache = self.frames.lock().unwrap_or_else(|p| p.into_inner());
-            for id in ids {
-                match cache.name(id) {
-                    Some(n) => {
-                        out.insert(id, n);
-                    }
-                    None => missing.push(id),
-                }
-            }
-        }
+            known(ids, |id| cache.name(id))
+        };
         let mut stmt = conn.prepare_cached("SELECT name FROM profile.functions WHERE id = ?1")?;
         for id in missing {
             let stored = super::super::fn_rollup::stored_id(id);
