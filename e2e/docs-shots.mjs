@@ -3,6 +3,10 @@
 //   docs/screenshot.png  redis-server's on-CPU profile: timeline strip, flame graph, a tooltip
 //   docs/timeline.png    nginx's profile with its timeline grouped by pod, a bucket read out
 //   docs/home.png        the home view: every service ranked, its share of the whole host, sparklines
+//   docs/functions.png   the home view's Functions tab: the fleet's hottest functions by self
+//   docs/grew.png        What grew: the regression first, red, against the previous period
+//   docs/function-timeline.png  api-gateway compared, the regressing function selected, its
+//                        timeline under the main one
 // Both use the form's default range (the last hour, which the demo's data fills). Needs what the
 // e2e suite needs (EMBERS_SERVER or target/release/embers-server, and dist/).
 //   cd e2e && EMBERS_SERVER=… node docs-shots.mjs
@@ -65,12 +69,39 @@ async function homeShot(browser, server) {
   }
 }
 
+/** The Functions tab, What grew, then a click on its first row: the comparison and the strip. */
+async function functionShots(browser, server) {
+  const v = await Viewer.open(browser, server, { viewport: { width: 1440, height: 830 }, params: { home: 'functions' } });
+  try {
+    const rows = (list) => v.frame.locator(`[data-testid="${list}"] [data-testid="function-row"]`);
+    await v.poll(() => rows('function-list').count(), (n) => n >= 10, { what: 'the hottest functions' });
+    await v.settle();
+    await v.page.screenshot({ path: out('functions.png') });
+    await v.el('home-tab-grew').click();
+    await v.poll(() => rows('grew-list').count(), (n) => n >= 10, { what: 'what grew' });
+    await v.settle();
+    await v.page.screenshot({ path: out('grew.png') });
+    await rows('grew-list').first().click();
+    await v.waitForGraph();
+    await v.el('function-readout').waitFor();
+    const strip = await v.el('function-timeline').boundingBox();
+    await v.page.mouse.move(strip.x + strip.width * 0.8, strip.y + 50);
+    await v.el('timeline-tooltip').last().waitFor();
+    await v.settle();
+    await v.page.screenshot({ path: out('function-timeline.png') });
+    v.assertNoErrors();
+  } finally {
+    await v.close();
+  }
+}
+
 const [server, browser] = await Promise.all([startServer(), launchBrowser()]);
 try {
   await flameShot(browser, server);
   await timelineShot(browser, server);
   await homeShot(browser, server);
-  console.log(`wrote ${out('screenshot.png')}, ${out('timeline.png')} and ${out('home.png')}`);
+  await functionShots(browser, server);
+  console.log(`wrote ${['screenshot', 'timeline', 'home', 'functions', 'grew', 'function-timeline'].map((n) => out(`${n}.png`)).join(', ')}`);
 } finally {
   await browser.close();
   await server.stop();

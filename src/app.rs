@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use crate::components::export_menu::DropZone;
 use crate::components::form::query_form::QueryForm;
+use crate::components::function_strip::FunctionStrip;
 use crate::components::graph::warm_up::warm_up_when_idle;
 use crate::components::home::HomeView;
 use crate::components::theme::theme_state;
@@ -13,6 +14,7 @@ use crate::components::timeline::TimelineStrip;
 use crate::components::viewer::Viewer;
 use crate::session::compare::BaselineSpec;
 use crate::session::form::FormState;
+use crate::session::functions::HomeTab;
 use crate::session::history::snapshot_param;
 use crate::session::navigator::{Navigator, Route};
 use crate::session::runner::QueryRunner;
@@ -35,6 +37,9 @@ pub fn App() -> impl IntoView {
         form.fill(&request);
     }
     let nav = Navigator::new(form, QueryRunner::new(view));
+    nav.home_tab.set(HomeTab::from_params(
+        params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    ));
     provide_context(nav);
     embed::listen(nav);
     history::sync(nav, view, embedded);
@@ -69,6 +74,7 @@ pub fn App() -> impl IntoView {
                 Route::Home => view! { <Viewer view=view /> }.into_any(),
                 Route::Profile => view! {
                     <TimelineStrip nav=nav />
+                    <FunctionStrip nav=nav />
                     <Viewer view=view />
                 }.into_any(),
             }}

@@ -117,6 +117,25 @@ test('A9. embedded in a listed portal: no form; the portal drives it with postMe
   v.assertNoErrors();
 });
 
+test('A9d. the portal opens a trace\'s profile by its trace_id, without naming the process', async (t) => {
+  const at = env.server.startedAt - 90;
+  for (const [trace, folded] of [['a1b2c3d4e5f60718', 'main;checkout.flow;price 400\n'], ['ffeeddccbbaa9988', 'main;other 900\n']]) {
+    const q = new URLSearchParams({ app_service: 'traced-svc', profile_event_type: 'on-cpu', time: String(at), trace_id: trace });
+    const res = await fetch(`${env.server.url}/v1/profile/ingest?${q}`, { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: folded });
+    assert.equal(res.status, 200, await res.text());
+  }
+  const v = await embedded(t, env.portal);
+  await v.waitForHostMessage('embers:ready');
+  const n = (await v.hostMessages()).length;
+  const request = { profile_language_type: 'eBPF', profile_event_type: 'on-cpu', time_start: at - 30, time_end: at + 30 };
+  await v.hostPost({ type: 'embers:query', request, trace_id: 'a1b2c3d4e5f60718' });
+  const loaded = await v.waitForHostMessage('embers:loaded', { after: n });
+  assert.equal(loaded.data.app_service, 'traced-svc');
+  assert.equal(loaded.data.root_total, 400, 'that trace\'s samples only');
+  assert.equal(v.requests.at(-1).body.tag_filter, "trace_id='a1b2c3d4e5f60718'");
+  v.assertNoErrors();
+});
+
 test('A9b. a page not on the list gets nothing: the service refuses the frame', async (t) => {
   const v = await embedded(t, env.stranger);
   const refusal = await v.poll(async () => v.errors.find((e) => /frame-ancestors/.test(e)), Boolean,

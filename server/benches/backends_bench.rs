@@ -1,7 +1,8 @@
 //! Backends benchmark: the same synthetic fleet day (default 10,000,000 samples over 100,000
 //! distinct stacks, 24 hours, 20 processes on 8 hosts) ingested into SQLite, ClickHouse on one
 //! node and ClickHouse on two shards; then ProfileTracing over 1 hour and 24 hours, services and
-//! timeline over 24 hours, the size on disk, and on ClickHouse a retention pass and deleting a
+//! timeline over 24 hours, the functions endpoints (top functions over 24 hours, what grew, a
+//! function's timeline), the size on disk, and on ClickHouse a retention pass and deleting a
 //! process.
 //!
 //! Run: `scripts/clickhouse.sh single && scripts/clickhouse.sh cluster`, then
@@ -122,7 +123,7 @@ fn queries(store: &Store) -> Result<(), String> {
         "  timeline 24 h by app_service: {} ({rows} points)",
         ms(took)
     );
-    Ok(())
+    backends::functions::queries(store, &|f| best(f))
 }
 
 fn clickhouse(urls: &[&str], cluster: Option<&str>) -> Result<Store, String> {

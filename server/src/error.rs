@@ -9,6 +9,7 @@
 //! | refused: foreign Host, cross-site write, simple content type | 403 | `FAIL` | null |
 //! | unknown API path, unknown snapshot | 404 | `FAIL` | null |
 //! | upstream unreachable | 502 | `FAIL` | empty tree (explore endpoints: null) |
+//! | not available against an upstream querier | 501 | `FAIL` | null |
 //! | too many queries at once, query time limit | 503 | `FAIL` | null |
 //! | the store is unreachable or failing (with `Retry-After`) | 503 | `FAIL` | null (ProfileTracing: empty tree) |
 //! | server failure | 500 | `FAIL` | empty tree in the requested shape |
@@ -122,6 +123,12 @@ impl Error {
             format!("upstream querier {url} is unreachable: {detail}"),
         )
         .with_shape(ResultShape::B)
+    }
+
+    /// 501 `FAIL`: the request is sound, but this mode (a DeepFlow querier upstream) cannot
+    /// answer it; `description` says why and what can.
+    pub fn not_implemented(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::NOT_IMPLEMENTED, FAIL, description)
     }
 
     /// 502 `FAIL`: the upstream querier gave no usable answer; `description` says why.

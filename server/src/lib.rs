@@ -131,6 +131,12 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
         Route::post("/v1/profile/timeline", http::explore::timeline, query),
         Route::post("/v1/profile/tags", http::explore::tags, query),
         Route::post("/v1/profile/tag_values", http::explore::tag_values, query),
+        Route::post("/v1/profile/functions", http::explore::functions, query),
+        Route::post(
+            "/v1/profile/function_timeline",
+            http::explore::function_timeline,
+            query,
+        ),
         Route::post("/v1/profile/ingest", http::ingest::handle, ingest),
         Route::post(http::otlp::PATH, http::otlp::handle, ingest),
         Route::new(

@@ -2,7 +2,8 @@
 //! ClickHouse (one node, and two shards behind a Distributed table) must give byte-identical
 //! HTTP answers to ProfileTracing (both shapes, `Total`, every tag-filter operator on fixed and
 //! open tags, kernel depth, time edges, empty ranges, app_service discovery and its errors) and
-//! to the explore endpoints (services, timeline, tags, tag_values); snapshots behave the same.
+//! to the explore endpoints (services, timeline, tags, tag_values, functions, function_timeline);
+//! snapshots behave the same, and the functions endpoints give the same exact sums.
 //!
 //! Needs the local ClickHouse of `scripts/clickhouse.sh single` and `cluster` (see
 //! `common::clickhouse` for how an absent one is treated).
@@ -66,6 +67,26 @@ async fn spread_over_shards(client: &reqwest::Client, database: &str, total: u64
     }
     assert!(counts.iter().all(|n| *n > 0), "{counts:?}");
     assert_eq!(counts.iter().sum::<u64>(), total, "{counts:?}");
+}
+
+/// The functions endpoints' exact answers (`common::functions`), on ClickHouse.
+async fn functions_exactly(layout: Layout, name: &str) {
+    let Some(pair) = Pair::start(layout, name).await else {
+        return;
+    };
+    pair.clickhouse.ingest(common::functions::batches()).await;
+    common::functions::check(&pair.clickhouse).await;
+    pair.finish().await;
+}
+
+#[tokio::test]
+async fn functions_answer_exactly_on_one_node() {
+    functions_exactly(Layout::Single, "fn_single").await;
+}
+
+#[tokio::test]
+async fn functions_answer_exactly_on_two_shards() {
+    functions_exactly(Layout::TwoShards, "fn_shards").await;
 }
 
 #[tokio::test]

@@ -1,6 +1,6 @@
 //! A database written by schema version 1 (no rollup) is migrated when the new code opens it:
-//! the rollup is filled from the stored samples, so the explore endpoints answer exactly, and
-//! samples ingested afterwards add to it.
+//! the explore rollup and the function rollup are filled from the stored samples, so the
+//! explore and functions endpoints answer exactly, and samples ingested afterwards add to them.
 
 mod common;
 
@@ -92,6 +92,34 @@ async fn a_version_1_file_is_migrated_and_its_rollup_answers() {
         result(&server, "/v1/profile/tags", range.clone()).await["values"],
         json!([["host", 5], ["pod", 5], ["k8s.label.app", 3]])
     );
+    // The function rollup was filled too (`orphan;frame` and `Total` left out).
+    let functions =
+        json!({"time_start": M - 1, "time_end": M + 3600, "profile_event_type": "on-cpu"});
+    let names = |r: &Value| -> Vec<(String, u64, u64)> {
+        r["values"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|row| {
+                (
+                    row[0].as_str().unwrap_or("").to_owned(),
+                    row[1].as_u64().unwrap_or(0),
+                    row[2].as_u64().unwrap_or(0),
+                )
+            })
+            .collect()
+    };
+    let migrated = result(&server, "/v1/profile/functions", functions.clone()).await;
+    assert_eq!(migrated["value"], 1100);
+    assert_eq!(
+        names(&migrated)[..4],
+        [
+            ("serve".to_owned(), 1030, 1030),
+            ("frame".to_owned(), 40, 40),
+            ("[l] read".to_owned(), 30, 30),
+            ("[t] main".to_owned(), 0, 1030)
+        ]
+    );
     // New samples add to the migrated rollup.
     server
         .ingest(
@@ -99,6 +127,11 @@ async fn a_version_1_file_is_migrated_and_its_rollup_answers() {
                        "folded": "[t] main;serve 7\n"}),
         )
         .await;
+    let added = result(&server, "/v1/profile/functions", functions).await;
+    assert_eq!(
+        (added["value"].as_u64(), &names(&added)[0]),
+        (Some(1107), &("serve".to_owned(), 1037, 1037))
+    );
     assert_eq!(
         result(&server, "/v1/profile/timeline", timeline).await["values"],
         json!([

@@ -1,5 +1,6 @@
-//! The home view: every service in the chosen range and event type, of every language, busiest
-//! first — name, language, value with the event type's unit, its share of the whole host as a
+//! The home view: tabs for every service, the fleet's hottest functions and what grew
+//! ([`crate::components::functions`]); the services list: every service in the chosen range
+//! and event type, of every language, busiest first — name, language, value with the event type's unit, its share of the whole host as a
 //! percentage and a bar, and a sparkline of its timeline — with a filter box and the whole host
 //! pinned on top. A click (or Enter) opens the service's flame graph in the row's language. An
 //! empty list says whether the store is empty (and how to send profiles in) or only the range.
@@ -10,11 +11,13 @@ use embers_model::contract::explore::ServiceRow;
 use embers_model::view::format::{format_percent, format_value, measure_name, ValueUnit};
 use embers_model::view::timeline::sparkline_points;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
 
 use crate::components::export_menu::ImportButton;
+use crate::components::functions::FunctionsPanel;
+use crate::components::rows::move_focus;
 use crate::components::timeline::HomeTimeline;
 use crate::session::explore::{self, busiest_language, share_base, ApiFailure, HomeQuery, Sparks};
+use crate::session::functions::HomeList;
 use crate::session::navigator::Navigator;
 use crate::session::time::format_span;
 use crate::state::fetched::fetched;
@@ -71,27 +74,34 @@ pub fn HomeView(nav: Navigator) -> impl IntoView {
             })
         })
     };
+    let list = Memo::new(move |_| nav.home_tab.with(|t| t.list));
     view! {
         <section class="home" data-testid="home" aria-label="Services">
             <div class="home-head">
-                <h2>"Services"</h2>
+                <Tabs nav=nav />
                 <span class="home-range" data-testid="home-range">{heading}</span>
                 <span class="spacer"></span>
-                <input type="search" class="service-filter" data-testid="service-filter"
-                    placeholder="Filter services" aria-label="Filter services"
-                    prop:value=move || filter.get() on:input=move |e| filter.set(event_target_value(&e)) />
+                {move || (list.get() == HomeList::Services).then(|| view! {
+                    <input type="search" class="service-filter" data-testid="service-filter"
+                        placeholder="Filter services" aria-label="Filter services"
+                        prop:value=move || filter.get() on:input=move |e| filter.set(event_target_value(&e)) />
+                })}
                 <ImportButton view=nav.runner.view />
             </div>
             <div class="home-chart"><HomeTimeline nav=nav language=chart_language /></div>
-            {move || match services.get() {
-                None => view! { <p class="home-note">"Loading services…"</p> }.into_any(),
-                Some(None) => view! { <p class="home-note">"Choose a time range and press Enter."</p> }.into_any(),
-                Some(Some((_, Err(e)))) if e.is_missing_endpoint() => {
+            {move || match (list.get(), services.get()) {
+                (_, None) => view! { <p class="home-note">"Loading services…"</p> }.into_any(),
+                (_, Some(None)) => view! { <p class="home-note">"Choose a time range and press Enter."</p> }.into_any(),
+                (_, Some(Some((_, Err(e))))) if e.is_missing_endpoint() => {
                     nav.note_explore_missing(None);
                     view! { <p class="home-note explore-note" data-testid="explore-missing">{EXPLORE_MISSING_HOME}</p> }.into_any()
                 }
-                Some(Some((_, Err(e)))) => view! { <HomeError failure=e /> }.into_any(),
-                Some(Some((q, Ok(table)))) => view! { <ServiceList nav=nav query=q table=table filter=filter sparks=sparks /> }.into_any(),
+                (_, Some(Some((_, Err(e))))) => view! { <HomeError failure=e /> }.into_any(),
+                (HomeList::Services, Some(Some((q, Ok(table))))) => view! { <ServiceList nav=nav query=q table=table filter=filter sparks=sparks /> }.into_any(),
+                (_, Some(Some((q, Ok(_))))) => {
+                    let language = chart_language.get().unwrap_or_else(|| DEFAULT_LANGUAGE.to_owned());
+                    view! { <FunctionsPanel nav=nav query=q language=language /> }.into_any()
+                }
             }}
         </section>
     }
@@ -102,6 +112,26 @@ const EXPLORE_MISSING_HOME: &str = "This service answers profile queries only: t
     overview and the timeline need the Embers service (embers-server, or embers-server \
     --upstream in front of DeepFlow). Type a process name above and press Enter to see its \
     flame graph.";
+
+/// Services, Functions, What grew: which list the home view shows.
+#[component]
+fn Tabs(nav: Navigator) -> impl IntoView {
+    let tab = |list: HomeList, label: &'static str, testid: &'static str| {
+        let chosen = move || nav.home_tab.with(|t| t.list == list);
+        view! {
+            <button type="button" role="tab" class="home-tab" data-testid=testid
+                aria-selected=move || chosen().to_string() class:chosen=chosen
+                on:click=move |_| nav.home_tab.update(|t| t.list = list)>{label}</button>
+        }
+    };
+    view! {
+        <div class="home-tabs" role="tablist" aria-label="Home">
+            {tab(HomeList::Services, "Services", "home-tab-services")}
+            {tab(HomeList::Functions, "Functions", "home-tab-functions")}
+            {tab(HomeList::Grew, "What grew", "home-tab-grew")}
+        </div>
+    }
+}
 
 #[component]
 fn HomeError(failure: ApiFailure) -> impl IntoView {
@@ -216,41 +246,6 @@ fn ServiceRowView(
                 {move || spark().map(|points| view! { <polyline points=points /> })}
             </svg>
         </button>
-    }
-}
-
-/// Arrow keys move between the rows.
-fn move_focus(e: leptos::ev::KeyboardEvent) {
-    let forward = match e.key().as_str() {
-        "ArrowDown" => true,
-        "ArrowUp" => false,
-        _ => return,
-    };
-    let Some(li) = e
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-        .and_then(|el| el.parent_element())
-    else {
-        return;
-    };
-    let mut next = if forward {
-        li.next_element_sibling()
-    } else {
-        li.previous_element_sibling()
-    };
-    while let Some(el) = next.clone().filter(|el| el.class_list().contains("hidden")) {
-        next = if forward {
-            el.next_element_sibling()
-        } else {
-            el.previous_element_sibling()
-        };
-    }
-    if let Some(button) = next
-        .and_then(|el| el.first_element_child())
-        .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok())
-    {
-        e.prevent_default();
-        let _ = button.focus();
     }
 }
 

@@ -26,7 +26,7 @@ const COMMON_GROUPS: [&str; 3] = ["pod", "host", THREAD];
 
 /// The request the strip charts: the loaded profile's (when it came from a query), else the one
 /// running.
-fn charted(nav: Navigator) -> Option<(String, ProfileRequest)> {
+pub(crate) fn charted(nav: Navigator) -> Option<(String, ProfileRequest)> {
     match nav.runner.view.load.get() {
         LoadState::Loaded(l) if l.request.time_start > 0 => {
             let base = nav.current.with(|c| c.as_ref().map(|(b, _)| b.clone()));

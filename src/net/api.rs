@@ -1,10 +1,11 @@
-//! The explore endpoints (services, timeline, tags, tag values): small JSON answers, decoded
+//! The explore endpoints (services, timeline, tags, tag values, functions, a function's
+//! timeline): small JSON answers, decoded
 //! on the page with the contract's answer types. Profiles go through [`super::decode_worker`].
 
 use embers_model::contract::envelope::{Incoming, Table, SUCCESS};
 use embers_model::contract::explore::{
-    ServiceRow, ServicesRequest, TagValuesRequest, TagsRequest, TimelineAnswer, TimelineRequest,
-    ValueCount,
+    FunctionTimelineAnswer, FunctionTimelineRequest, FunctionsAnswer, FunctionsRequest, ServiceRow,
+    ServicesRequest, TagValuesRequest, TagsRequest, TimelineAnswer, TimelineRequest, ValueCount,
 };
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::snapshot::{SnapshotMeta, SNAPSHOTS_PATH};
@@ -118,6 +119,19 @@ pub async fn services(base: &str, req: &ServicesRequest) -> Result<Table<Service
 /// A selection's values over time.
 pub async fn timeline(base: &str, req: &TimelineRequest) -> Result<TimelineAnswer, ApiFailure> {
     call(base, "/v1/profile/timeline", req).await
+}
+
+/// The hottest functions of a range (or what grew against a baseline).
+pub async fn functions(base: &str, req: &FunctionsRequest) -> Result<FunctionsAnswer, ApiFailure> {
+    call(base, "/v1/profile/functions", req).await
+}
+
+/// One function's self and total over time.
+pub async fn function_timeline(
+    base: &str,
+    req: &FunctionTimelineRequest,
+) -> Result<FunctionTimelineAnswer, ApiFailure> {
+    call(base, "/v1/profile/function_timeline", req).await
 }
 
 /// Tag names present in a range.

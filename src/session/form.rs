@@ -5,7 +5,7 @@
 use embers_model::contract::event::{
     supports_whole_host, DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, TOTAL_APP_SERVICE,
 };
-use embers_model::contract::request::{FieldError, ProfileRequest};
+use embers_model::contract::request::{FieldError, ProfileRequest, TRACE_FIELDS};
 use embers_model::contract::tag_filter::{quote_tag_value, render_tag_filter, TagCondition};
 use leptos::prelude::*;
 
@@ -44,6 +44,9 @@ pub struct FormState {
     pub kernel_depth: RwSignal<String>,
     /// Messages next to the fields.
     pub errors: RwSignal<Vec<FieldError>>,
+    /// A trace (`trace_id`) and span (`span_name`) to narrow the next query to; they join the
+    /// tag filter when it is sent ([`FormState::take_trace`]).
+    pub trace: [RwSignal<String>; 2],
 }
 
 impl FormState {
@@ -63,6 +66,19 @@ impl FormState {
             time_end: RwSignal::new(String::new()),
             kernel_depth: RwSignal::new(String::new()),
             errors: RwSignal::new(Vec::new()),
+            trace: [RwSignal::new(String::new()), RwSignal::new(String::new())],
+        }
+    }
+
+    /// Moves a typed trace id and span name into the tag filter (`trace_id='…'`,
+    /// `span_name='…'`), so the query sent, its URL and the filter field all say them.
+    pub fn take_trace(&self) {
+        for (field, typed) in TRACE_FIELDS.iter().zip(self.trace) {
+            let value = typed.get_untracked().trim().to_owned();
+            if !value.is_empty() {
+                self.add_condition(field, &value);
+                typed.set(String::new());
+            }
         }
     }
 

@@ -14,6 +14,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use crate::session::compare::BaselineSpec;
+use crate::session::functions::HomeTab;
 use crate::session::navigator::{Navigator, Route};
 use crate::session::url::{
     encode_params, home_pairs, page_pairs, page_params, request_from_params, spec_from_params,
@@ -201,7 +202,9 @@ fn current_pairs(
     match nav.route() {
         Route::Home => {
             let home = nav.home.get()?;
-            Some((home_pairs(&home, embed), Vec::new(), Vec::new()))
+            let mut pairs = home_pairs(&home, embed);
+            pairs.extend(nav.home_tab.get().to_params());
+            Some((pairs, Vec::new(), Vec::new()))
         }
         Route::Profile => {
             let spec = view.spec();
@@ -241,6 +244,10 @@ pub fn snapshot_param(params: &[(String, String)]) -> Option<String> {
 /// Back/Forward: shows what the URL now says.
 fn restore(nav: Navigator, view: ViewState) {
     let params = page_params();
+    let tab = HomeTab::from_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    if nav.home_tab.with_untracked(|t| *t != tab) {
+        nav.home_tab.set(tab);
+    }
     let spec = spec_from_params(&params);
     let request = request_from_params(&params).unwrap_or_else(|| ProfileRequest {
         profile_language_type: DEFAULT_LANGUAGE.into(),

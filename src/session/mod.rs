@@ -1,6 +1,7 @@
 //! The session layer: how results come to be — the query runner ([`runner`]), moving through
 //! the workflow ([`navigator`]), the explore questions (services, timelines, tags:
-//! [`explore`]), saved profiles ([`files`]) and snapshots ([`snapshot_meta`]), the query form's
+//! [`explore`]), the fleet's functions (the home view's tabs, a function's timeline:
+//! [`functions`]), saved profiles ([`files`]) and snapshots ([`snapshot_meta`]), the query form's
 //! state ([`form`]), the page URL ([`url`], [`history`]), the embedding API ([`embed`]) and the
 //! browser clock ([`time`]). It uses the network layer and writes into the state layer;
 //! components call it.
@@ -10,6 +11,7 @@ pub mod embed;
 pub mod explore;
 pub mod files;
 pub mod form;
+pub mod functions;
 pub mod history;
 pub mod navigator;
 pub mod runner;

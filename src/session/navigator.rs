@@ -12,6 +12,7 @@ use crate::session::explore::services_question;
 use crate::session::explore::HomeQuery;
 use crate::session::files::Imported;
 use crate::session::form::FormState;
+use crate::session::functions::HomeTab;
 use crate::session::runner::{Fetch, QueryRunner, Target};
 use crate::state::loaded::LoadState;
 use crate::state::view_state::ViewState;
@@ -38,6 +39,8 @@ pub struct Navigator {
     pub baseline: RwSignal<Option<BaselineSpec>>,
     /// The question the home view answers (set when it opens).
     pub home: RwSignal<Option<HomeQuery>>,
+    /// The home view's tab (services, functions, what grew) and its choices.
+    pub home_tab: RwSignal<HomeTab>,
     /// The profile request last run (the timeline strip charts it), with its base URL.
     pub current: RwSignal<Option<(String, ProfileRequest)>>,
     /// Set once the service turned out to lack the explore endpoints (a bare DeepFlow querier):
@@ -64,6 +67,7 @@ impl Navigator {
             baseline_runner: QueryRunner::for_side(runner.view, Target::Baseline),
             baseline,
             home: RwSignal::new(None),
+            home_tab: RwSignal::new(HomeTab::default()),
             current: RwSignal::new(None),
             explore_missing: RwSignal::new(None),
         }
@@ -85,12 +89,14 @@ impl Navigator {
         Ok(())
     }
 
-    /// Shows `request`: its profile, or the home view when it names no process.
+    /// Shows `request`: its profile, or the home view when it names no process — unless it
+    /// names a trace or span, whose profile the service finds the processes of.
     pub fn go(&self, request: ProfileRequest) {
         let base = self.form.base_url.get_untracked();
-        match request.app_service {
-            Some(_) => self.open_profile(base, request),
-            None => self.open_home(base, &request),
+        if request.app_service.is_some() || request.names_a_trace() {
+            self.open_profile(base, request);
+        } else {
+            self.open_home(base, &request);
         }
     }
 
@@ -190,6 +196,9 @@ impl Navigator {
     fn open_home(&self, base_url: String, r: &ProfileRequest) {
         self.runner.cancel();
         self.stop_comparing();
+        // A function chosen in a profile is not chosen in the next one opened from home.
+        self.runner.view.selected.set(None);
+        self.runner.view.sandwich_open.set(false);
         self.runner.view.replace_result(LoadState::Idle);
         self.current.set(None);
         self.home.set(Some(HomeQuery {
@@ -209,6 +218,31 @@ impl Navigator {
     pub fn open_service(&self, app_service: &str, language: &str) {
         self.form.language.set(language.to_owned());
         self.open_process(app_service);
+    }
+
+    /// Opens `function` in one process's flame graph (in `language`), selected.
+    pub fn open_function(&self, app_service: &str, language: &str, function: &str) {
+        self.select_after_home(function);
+        self.open_service(app_service, language);
+    }
+
+    /// Opens the comparison of one process with `baseline` (what grew), `function` selected.
+    pub fn open_grown(
+        &self,
+        app_service: &str,
+        language: &str,
+        function: &str,
+        baseline: BaselineSpec,
+    ) {
+        self.select_after_home(function);
+        self.baseline.set(Some(baseline));
+        self.open_service(app_service, language);
+    }
+
+    /// Selects `function` for the profile about to open (not in the sandwich view).
+    fn select_after_home(&self, function: &str) {
+        self.runner.view.sandwich_open.set(false);
+        self.runner.view.selected.set(Some(function.to_owned()));
     }
 
     /// Re-runs what is shown over another range.

@@ -59,6 +59,9 @@ pub struct ViewSpec {
     pub zoom_path: Vec<String>,
     /// Function whose sandwich view is open.
     pub sandwich: Option<String>,
+    /// Function selected (outlined in the graph, its timeline under the main one), when no
+    /// sandwich is open (`sandwich` names it then).
+    pub select: Option<String>,
 }
 
 /// A view applied to a profile.
@@ -147,6 +150,8 @@ impl ViewSpec {
         }
         if let Some(f) = &self.sandwich {
             out.push(("sandwich", f.clone()));
+        } else if let Some(f) = &self.select {
+            out.push(("select", f.clone()));
         }
         out
     }
@@ -197,6 +202,7 @@ impl ViewSpec {
                         .collect()
                 }
                 "sandwich" if !val.is_empty() => v.sandwich = Some(val.to_string()),
+                "select" if !val.is_empty() => v.select = Some(val.to_string()),
                 _ => {}
             }
         }
@@ -230,11 +236,20 @@ mod tests {
             diff_mode: DiffMode::Absolute,
             zoom_path: vec!["[t] w".into(), "main".into()],
             sandwich: Some("fib".into()),
+            select: None,
         };
         let params = v.to_params();
         let back = ViewSpec::from_params(params.iter().map(|(k, v)| (*k, v.as_str())));
         assert_eq!(back, v);
         assert!(ViewSpec::default().to_params().is_empty());
+        let selected = ViewSpec {
+            select: Some("[k] vfs_read".into()),
+            ..ViewSpec::default()
+        };
+        let params = selected.to_params();
+        assert_eq!(params, [("select", "[k] vfs_read".to_owned())]);
+        let back = ViewSpec::from_params(params.iter().map(|(k, v)| (*k, v.as_str())));
+        assert_eq!(back, selected);
     }
 
     #[test]

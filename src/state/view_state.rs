@@ -96,7 +96,7 @@ impl ViewState {
         };
         let zoom_path = RwSignal::new(Vec::new());
         let focus = RwSignal::new(None::<Focus>);
-        let selected = RwSignal::new(spec.sandwich.clone());
+        let selected = RwSignal::new(spec.sandwich.clone().or(spec.select.clone()));
         let sandwich_open = RwSignal::new(spec.sandwich.is_some());
         let shown = shown_memo(sources);
         prepare_search(shown);
@@ -216,6 +216,11 @@ impl ViewState {
             } else {
                 None
             },
+            select: if self.sandwich_open.get() {
+                None
+            } else {
+                self.selected.get()
+            },
         }
     }
 
@@ -238,9 +243,9 @@ impl ViewState {
         self.metric.set(spec.metric);
         self.diff_mode.set(spec.diff_mode);
         self.sandwich_open.set(spec.sandwich.is_some());
-        if spec.sandwich.is_some() {
-            self.selected.set(spec.sandwich);
-        }
+        // The URL says what is selected (or that nothing is): Back/Forward must not leave a
+        // selection the address does not name, or the next write would differ from it.
+        self.selected.set(spec.sandwich.or(spec.select));
         self.zoom_path.set(spec.zoom_path);
     }
 }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::contract::event::{
     supports_whole_host, DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, TOTAL_APP_SERVICE,
 };
+use crate::contract::tag_filter::quote_tag_value;
 
 /// The body of `POST /v1/profile/ProfileTracing`.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -113,8 +114,66 @@ impl ProfileRequest {
     }
 }
 
+/// The record fields that tie samples to one request of a traced application: a trace and a
+/// span (`trace_id`, `span_name`, per-sample tags of DeepFlow's table). A link, the form or an
+/// embedding page names them to open that trace's or span's profile.
+pub const TRACE_FIELDS: [&str; 2] = ["trace_id", "span_name"];
+
+impl ProfileRequest {
+    /// Whether the tag filter has a condition on a trace or span ([`TRACE_FIELDS`]): such a
+    /// request opens that trace's profile even without a process (the service finds the
+    /// processes). A scan of the filter's words outside quoted values, not the parser: the
+    /// page needs only this answer (the parser weighs 4 KB of its wasm).
+    pub fn names_a_trace(&self) -> bool {
+        let mut quoted = false;
+        let mut escaped = false;
+        let mut word = String::new();
+        for c in self.tag_filter.chars().chain([' ']) {
+            if quoted {
+                match (escaped, c) {
+                    (false, '\\') => escaped = true,
+                    (false, '\'') => quoted = false,
+                    _ => escaped = false,
+                }
+                continue;
+            }
+            if c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '`' {
+                word.push(c);
+                continue;
+            }
+            if TRACE_FIELDS.contains(&word.trim_matches('`')) {
+                return true;
+            }
+            word.clear();
+            quoted = c == '\'';
+        }
+        false
+    }
+}
+
+/// `request` narrowed to one trace and/or span: `trace_id='…'` and `span_name='…'` added to
+/// its tag filter, values quoted by the contract's renderer (empty ones are left out).
+pub fn with_trace(
+    mut request: ProfileRequest,
+    trace_id: Option<&str>,
+    span_name: Option<&str>,
+) -> ProfileRequest {
+    for (field, value) in TRACE_FIELDS.iter().zip([trace_id, span_name]) {
+        let Some(value) = value.map(str::trim).filter(|v| !v.is_empty()) else {
+            continue;
+        };
+        let condition = format!("{field}={}", quote_tag_value(value));
+        request.tag_filter = match request.tag_filter.trim() {
+            "" => condition,
+            filter => format!("{filter} AND {condition}"),
+        };
+    }
+    request
+}
+
 /// Reads request fields from URL query pairs (already percent-decoded), using the request's
-/// own field names. Returns `None` when the URL names no request field at all.
+/// own field names; `trace_id` and `span_name` narrow its tag filter ([`with_trace`]).
+/// Returns `None` when the URL names no request field at all.
 pub fn request_from_url_pairs<'a>(
     pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
 ) -> Option<ProfileRequest> {
@@ -124,6 +183,7 @@ pub fn request_from_url_pairs<'a>(
         ..ProfileRequest::default()
     };
     let mut named_any = false;
+    let mut trace: [Option<&str>; 2] = [None, None];
     for (k, v) in pairs {
         named_any |= matches!(
             k,
@@ -134,6 +194,8 @@ pub fn request_from_url_pairs<'a>(
                 | "profile_event_type"
                 | "tag_filter"
                 | "max_kernel_stack_depth"
+                | "trace_id"
+                | "span_name"
         );
         match k {
             "app_service" => req.app_service = Some(v.to_string()),
@@ -143,10 +205,12 @@ pub fn request_from_url_pairs<'a>(
             "time_start" => req.time_start = v.trim().parse().unwrap_or(0),
             "time_end" => req.time_end = v.trim().parse().unwrap_or(0),
             "max_kernel_stack_depth" => req.max_kernel_stack_depth = v.trim().parse().ok(),
+            "trace_id" => trace[0] = Some(v),
+            "span_name" => trace[1] = Some(v),
             _ => {}
         }
     }
-    named_any.then_some(req)
+    named_any.then(|| with_trace(req, trace[0], trace[1]))
 }
 
 /// The URL query pairs that reproduce a request (inverse of [`request_from_url_pairs`]).
@@ -218,5 +282,44 @@ mod tests {
         let back = request_from_url_pairs(pairs.iter().map(|(k, v)| (*k, v.as_str()))).unwrap();
         assert_eq!(back, r);
         assert_eq!(request_from_url_pairs([("embed", "1")]), None);
+    }
+
+    #[test]
+    fn a_trace_or_span_narrows_the_filter() {
+        let r = request_from_url_pairs([("trace_id", "4bf9'2f"), ("time_start", "5")]).unwrap();
+        assert_eq!(r.tag_filter, r"trace_id='4bf9\'2f'");
+        assert_eq!(r.app_service, None, "every process of the trace");
+        let r = request_from_url_pairs([
+            ("tag_filter", "pod='a'"),
+            ("span_name", "GET /cart"),
+            ("trace_id", " "),
+        ])
+        .unwrap();
+        assert_eq!(r.tag_filter, "pod='a' AND span_name='GET /cart'");
+        let parsed = crate::contract::tag_filter::parse(&r.tag_filter).expect("a filter");
+        assert_eq!(parsed.conditions.len(), 2);
+        let both = with_trace(valid(), Some("t1"), Some("s"));
+        assert_eq!(both.tag_filter, "trace_id='t1' AND span_name='s'");
+        assert!(both.names_a_trace() && r.names_a_trace());
+        assert!(!valid().names_a_trace());
+        let filter = |f: &str| ProfileRequest {
+            tag_filter: f.into(),
+            ..valid()
+        };
+        for traced in [
+            "trace_id='x'",
+            "pod='a' AND `span_name` != 'b'",
+            "trace_id IN ('a')",
+        ] {
+            assert!(filter(traced).names_a_trace(), "{traced}");
+        }
+        for plain in [
+            "pod='trace_id=1'",
+            r"pod='a\' trace_id'",
+            "k8s.label.trace_id='x'",
+            "",
+        ] {
+            assert!(!filter(plain).names_a_trace(), "{plain}");
+        }
     }
 }

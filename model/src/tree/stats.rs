@@ -25,7 +25,24 @@ pub struct FunctionStats {
 /// Computes [`FunctionStats`] for every function, indexed by function id. One preorder pass
 /// with an ancestor stack; no recursion.
 pub fn function_stats(profile: &Profile) -> Vec<FunctionStats> {
-    function_stats_of(profile, |n| profile.self_value(n), |n| profile.total(n))
+    function_stats_of(
+        profile,
+        |n| profile.self_value(n),
+        |n| profile.total(n),
+        false,
+    )
+}
+
+/// [`function_stats`] of the stacks' frames only: the root (the process a ProfileTracing
+/// answer is rooted at) counts for nothing, so each function's figures are the sums of the
+/// samples' own frames, as the service's functions endpoint keeps them.
+pub fn frame_stats(profile: &Profile) -> Vec<FunctionStats> {
+    function_stats_of(
+        profile,
+        |n| profile.self_value(n),
+        |n| profile.total(n),
+        true,
+    )
 }
 
 /// Per function: each side of a diff (the union tree's structure, each side's values).
@@ -41,16 +58,9 @@ pub struct DiffStats {
 
 /// [`FunctionStats`] of both sides of a diff, indexed by the union's function ids.
 pub fn diff_stats(profile: &Profile, diff: &DiffValues) -> Vec<DiffStats> {
-    let side = |s: &SideValues| {
-        function_stats_of(
-            profile,
-            |n| s.self_value[n as usize],
-            |n| s.total[n as usize],
-        )
-    };
-    side(&diff.baseline)
+    side_stats(profile, &diff.baseline)
         .into_iter()
-        .zip(side(&diff.comparison))
+        .zip(side_stats(profile, &diff.comparison))
         .map(|(baseline, comparison)| DiffStats {
             func: baseline.func,
             baseline,
@@ -59,8 +69,6 @@ pub fn diff_stats(profile: &Profile, diff: &DiffValues) -> Vec<DiffStats> {
         .collect()
 }
 
-/// [`FunctionStats`] over `profile`'s structure with the values `self_of` and `total_of` give
-/// each node.
 /// The packages ([`crate::tree::symbol::package_of`]) with the most self time, busiest first,
 /// at most `n`: (package, self time). What the colour legend names when frames are coloured by
 /// package.
@@ -87,13 +95,17 @@ pub fn side_stats(profile: &Profile, side: &SideValues) -> Vec<FunctionStats> {
         profile,
         |n| side.self_value[n as usize],
         |n| side.total[n as usize],
+        false,
     )
 }
 
+/// [`FunctionStats`] over `profile`'s structure with the values `self_of` and `total_of` give
+/// each node; with `skip_root`, the root node counts for nothing.
 fn function_stats_of(
     profile: &Profile,
     self_of: impl Fn(NodeId) -> u64,
     total_of: impl Fn(NodeId) -> u64,
+    skip_root: bool,
 ) -> Vec<FunctionStats> {
     let mut stats: Vec<FunctionStats> = (0..profile.function_count() as u32)
         .map(|func| FunctionStats {
@@ -108,8 +120,14 @@ fn function_stats_of(
         let depth = profile.depth(node) as usize;
         while path.len() > depth {
             if let Some(left) = path.pop() {
-                on_path[profile.func(left) as usize] -= 1;
+                if !(skip_root && profile.depth(left) == 0) {
+                    on_path[profile.func(left) as usize] -= 1;
+                }
             }
+        }
+        if skip_root && depth == 0 {
+            path.push(node);
+            continue;
         }
         let f = profile.func(node) as usize;
         let s = &mut stats[f];
@@ -150,6 +168,22 @@ mod tests {
         assert_eq!(by_name("eval").total, 2);
         assert_eq!(by_name("apply").total, 2);
         assert_eq!(by_name("app").total, 6);
+    }
+
+    #[test]
+    fn frame_stats_leave_the_root_out() {
+        let mut b = TreeBuilder::new("app");
+        b.add_stack(["app", "f", "app"], 3);
+        b.add_stack(["g"], 2);
+        let p = b.finish();
+        let stats = frame_stats(&p);
+        let of = |n: &str| stats[p.function_id(n).unwrap() as usize];
+        assert_eq!(
+            (of("app").total, of("app").self_value),
+            (3, 3),
+            "frames only"
+        );
+        assert_eq!((of("f").total, of("g").total), (3, 2));
     }
 
     #[test]

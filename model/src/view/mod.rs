@@ -5,6 +5,7 @@
 pub mod color;
 pub mod draw_list;
 pub mod format;
+pub mod function_timeline;
 pub mod layout;
 pub mod names;
 pub mod navigate;

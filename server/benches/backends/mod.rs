@@ -2,6 +2,8 @@
 //! whole day from concurrent writers, the steady-state ingest rate and the cost of making the
 //! samples.
 
+pub mod functions;
+
 use std::time::Instant;
 
 use embers_server::demo::Rng;

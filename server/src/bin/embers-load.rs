@@ -1,6 +1,6 @@
 //! `embers-load`: a load generator for the service on loopback. N clients send a mix of ingest
 //! (small folded batches at the current time) and queries (ProfileTracing over the last hour,
-//! services, timeline) for a fixed time, then it prints throughput, p50/p99 latency per kind,
+//! services, timeline, the hottest functions) for a fixed time, then it prints throughput, p50/p99 latency per kind,
 //! errors (503 "at a limit" answers counted apart, as deliberate) and the server's resident
 //! memory (from /proc, given its pid).
 //!
@@ -81,7 +81,7 @@ fn request(c: usize, n: u64, explore: bool) -> (&'static str, &'static str, Valu
                "profile_event_type": "on-cpu", "time_start": t - 3600, "time_end": t})
     };
     let app = format!("load-{}", c % 8);
-    let pick = if explore { n % 6 } else { n % 2 };
+    let pick = if explore { n % 7 } else { n % 2 };
     match pick {
         0 | 2 => {
             let folded: String = (0..20)
@@ -103,6 +103,11 @@ fn request(c: usize, n: u64, explore: bool) -> (&'static str, &'static str, Valu
             "services",
             "/v1/profile/services",
             json!({"time_start": t - 3600, "time_end": t}),
+        ),
+        6 => (
+            "functions",
+            "/v1/profile/functions",
+            json!({"time_start": t - 3600, "time_end": t, "profile_event_type": "on-cpu"}),
         ),
         _ => ("timeline", "/v1/profile/timeline", range(&app)),
     }

@@ -88,7 +88,7 @@ pub(super) const GATEWAY_CPU: &str = "\
 40 [t] api-gateway;runtime.goexit.abi0;net/http.(*conn).serve;net/http.serverHandler.ServeHTTP;github.com/example/gateway/router.(*Router).ServeHTTP;github.com/example/gateway/proxy.(*Proxy).Forward;net/http.(*Transport).RoundTrip;net/http.(*persistConn).writeLoop;internal/poll.(*FD).Write;syscall.Syscall;[k] entry_SYSCALL_64_after_hwframe;[k] do_syscall_64;[k] ksys_write;[k] vfs_write;[k] sock_write_iter;[k] tcp_sendmsg
 25 [t] api-gateway;runtime.goexit.abi0;net/http.(*conn).serve;net/http.serverHandler.ServeHTTP;github.com/example/gateway/router.(*Router).ServeHTTP;github.com/example/gateway/auth.Verify;crypto/ecdsa.Verify;crypto/internal/nistec.(*P256Point).ScalarMult
 20 [t] api-gateway;runtime.goexit.abi0;runtime.gcBgMarkWorker;runtime.systemstack.abi0;runtime.gcDrain;runtime.scanobject
-15 [t] api-gateway;runtime.goexit.abi0;net/http.(*conn).serve;encoding/json.Marshal;encoding/json.(*encodeState).marshal;encoding/json.stringEncoder
+15 [t] api-gateway;runtime.goexit.abi0;net/http.(*conn).serve;encoding/json.Marshal;encoding/json.(*encodeState).marshal;encoding/json.(*encodeState).reflectValue;encoding/json.mapEncoder.encode;runtime.mallocgc;runtime.memclrNoHeapPointers
 ";
 
 pub(super) const GATEWAY_MEM: &str = "\

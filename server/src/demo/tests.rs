@@ -177,3 +177,44 @@ fn one_function_regresses_in_the_last_20_minutes() {
     let gateway = per_minute(&batches, REGRESSION_SERVICE);
     assert!(mean(&gateway[340..]) > 1.5 * mean(&gateway[250..330]));
 }
+
+/// What grew over the last hour against the hour before, by the change inside each service
+/// (what the viewer's What grew asks): by total the regressing function first (the JSON
+/// encoding below it also runs in another path, so only it grew by the whole regression), by
+/// self its leaf.
+#[test]
+fn what_grew_finds_the_regression_first() {
+    use embers_model::contract::explore::parse_functions_body;
+    let dir = tempfile::tempdir().expect("dir");
+    let store = crate::store::Store::open(&dir.path().join("demo.db")).expect("open");
+    store.insert(&generate(NOW)).expect("insert");
+    let body = |metric: &str| {
+        format!(
+            r#"{{"time_start": {}, "time_end": {NOW}, "profile_event_type": "on-cpu",
+               "profile_language_type": "eBPF", "baseline_time_start": {},
+               "baseline_time_end": {}, "order_by": "place_change", "metric": "{metric}"}}"#,
+            NOW - 3599,
+            NOW - 7199,
+            NOW - 3600
+        )
+    };
+    let grew = |metric: &str| {
+        let q = parse_functions_body(body(metric).as_bytes()).expect("body");
+        store.functions(&q).expect("functions")
+    };
+    let total = grew("total");
+    let first = &total.values[0];
+    assert_eq!(
+        first.function,
+        REGRESSION_FUNCTION,
+        "{:?}",
+        &total.values[..3]
+    );
+    assert_eq!(first.places[0].app_service, REGRESSION_SERVICE);
+    let (top, next) = (first.place_change, total.values[1].place_change);
+    assert!(top.unwrap_or(0.0) > 10.0 && top > next, "{top:?} {next:?}");
+    assert_eq!(
+        grew("self").values[0].function,
+        "runtime.memclrNoHeapPointers"
+    );
+}

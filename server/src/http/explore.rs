@@ -1,5 +1,6 @@
-//! The explore endpoints — `POST /v1/profile/services`, `/timeline`, `/tags`, `/tag_values` —
-//! answered from the local store or, with `--upstream`, from the querier's SQL API. Bodies are
+//! The explore endpoints — `POST /v1/profile/services`, `/timeline`, `/tags`, `/tag_values`,
+//! `/functions`, `/function_timeline` — answered from the local store or, with `--upstream`,
+//! from the querier (its SQL API; for functions, its ProfileTracing answers). Bodies are
 //! read by the contract's parsers (400 `INVALID_POST_DATA` naming the problem); answers use the
 //! ProfileTracing envelope with a `{columns, values}` result.
 
@@ -12,7 +13,8 @@ use embers_model::contract::body::RequestError;
 use embers_model::contract::envelope::Table;
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::explore::{
-    parse_services_body, parse_tag_values_body, parse_tags_body, parse_timeline_body, ServiceRow,
+    parse_function_timeline_body, parse_functions_body, parse_services_body, parse_tag_values_body,
+    parse_tags_body, parse_timeline_body, FunctionTimelineQuery, FunctionsQuery, ServiceRow,
     ServicesQuery, ServicesRequest, TagValuesQuery, TagValuesRequest, TagsQuery, TagsRequest,
     TimelineAnswer, TimelineQuery, TimelineRequest, ValueCount,
 };
@@ -34,6 +36,10 @@ pub enum Explore {
     Tags(TagsQuery),
     /// `POST /v1/profile/tag_values`
     TagValues(TagValuesQuery),
+    /// `POST /v1/profile/functions`
+    Functions(FunctionsQuery),
+    /// `POST /v1/profile/function_timeline`
+    FunctionTimeline(FunctionTimelineQuery),
 }
 
 /// The success envelope around `result`.
@@ -49,6 +55,8 @@ impl Explore {
             Explore::Timeline(q) => success(&store.timeline(q)?),
             Explore::Tags(q) => success(&store.tags(q)?),
             Explore::TagValues(q) => success(&store.tag_values(q)?),
+            Explore::Functions(q) => success(&store.functions(q)?),
+            Explore::FunctionTimeline(q) => success(&store.function_timeline(q)?),
         })
     }
 }
@@ -131,6 +139,30 @@ pub async fn tag_values(
 ) -> Response {
     handle(state, headers, body, |b| {
         parse_tag_values_body(b).map(Explore::TagValues)
+    })
+    .await
+}
+
+/// `POST /v1/profile/functions`.
+pub async fn functions(
+    state: State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    handle(state, headers, body, |b| {
+        parse_functions_body(b).map(Explore::Functions)
+    })
+    .await
+}
+
+/// `POST /v1/profile/function_timeline`.
+pub async fn function_timeline(
+    state: State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    handle(state, headers, body, |b| {
+        parse_function_timeline_body(b).map(Explore::FunctionTimeline)
     })
     .await
 }

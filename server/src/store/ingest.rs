@@ -1,74 +1,19 @@
 //! Writing samples: batches of stacks with shared metadata, in one transaction per call.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use super::fn_rollup::{FnIngest, FnSeriesKey, FnState};
+use super::functions::FrameCache;
 use super::rollup::{Pending, SeriesIds, SeriesKey};
 use super::StoreError;
 use embers_model::contract::explore::thread_of;
-use embers_model::contract::fields::{self, FieldKind, FieldRef, Scope};
+use embers_model::contract::fields::{self, FieldKind};
 
-/// Tags shared by every sample of a batch: fixed columns (`host`, `pod`, ...) and open-family
-/// tags (`k8s.label.app`, ...).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Tags {
-    columns: BTreeMap<&'static str, String>,
-    open: BTreeMap<String, String>,
-}
-
-impl Tags {
-    /// An empty tag set.
-    pub fn new() -> Tags {
-        Tags::default()
-    }
-
-    /// Set tag `name` (a settable field of the seed's table, `vtap`, or an open-family tag).
-    ///
-    /// Errors name the problem: unknown tags, fields that are batch fields rather than tags
-    /// (`app_service`, `time`, ...), non-integer values for integer fields.
-    pub fn set(&mut self, name: &str, value: &str) -> Result<(), String> {
-        match fields::resolve(name) {
-            Ok(FieldRef::Column(def)) if def.scope == Scope::Batch => {
-                if def.kind == FieldKind::Int && value.trim().parse::<i64>().is_err() {
-                    return Err(format!(
-                        "tag '{name}' takes an integer value, got '{value}'"
-                    ));
-                }
-                if def.name == "profile_value_unit" {
-                    return Err("set the unit with profile_value_unit, not as a tag".to_owned());
-                }
-                self.columns.insert(def.name, value.to_owned());
-                Ok(())
-            }
-            Ok(FieldRef::Column(def)) => Err(format!(
-                "'{}' is a per-sample field, not a tag; set it as a field of the batch",
-                def.name
-            )),
-            Ok(FieldRef::Open { name, .. }) => {
-                self.open.insert(name, value.to_owned());
-                Ok(())
-            }
-            Err(e) => Err(e.to_string()),
-        }
-    }
-
-    /// Builder form of [`Tags::set`].
-    pub fn with(mut self, name: &str, value: &str) -> Result<Tags, String> {
-        self.set(name, value)?;
-        Ok(self)
-    }
-
-    /// The open-family tags, by name.
-    pub fn open(&self) -> impl ExactSizeIterator<Item = (&String, &String)> {
-        self.open.iter()
-    }
-
-    /// The value of a fixed tag column, if set.
-    pub fn column(&self, column: &str) -> Option<&str> {
-        self.columns.get(column).map(String::as_str)
-    }
-}
+mod tags;
+pub use tags::Tags;
 
 /// Metadata shared by every sample of a batch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -198,72 +143,115 @@ impl StackIds {
     }
 }
 
+/// What the writer remembers between transactions (only what committed transactions wrote).
+pub(crate) struct Memory<'m> {
+    pub(crate) stacks: &'m mut StackIds,
+    pub(crate) series: &'m mut SeriesIds,
+    pub(crate) functions: &'m mut FnState,
+    /// Each stack's functions, shared with the readers.
+    pub(crate) frames: &'m Mutex<FrameCache>,
+}
+
+/// What one transaction writes besides the samples, remembered only after the commit.
+#[derive(Default)]
+struct Adding<'b> {
+    /// Stacks looked up or added.
+    stack_ids: HashMap<&'b str, i64>,
+    rollup: Pending,
+    functions: FnIngest<'b>,
+}
+
 /// Insert every batch in one transaction (all or nothing), with its rollup rows.
 pub(crate) fn insert(
     conn: &mut Connection,
-    known: &mut StackIds,
-    known_series: &mut SeriesIds,
+    memory: Memory<'_>,
     batches: &[Batch],
 ) -> Result<InsertStats, StoreError> {
     validate(batches)?;
     let in_ts = now_micros();
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut stats = InsertStats::default();
-    // Stacks this transaction looked up or added: remembered in `known` only after the commit.
-    let mut stack_ids: HashMap<&str, i64> = HashMap::new();
-    let mut rollup = Pending::default();
+    let mut adding = Adding::default();
     {
         let mut tagset_ids: HashMap<String, i64> = HashMap::new();
-        let mut add_sample = tx.prepare_cached(
-            "INSERT INTO profile.samples (time, app_service, profile_language_type, \
-             profile_event_type, stack_id, profile_value, tagset_id, profile_create_timestamp, \
-             profile_in_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?;
         for batch in batches {
-            let m = &batch.meta;
-            let tagset = tagset_id(&tx, &mut tagset_ids, m)?;
-            let mut thread_series: HashMap<&str, i64> = HashMap::new();
-            for s in &batch.samples {
-                let stack = stack_id(&tx, known, &mut stack_ids, &s.stack, &mut stats)?;
-                let thread = thread_of(&s.stack);
-                let series = match thread_series.get(thread) {
-                    Some(&id) => id,
-                    None => {
-                        let key = SeriesKey {
-                            app_service: m.app_service.clone(),
-                            language: m.language.clone(),
-                            event_type: m.event_type.clone(),
-                            tagset_id: tagset,
-                            thread: thread.to_owned(),
-                        };
-                        let id = rollup.series_id(&tx, known_series, key)?;
-                        thread_series.insert(thread, id);
-                        id
-                    }
-                };
-                // validate() checked that the value fits.
-                let value = i64::try_from(s.value).unwrap_or(i64::MAX);
-                add_sample.execute(params![
-                    s.time,
-                    m.app_service,
-                    m.language,
-                    m.event_type,
-                    stack,
-                    value,
-                    tagset,
-                    s.time.saturating_mul(1_000_000),
-                    in_ts
-                ])?;
-                rollup.add(s.time, series, value);
-                stats.samples += 1;
-            }
+            let tagset = tagset_id(&tx, &mut tagset_ids, &batch.meta)?;
+            insert_batch(&tx, &memory, &mut adding, batch, tagset, in_ts, &mut stats)?;
         }
     }
-    rollup.write(&tx)?;
+    adding.rollup.write(&tx)?;
+    let functions = adding
+        .functions
+        .write(&tx, memory.functions, memory.frames)?;
     tx.commit()?;
-    known.remember(stack_ids.into_iter());
-    rollup.committed(known_series);
+    memory.stacks.remember(adding.stack_ids.into_iter());
+    adding.rollup.committed(memory.series);
+    memory.functions.committed(functions);
     Ok(stats)
+}
+
+/// Insert the samples of one batch, whose tag set is `tagset`.
+fn insert_batch<'b>(
+    tx: &rusqlite::Transaction<'_>,
+    memory: &Memory<'_>,
+    adding: &mut Adding<'b>,
+    batch: &'b Batch,
+    tagset: i64,
+    in_ts: i64,
+    stats: &mut InsertStats,
+) -> Result<(), StoreError> {
+    let m = &batch.meta;
+    let mut add_sample = tx.prepare_cached(
+        "INSERT INTO profile.samples (time, app_service, profile_language_type, \
+         profile_event_type, stack_id, profile_value, tagset_id, profile_create_timestamp, \
+         profile_in_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?;
+    let fn_key = FnSeriesKey {
+        app_service: m.app_service.clone(),
+        language: m.language.clone(),
+        event_type: m.event_type.clone(),
+        tagset_id: tagset,
+    };
+    let fn_series = adding.functions.series(memory.functions, tx, &fn_key)?;
+    let mut thread_series: HashMap<&str, i64> = HashMap::new();
+    for s in &batch.samples {
+        let stack = stack_id(tx, memory.stacks, &mut adding.stack_ids, &s.stack, stats)?;
+        let thread = thread_of(&s.stack);
+        let series = match thread_series.get(thread) {
+            Some(&id) => id,
+            None => {
+                let key = SeriesKey {
+                    app_service: m.app_service.clone(),
+                    language: m.language.clone(),
+                    event_type: m.event_type.clone(),
+                    tagset_id: tagset,
+                    thread: thread.to_owned(),
+                };
+                let id = adding.rollup.series_id(tx, memory.series, key)?;
+                thread_series.insert(thread, id);
+                id
+            }
+        };
+        // validate() checked that the value fits.
+        let value = i64::try_from(s.value).unwrap_or(i64::MAX);
+        add_sample.execute(params![
+            s.time,
+            m.app_service,
+            m.language,
+            m.event_type,
+            stack,
+            value,
+            tagset,
+            s.time.saturating_mul(1_000_000),
+            in_ts
+        ])?;
+        adding.rollup.add(s.time, series, value);
+        adding
+            .functions
+            .add(s.time, fn_series, stack, &s.stack, value);
+        stats.samples += 1;
+    }
+    Ok(())
 }
 
 /// The id of `stack`, stored now if it is new.

@@ -10,7 +10,10 @@
 mod bound_sql;
 pub mod budget;
 pub mod clickhouse;
+mod cover;
 mod explore;
+mod fn_rollup;
+mod functions;
 pub mod ingest;
 pub mod outage;
 pub mod query;
@@ -26,7 +29,8 @@ use std::path::Path;
 
 use embers_model::contract::envelope::Table;
 use embers_model::contract::explore::{
-    ServiceRow, ServicesQuery, TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery, ValueCount,
+    FunctionTimelineAnswer, FunctionTimelineQuery, FunctionsAnswer, FunctionsQuery, ServiceRow,
+    ServicesQuery, TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery, ValueCount,
 };
 use embers_model::contract::selection::Selection;
 use embers_model::contract::snapshot::SnapshotMeta;
@@ -254,6 +258,24 @@ impl Store {
     /// `POST /v1/profile/timeline`.
     pub fn timeline(&self, q: &TimelineQuery) -> Result<TimelineAnswer, StoreError> {
         dispatch!(self, timeline(q))
+    }
+
+    /// `POST /v1/profile/functions`: the range's sums and the baseline's, finished by the
+    /// contract's one step, so both backends answer alike.
+    pub fn functions(&self, q: &FunctionsQuery) -> Result<FunctionsAnswer, StoreError> {
+        let group = q.group_by.as_ref().map(|(_, d)| d);
+        let sums = |sel| dispatch!(self, function_sums(sel, q.skips_total(), group));
+        let now = sums(&q.selection)?;
+        let base = q.baseline.as_ref().map(sums).transpose()?;
+        Ok(FunctionsAnswer::finish(q, now, base))
+    }
+
+    /// `POST /v1/profile/function_timeline`.
+    pub fn function_timeline(
+        &self,
+        q: &FunctionTimelineQuery,
+    ) -> Result<FunctionTimelineAnswer, StoreError> {
+        dispatch!(self, function_timeline(q))
     }
 
     /// `POST /v1/profile/tags`.

@@ -2,7 +2,8 @@
 //! (delete), in small transactions so that ingest, which shares the one writer connection,
 //! waits at most one batch; readers are never blocked (WAL).
 //!
-//! What goes: `profile.samples` rows and the rollup rows they summed. A rollup bucket goes once
+//! What goes: `profile.samples` rows and the rollup rows they summed (the explore rollup's and
+//! the function rollup's). A rollup bucket goes once
 //! it is wholly older than the cutoff (so a coarse bucket straddling the cutoff keeps counting
 //! its expired part until it has all expired). What stays: stack texts, tag sets and series
 //! (small, shared across time, and cached by the writer: they are reused as they are), and
@@ -12,6 +13,7 @@
 
 use rusqlite::{params, Connection, TransactionBehavior};
 
+use super::fn_rollup;
 use super::rollup::LEVELS;
 use super::{SqliteStore, StoreError};
 
@@ -42,14 +44,19 @@ fn processes(conn: &Connection, app: Option<&str>) -> Result<Vec<[String; 3]>, S
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Delete up to `limit` samples of `process` with `time < before` in one transaction.
+/// Delete up to `limit` samples of `process` with `time < before` in one transaction; with
+/// `horizon`, record `before` as the function rollup's horizon first (in the same one).
 fn delete_samples(
     conn: &mut Connection,
     process: &[String; 3],
     before: i64,
     limit: usize,
+    horizon: bool,
 ) -> Result<u64, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    if horizon {
+        fn_rollup::set_horizon(&tx, before)?;
+    }
     let n = tx
         .prepare_cached(
             "DELETE FROM profile.samples WHERE id IN (SELECT id FROM profile.samples \
@@ -67,10 +74,23 @@ fn delete_samples(
     Ok(n as u64)
 }
 
-/// Delete up to `limit` rows of each rollup level whose bucket ends at or before `before`.
+/// Delete up to `limit` rows of each rollup level (the explore rollup's and the function
+/// rollup's) whose bucket ends at or before `before`.
 fn delete_rollup(conn: &mut Connection, before: i64, limit: usize) -> Result<u64, StoreError> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let mut n = 0;
+    for (seconds, table) in fn_rollup::TABLES {
+        // A fixed identifier of fn_rollup::TABLES.
+        n += tx
+            .prepare_cached(&format!(
+                "DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE time <= ?1 \
+                 LIMIT ?2)"
+            ))?
+            .execute(params![
+                before.saturating_sub(seconds),
+                i64::try_from(limit).unwrap_or(i64::MAX)
+            ])? as u64;
+    }
     for level in LEVELS {
         // `level.table` is a fixed identifier; a bucket [t, t + s) has wholly expired when
         // t + s <= before.
@@ -89,9 +109,19 @@ fn delete_rollup(conn: &mut Connection, before: i64, limit: usize) -> Result<u64
     Ok(n)
 }
 
-/// Delete every rollup row of `app`'s series, one transaction per level.
+/// Delete every rollup row of `app`'s series (both rollups), one transaction per level.
 fn delete_app_rollup(conn: &mut Connection, app: &str) -> Result<u64, StoreError> {
     let mut n = 0;
+    for (_, table) in fn_rollup::TABLES {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        n += tx
+            .prepare_cached(&format!(
+                "DELETE FROM {table} WHERE series_id IN \
+                 (SELECT id FROM profile.function_series WHERE app_service = ?1)"
+            ))?
+            .execute([app])? as u64;
+        tx.commit()?;
+    }
     for level in LEVELS {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         n += tx
@@ -114,7 +144,8 @@ impl SqliteStore {
         let list = self.with_reader(|conn| processes(conn, None))?;
         let mut removed = Removed::default();
         for process in &list {
-            removed.samples += delete_samples(&mut self.writer().conn, process, before, limit)?;
+            removed.samples +=
+                delete_samples(&mut self.writer().conn, process, before, limit, true)?;
         }
         removed.rollup_rows = delete_rollup(&mut self.writer().conn, before, limit)?;
         Ok(removed)
@@ -127,7 +158,7 @@ impl SqliteStore {
         let mut removed = Removed::default();
         for process in &list {
             loop {
-                let n = delete_samples(&mut self.writer().conn, process, i64::MAX, batch)?;
+                let n = delete_samples(&mut self.writer().conn, process, i64::MAX, batch, false)?;
                 removed.samples += n;
                 if n == 0 {
                     break;

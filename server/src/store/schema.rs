@@ -25,14 +25,19 @@
 //!
 //! Version 3 adds `profile.snapshots`, saved answers kept until deleted (see
 //! [`super::snapshots`]).
+//!
+//! Version 4 adds the function rollup the functions endpoint reads (see [`super::fn_rollup`]):
+//! `profile.functions`, `profile.function_series`, `profile.functions_1h` and
+//! `profile.functions_10m`, filled from the samples already stored when an existing file is
+//! migrated.
 
 use rusqlite::Connection;
 
-use super::{rollup, saturate, snapshots, StoreError};
+use super::{fn_rollup, rollup, saturate, snapshots, StoreError};
 use embers_model::contract::fields::{self, FieldKind};
 
 /// The schema version this build writes.
-pub const CURRENT_VERSION: i64 = 3;
+pub const CURRENT_VERSION: i64 = 4;
 
 /// Bring the attached `profile` schema up to [`CURRENT_VERSION`], one transaction per step.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
@@ -60,6 +65,10 @@ pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> 
                 rollup::backfill(&tx)?;
             }
             3 => tx.execute_batch(snapshots::V3_SQL)?,
+            4 => {
+                tx.execute_batch(&fn_rollup::v4_sql())?;
+                fn_rollup::backfill(&tx)?;
+            }
             other => {
                 return Err(StoreError::Schema(format!(
                     "no migration to version {other}"

@@ -12,8 +12,10 @@ use std::sync::{Mutex, MutexGuard, TryLockError};
 use embers_model::contract::selection::Selection;
 use rusqlite::Connection;
 
+use super::functions::FrameCache;
 use super::{
-    budget, ingest, query, rollup, saturate, schema, Batch, InsertStats, Outage, QueryError,
+    budget, fn_rollup, ingest, query, rollup, saturate, schema, Batch, InsertStats, Outage,
+    QueryError,
     QueryOutput, StoreError, Synchronous,
 };
 
@@ -54,6 +56,7 @@ pub(super) struct Writer {
     pub(super) conn: Connection,
     stacks: ingest::StackIds,
     series: rollup::SeriesIds,
+    functions: fn_rollup::FnState,
 }
 
 /// The SQLite profile store. Cheap to share behind an `Arc`.
@@ -64,6 +67,8 @@ pub struct SqliteStore {
     file: Option<FileId>,
     writer: Mutex<Writer>,
     readers: Mutex<Vec<Connection>>,
+    /// Each stack's functions and the functions' names, for ingest and reads alike.
+    pub(super) frames: Mutex<FrameCache>,
 }
 
 impl SqliteStore {
@@ -91,8 +96,10 @@ impl SqliteStore {
                 conn: writer,
                 stacks: ingest::StackIds::default(),
                 series: rollup::SeriesIds::default(),
+                functions: fn_rollup::FnState::default(),
             }),
             readers: Mutex::new(Vec::new()),
+            frames: Mutex::new(FrameCache::default()),
         })
     }
 
@@ -200,8 +207,15 @@ impl SqliteStore {
             conn,
             stacks,
             series,
+            functions,
         } = &mut *writer;
-        ingest::insert(conn, stacks, series, batches)
+        let memory = ingest::Memory {
+            stacks,
+            series,
+            functions,
+            frames: &self.frames,
+        };
+        ingest::insert(conn, memory, batches)
     }
 
     /// Answer a ProfileTracing query with the matching stacks, summed per distinct stack.

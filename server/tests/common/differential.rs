@@ -154,6 +154,7 @@ pub fn explore_queries() -> Vec<(&'static str, Value)> {
         json!({"time_start": T0 + 61, "time_end": T0 + 61, "interval": 1,
         "profile_language_type": "eBPF", "profile_event_type": "on-cpu"}),
     ));
+    out.extend(function_queries());
     for extra in [
         json!({"tag": "pod"}),
         json!({"tag": "pod", "prefix": "redis", "limit": 1}),
@@ -163,6 +164,66 @@ pub fn explore_queries() -> Vec<(&'static str, Value)> {
         json!({"tag": "pod_ns", "tag_filter": "k8s.label.app IN ('redis')"}),
     ] {
         out.push(("tag_values", r(extra)));
+    }
+    out
+}
+
+/// The functions requests both backends must answer identically: ranges read from samples
+/// only and from whole hours and ten minutes, every filter kind, groups, baselines, `Total`,
+/// paging, and function timelines.
+pub fn function_queries() -> Vec<(&'static str, Value)> {
+    let near =
+        json!({"time_start": T0 - 100, "time_end": T0 + 100, "profile_event_type": "on-cpu"});
+    // The hour of T0 starts at T0 - 800: this range holds it whole, ten minutes before it
+    // whole and single seconds at both ends.
+    let wide =
+        json!({"time_start": T0 - 1401, "time_end": T0 + 3405, "profile_event_type": "on-cpu"});
+    let mut out = Vec::new();
+    for (range, extra) in [
+        (&near, json!({})),
+        (&wide, json!({})),
+        (&wide, json!({"metric": "total", "limit": 3, "offset": 1})),
+        (&wide, json!({"group_by": "pod"})),
+        (
+            &wide,
+            json!({"group_by": "k8s.label.app", "app_service": "redis-server"}),
+        ),
+        (&wide, json!({"tag_filter": "pod_ns='team-o''brien'"})),
+        (
+            &wide,
+            json!({"tag_filter": "k8s.label.app NOT IN ('nginx')"}),
+        ),
+        (
+            &wide,
+            json!({"tag_filter": "time IN (1700000000, 1700000060)"}),
+        ),
+        (&wide, json!({"app_service": "Total"})),
+        (
+            &wide,
+            json!({"profile_event_type": "mem-alloc", "search": "MALLOC"}),
+        ),
+        (
+            &near,
+            json!({"baseline_time_start": T0 + 60, "baseline_time_end": T0 + 61,
+            "order_by": "change"}),
+        ),
+        (
+            &wide,
+            json!({"baseline_tag_filter": "host='node-b'", "order_by": "change",
+            "metric": "total"}),
+        ),
+    ] {
+        out.push(("functions", with(range.clone(), extra)));
+    }
+    let t = json!({"profile_language_type": "eBPF", "profile_event_type": "on-cpu",
+        "time_start": T0 - 1401, "time_end": T0 + 3405});
+    for extra in [
+        json!({"function": "dictFind"}),
+        json!({"function": "main", "group_by": "pod", "interval": 60}),
+        json!({"function": "aeMain", "group_by": "thread", "interval": 3600}),
+        json!({"function": "[k] entry_SYSCALL_64", "group_by": "app_service", "tag_filter": "host='node-a'"}),
+    ] {
+        out.push(("function_timeline", with(t.clone(), extra)));
     }
     out
 }

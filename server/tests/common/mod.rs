@@ -5,6 +5,7 @@
 pub mod clickhouse;
 pub mod differential;
 pub mod explore;
+pub mod functions;
 pub mod groups;
 pub mod http;
 pub mod otlp;

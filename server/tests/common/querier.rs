@@ -105,6 +105,9 @@ pub struct Stub {
     pub stacks: Vec<(&'static str, u64)>,
     /// Pad tags and tag-values answers to this many rows (a querier's answer at the limit).
     pub rows: usize,
+    /// The profiles ProfileTracing answers (shape B), as folded stacks per app_service; any
+    /// other request is answered with an empty result.
+    pub profiles: Vec<(&'static str, &'static str)>,
 }
 
 fn answer(status: StatusCode, opt: &str, description: &str, result: Value) -> (StatusCode, String) {
@@ -243,8 +246,24 @@ fn tags_answer() -> Value {
 }
 
 async fn tracing(State(stub): State<Arc<Stub>>, body: String) -> (StatusCode, String) {
-    stub.seen.lock().expect("lock").tracing_bodies.push(body);
-    answer(StatusCode::OK, "SUCCESS", "", Value::Null)
+    stub.seen
+        .lock()
+        .expect("lock")
+        .tracing_bodies
+        .push(body.clone());
+    let request: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
+    let app = request["app_service"].as_str().unwrap_or("");
+    let Some((_, folded)) = stub.profiles.iter().find(|(a, _)| *a == app) else {
+        return answer(StatusCode::OK, "SUCCESS", "", Value::Null);
+    };
+    let profile = embers_model::wire::folded::parse_folded(folded, app).expect("stub profile");
+    let result = embers_model::export::encode::encode_result(
+        Some(&profile),
+        embers_model::contract::shape::ResultShape::B,
+        "on-cpu",
+    );
+    let result = serde_json::to_value(&result).expect("encodes");
+    answer(StatusCode::OK, "SUCCESS", "", result)
 }
 
 pub async fn start_stub(stub: Stub) -> (String, Arc<Stub>) {
@@ -269,6 +288,14 @@ pub fn stub(metrics_table: bool) -> Stub {
             ("orphan", 2),
         ],
         rows: 0,
+        profiles: vec![
+            (
+                "redis-server",
+                "[t] main;dictFind 100\n[t] main;aeMain 87\n",
+            ),
+            ("api", "[t] main;json.Marshal 150\n[t] main 5\n"),
+            ("nginx", "[t] nginx;ep_poll 28\n"),
+        ],
     }
 }
 

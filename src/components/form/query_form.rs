@@ -15,6 +15,7 @@ pub fn QueryForm(nav: Navigator) -> impl IntoView {
     let (form, runner) = (nav.form, nav.runner);
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
+        form.take_trace();
         if let Err(errors) = nav.submit() {
             form.errors.set(errors);
         }
@@ -56,6 +57,7 @@ pub fn QueryForm(nav: Navigator) -> impl IntoView {
                     on:input=move |e| form.base_url.set(event_target_value(&e)) />
             </div>
             <TagFilter nav=nav />
+            <Trace form=form />
             <div class="field actions">
                 <button type="submit" class="primary" data-testid="submit">"Query"</button>
                 <button type="button" data-testid="cancel" prop:disabled=move || !loading()
@@ -173,6 +175,29 @@ fn TagRow(nav: Navigator, id: u32) -> impl IntoView {
             <button type="button" class="ghost" aria-label="Remove condition" on:click=move |_| form.remove_row(id)>"×"</button>
             <TagValueOptions nav=nav id=values_list tag=Signal::derive(move || row().name)
                 prefix=Signal::derive(move || row().value) />
+        </div>
+    }
+}
+
+/// A trace id and span name: the query opens that trace's (or span's) profile (they join the
+/// tag filter when it is sent).
+#[component]
+fn Trace(form: FormState) -> impl IntoView {
+    let input = |i: usize, id: &'static str, placeholder: &'static str, label: &'static str| {
+        let typed = form.trace[i];
+        view! {
+            <input id=id data-testid=id type="text" spellcheck="false" autocomplete="off"
+                placeholder=placeholder aria-label=label
+                prop:value=move || typed.get() on:input=move |e| typed.set(event_target_value(&e)) />
+        }
+    };
+    view! {
+        <div class="field trace">
+            <label for="trace-id" title="Open the profile of one trace or span (its samples' trace_id and span_name)">"Trace"</label>
+            <div class="inline">
+                {input(0, "trace-id", "trace_id", "Trace ID")}
+                {input(1, "span-name", "span_name", "Span name")}
+            </div>
         </div>
     }
 }

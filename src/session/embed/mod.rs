@@ -4,6 +4,8 @@
 //! In (from `window.parent`, of an allowed origin, only):
 //! - `{type: "embers:query", request: {...ProfileTracing body...}, base_url?: "..."}` runs a query;
 //! - `{type: "embers:compare", request: {...}, baseline: {...}, base_url?: "..."}` compares two;
+//! - either with `trace_id?: "..."` and `span_name?: "..."`: the (comparison's) request is
+//!   narrowed to that trace's or span's samples;
 //! - `{type: "embers:load", body: "<response JSON or folded text>", name?: "file.json"}` shows a result.
 //!
 //! Out (to `window.parent`'s origin, when it is allowed):
@@ -11,7 +13,7 @@
 //! - `{type: "embers:loaded", app_service, nodes, root_total}` / `{type: "embers:error", message}`;
 //! - `{type: "embers:select", name, path, total, self, depth}` when a frame is clicked.
 
-use embers_model::contract::request::ProfileRequest;
+use embers_model::contract::request::{with_trace, ProfileRequest};
 use embers_model::{NodeId, Profile};
 use leptos::ev;
 use leptos::prelude::*;
@@ -68,6 +70,8 @@ struct Message {
     base_url: Option<String>,
     body: Option<String>,
     name: Option<String>,
+    trace_id: Option<String>,
+    span_name: Option<String>,
 }
 
 impl Command {
@@ -76,13 +80,15 @@ impl Command {
     pub fn parse(json: &[u8]) -> Option<Command> {
         let m: Message = serde_json::from_slice(json).ok()?;
         let base_url = m.base_url;
+        let (trace_id, span_name) = (m.trace_id.as_deref(), m.span_name.as_deref());
+        let traced = |r: ProfileRequest| with_trace(r, trace_id, span_name);
         match m.kind.as_str() {
             "embers:query" => Some(Command::Query {
-                request: m.request?,
+                request: traced(m.request?),
                 base_url,
             }),
             "embers:compare" => Some(Command::Compare {
-                request: m.request?,
+                request: traced(m.request?),
                 baseline: m.baseline?,
                 base_url,
             }),
@@ -266,6 +272,16 @@ mod tests {
         assert_eq!(
             Command::parse(br#"{"type":"embers:query","request":7}"#),
             None
+        );
+        // A trace and a span narrow the request's tag filter.
+        let traced = Command::parse(
+            format!(r#"{{"type":"embers:query","request":{request},"trace_id":"t'1","span_name":"GET /"}}"#)
+                .as_bytes(),
+        );
+        assert!(
+            matches!(traced, Some(Command::Query { ref request, .. })
+                if request.tag_filter == r"trace_id='t\'1' AND span_name='GET /'"),
+            "{traced:?}"
         );
         assert_eq!(Command::parse(b"\"embers:query\""), None);
     }

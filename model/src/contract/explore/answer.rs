@@ -132,6 +132,27 @@ pub fn rank_counts(
     table(&["value", "count"], rows)
 }
 
+/// The groups of a timeline kept by name: the `limit` largest by their summed values (ties by
+/// name); the rest are summed into [`OTHER_GROUP`].
+pub(super) fn kept_groups<'a>(
+    values: impl Iterator<Item = (&'a Option<String>, u64)>,
+    limit: usize,
+) -> HashSet<Option<String>> {
+    let mut totals: HashMap<&Option<String>, u64> = HashMap::new();
+    for (group, value) in values {
+        // Saturating: stored sums may already be at i64::MAX, and several such add up.
+        let total = totals.entry(group).or_default();
+        *total = total.saturating_add(value);
+    }
+    let mut ranked: Vec<(&Option<String>, u64)> = totals.into_iter().collect();
+    ranked.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
+    ranked
+        .iter()
+        .take(limit)
+        .map(|(g, _)| (*g).clone())
+        .collect()
+}
+
 /// The `timeline` result.
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,19 +172,7 @@ impl TimelineAnswer {
         let mut columns = vec!["time".to_owned()];
         columns.extend(q.group_by.as_ref().map(|(name, _)| name.clone()));
         columns.push("value".to_owned());
-        let mut totals: HashMap<&Option<String>, u64> = HashMap::new();
-        for p in &points {
-            // Saturating: stored sums may already be at i64::MAX, and several such add up.
-            let total = totals.entry(&p.group).or_default();
-            *total = total.saturating_add(p.value);
-        }
-        let mut ranked: Vec<(&Option<String>, u64)> = totals.into_iter().collect();
-        ranked.sort_by(|a, b| (b.1, a.0).cmp(&(a.1, b.0)));
-        let kept: HashSet<Option<String>> = ranked
-            .iter()
-            .take(q.group_limit)
-            .map(|(g, _)| (*g).clone())
-            .collect();
+        let kept = kept_groups(points.iter().map(|p| (&p.group, p.value)), q.group_limit);
         let mut sums: HashMap<(i64, Option<String>), u64> = HashMap::new();
         for p in points {
             let group = if kept.contains(&p.group) {

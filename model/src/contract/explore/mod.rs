@@ -8,16 +8,28 @@
 //! | `POST /v1/profile/timeline` | [`TimelineRequest`] | [`TimelineAnswer`] |
 //! | `POST /v1/profile/tags` | [`TagsRequest`] | `Table<`[`ValueCount`]`>` |
 //! | `POST /v1/profile/tag_values` | [`TagValuesRequest`] | `Table<`[`ValueCount`]`>` |
+//! | `POST /v1/profile/functions` | [`FunctionsRequest`] | [`FunctionsAnswer`] |
+//! | `POST /v1/profile/function_timeline` | [`FunctionTimelineRequest`] | [`FunctionTimelineAnswer`] |
 //!
 //! Times are Unix seconds, inclusive at both ends. A timeline bucket starts at a multiple of its
 //! interval counted from the Unix epoch ([`bucket_start`]).
 //!
 //! [`request`] reads the bodies, [`answer`] builds the results; the rules they share are here.
 mod answer;
+mod function_places;
+mod function_points;
+mod function_rows;
+mod function_sums;
+mod functions;
 mod point;
 mod request;
 
 pub use answer::*;
+pub use function_places::PlaceValue;
+pub use function_points::{FunctionPoint, FunctionTimelineAnswer};
+pub use function_rows::*;
+pub use function_sums::{FunctionSums, Place, SelfTotal};
+pub use functions::*;
 pub use point::TimelineRow;
 pub use request::*;
 

@@ -151,7 +151,7 @@ pub struct TagValuesQuery {
 }
 
 /// `time_start` and `time_end`, both required, in order.
-fn time_range(m: &Members) -> Result<(i64, i64), RequestError> {
+pub(super) fn time_range(m: &Members) -> Result<(i64, i64), RequestError> {
     let start = m.time("time_start")?;
     let end = m.time("time_end")?;
     let missing: Vec<String> = [("time_start", start), ("time_end", end)]
@@ -167,7 +167,12 @@ fn time_range(m: &Members) -> Result<(i64, i64), RequestError> {
 }
 
 /// An optional integer member within `1..=max`.
-fn bounded(m: &Members, key: &str, max: usize, default: usize) -> Result<usize, RequestError> {
+pub(super) fn bounded(
+    m: &Members,
+    key: &str,
+    max: usize,
+    default: usize,
+) -> Result<usize, RequestError> {
     let hint = format!("1 to {max}");
     match m.int(key, &hint)? {
         None => Ok(default),

@@ -84,10 +84,14 @@ impl Upstream {
             Explore::Timeline(q) => success(&self.timeline(org, q).await?),
             Explore::Tags(q) => success(&self.tags(org, q).await?),
             Explore::TagValues(q) => success(&self.tag_values(org, q).await?),
+            Explore::Functions(q) => success(&self.functions(org, q).await?),
+            Explore::FunctionTimeline(_) => {
+                return Err(Error::not_implemented(super::functions::NO_TIMELINE))
+            }
         })
     }
 
-    async fn services(&self, h: &Org, q: &ServicesQuery) -> Outcome<Table<ServiceRow>> {
+    pub(super) async fn services(&self, h: &Org, q: &ServicesQuery) -> Outcome<Table<ServiceRow>> {
         let rows = self.select(h, &statements::services(q)?).await?;
         let at = |name| column(&rows, name);
         let (app, language, event, v) = (

@@ -5,13 +5,15 @@
 //! request, with the `tag_filter`, which the querier pastes into SQL, rendered again from its
 //! parsed conditions ([`statements::render_filter`]); the querier's answer (status and body) is
 //! relayed unchanged. The explore endpoints are answered from the querier's SQL API
-//! ([`sql_api`], [`explore`]) with fixed statements.
+//! ([`sql_api`], [`explore`]) with fixed statements; the functions endpoint from the
+//! ProfileTracing answers of the range's busiest services ([`functions`]).
 //!
 //! Every exchange is bounded ([`options`]): answers by size ([`relay`]: big ProfileTracing
 //! answers are streamed, not held), connections and silences by time; redirects are not
 //! followed; `X-Org-Id` is sent only as configured.
 
 mod explore;
+mod functions;
 pub mod options;
 mod relay;
 pub mod sql_api;

@@ -14,6 +14,10 @@ use crate::Error;
 pub const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
 /// Default wait for a connection.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// Default number of services whose ProfileTracing answers a functions question reads.
+pub const DEFAULT_FANOUT: usize = 10;
+/// Most services a functions question may read.
+pub const MAX_FANOUT: usize = 100;
 /// Default longest silence while waiting for the answer or its next bytes (the querier runs
 /// its ClickHouse query, up to 60 s, before it answers).
 pub const DEFAULT_READ_TIMEOUT: Duration = Duration::from_secs(120);
@@ -38,6 +42,10 @@ pub struct UpstreamArgs {
     /// An X-Org-Id a client may choose (repeatable); a request naming another is refused.
     #[arg(long = "allow-org-id", value_name = "N")]
     pub allow_org_ids: Vec<u32>,
+    /// Services (the busiest of the range) whose ProfileTracing answers a functions question
+    /// reads: a querier keeps no per-function table (1 to 100).
+    #[arg(long, default_value_t = DEFAULT_FANOUT, value_name = "N")]
+    pub upstream_fanout: usize,
 }
 
 impl UpstreamArgs {
@@ -46,12 +54,19 @@ impl UpstreamArgs {
         if self.upstream_max_bytes == 0 {
             return Err("--upstream-max-bytes must be at least 1".into());
         }
+        if !(1..=MAX_FANOUT).contains(&self.upstream_fanout) {
+            return Err(format!(
+                "--upstream-fanout must be 1 to {MAX_FANOUT}, got {}",
+                self.upstream_fanout
+            ));
+        }
         Ok(UpstreamOptions {
             max_bytes: self.upstream_max_bytes,
             connect_timeout: self.upstream_connect_timeout,
             read_timeout: self.upstream_read_timeout,
             org_id: self.org_id,
             allow_org_ids: self.allow_org_ids.clone(),
+            fanout: self.upstream_fanout,
         })
     }
 }
@@ -69,6 +84,8 @@ pub struct UpstreamOptions {
     pub org_id: Option<u32>,
     /// X-Org-Id values a client may name.
     pub allow_org_ids: Vec<u32>,
+    /// Services a functions question reads.
+    pub fanout: usize,
 }
 
 impl Default for UpstreamOptions {
@@ -79,6 +96,7 @@ impl Default for UpstreamOptions {
             read_timeout: DEFAULT_READ_TIMEOUT,
             org_id: None,
             allow_org_ids: Vec::new(),
+            fanout: DEFAULT_FANOUT,
         }
     }
 }

@@ -61,7 +61,7 @@ fn unsigned(n: i64) -> u64 {
 
 /// Append `<label> AS label, <tag set> AS tagset`: a sample's own column for the process,
 /// language, event type and thread; for a tag, its tag set (named afterwards from `tagsets`).
-fn label(sql: &mut ChSql, dimension: Option<&Dimension>) {
+pub(super) fn label(sql: &mut ChSql, dimension: Option<&Dimension>) {
     sql.push(match dimension {
         None => "'' AS label, toUInt64(0) AS tagset",
         Some(Dimension::AppService) => "app_service AS label, toUInt64(0) AS tagset",
@@ -96,7 +96,7 @@ fn ids_in(sql: &mut ChSql, ids: impl Iterator<Item = u64>) {
 
 impl ClickHouseStore {
     /// ` FROM table WHERE <range, conditions> [AND app_service ...]`.
-    fn push_from_where(&self, sql: &mut ChSql, selection: &Selection, skip_total: bool) {
+    pub(super) fn push_from_where(&self, sql: &mut ChSql, selection: &Selection, skip_total: bool) {
         sql.push(" FROM ").push(&self.table()).push(" WHERE ");
         common_where(sql, selection, &self.table_named("tagsets"));
         match &selection.app_service {
@@ -108,7 +108,7 @@ impl ClickHouseStore {
         };
     }
 
-    fn fetch<T>(&self, sql: &ChSql) -> Result<Vec<T>, StoreError>
+    pub(super) fn fetch<T>(&self, sql: &ChSql) -> Result<Vec<T>, StoreError>
     where
         T: clickhouse::RowOwned + clickhouse::RowRead + Send,
     {
@@ -117,7 +117,7 @@ impl ClickHouseStore {
     }
 
     /// The value of `dimension` (a tag) for each tag set of `ids`; others read as `""`.
-    fn tag_labels(
+    pub(super) fn tag_labels(
         &self,
         dimension: Option<&Dimension>,
         ids: impl Iterator<Item = u64>,

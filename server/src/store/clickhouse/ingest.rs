@@ -11,53 +11,10 @@ use rustc_hash::FxHashSet;
 use embers_model::contract::explore::thread_of;
 use embers_model::contract::fields::{self, FieldKind};
 
-use super::{ch_err, schema, Caches, ClickHouseStore};
+use super::row_binary::{send, RowBinary};
+use super::{fn_ingest, schema, Caches, ClickHouseStore};
 use crate::store::ingest::{int_tag, now_micros, text_tag, validate};
 use crate::store::{Batch, BatchMeta, InsertStats, StoreError};
-
-/// `RowBinary` encoding of one value at a time.
-#[derive(Debug, Default)]
-pub(crate) struct RowBinary {
-    pub(crate) buf: Vec<u8>,
-}
-
-impl RowBinary {
-    fn leb128(&mut self, mut n: usize) {
-        loop {
-            let byte = (n & 0x7f) as u8;
-            n >>= 7;
-            if n == 0 {
-                self.buf.push(byte);
-                return;
-            }
-            self.buf.push(byte | 0x80);
-        }
-    }
-
-    pub(crate) fn string(&mut self, s: &str) {
-        self.leb128(s.len());
-        self.buf.extend_from_slice(s.as_bytes());
-    }
-
-    pub(crate) fn i64(&mut self, n: i64) {
-        self.buf.extend_from_slice(&n.to_le_bytes());
-    }
-
-    pub(crate) fn u64(&mut self, n: u64) {
-        self.buf.extend_from_slice(&n.to_le_bytes());
-    }
-
-    fn u32(&mut self, n: u32) {
-        self.buf.extend_from_slice(&n.to_le_bytes());
-    }
-
-    fn strings<'a>(&mut self, items: impl ExactSizeIterator<Item = &'a str>) {
-        self.leb128(items.len());
-        for s in items {
-            self.string(s);
-        }
-    }
-}
 
 /// A `DateTime` holds unsigned 32-bit seconds: say so rather than store a wrapped time.
 fn check_times(batches: &[Batch]) -> Result<(), StoreError> {
@@ -165,8 +122,15 @@ fn key_order(batches: &[Batch]) -> Vec<(usize, usize)> {
     out
 }
 
-/// Encode `batches`; `_id`s continue from `first_id`.
-fn encode(batches: &[Batch], caches: &Caches, first_id: i64, in_ts: i64) -> Rows {
+/// Encode `batches`; `_id`s continue from `first_id`. The function sums of the samples are
+/// counted in `functions`, under the index of each batch's process in `processes`.
+fn encode<'b>(
+    batches: &'b [Batch],
+    caches: &Caches,
+    first_id: i64,
+    in_ts: i64,
+    functions: &mut fn_ingest::Functions<'b>,
+) -> Rows {
     let mut rows = Rows::default();
     let mut id = first_id;
     let mut seen: FxHashSet<u64> = FxHashSet::default();
@@ -176,6 +140,7 @@ fn encode(batches: &[Batch], caches: &Caches, first_id: i64, in_ts: i64) -> Rows
         .sum();
     rows.samples.buf.reserve(capacity);
     let mut tagsets = Vec::with_capacity(batches.len());
+    let mut processes = Vec::with_capacity(batches.len());
     for batch in batches {
         let tagset = id_of(&tagset_fingerprint(&batch.meta));
         if !caches.tagsets_written.contains(&tagset) && seen.insert(tagset) {
@@ -183,6 +148,7 @@ fn encode(batches: &[Batch], caches: &Caches, first_id: i64, in_ts: i64) -> Rows
             rows.new_tagsets.push(tagset);
         }
         tagsets.push(tagset);
+        processes.push(functions.process(&batch.meta));
     }
     for (b, i) in key_order(batches) {
         let (m, s) = (&batches[b].meta, &batches[b].samples[i]);
@@ -192,8 +158,11 @@ fn encode(batches: &[Batch], caches: &Caches, first_id: i64, in_ts: i64) -> Rows
             rows.stacks.string(&s.stack);
             rows.new_stacks.push(stack);
         }
+        // validate() checked that the value fits.
+        let value = i64::try_from(s.value).unwrap_or(i64::MAX);
+        functions.add(s.time, processes[b], stack, &s.stack, value);
         let out = &mut rows.samples;
-        // check_times() and validate() checked both conversions.
+        // check_times() checked the time.
         out.u32(u32::try_from(s.time).unwrap_or(0));
         out.i64(id);
         id = id.wrapping_add(1);
@@ -202,7 +171,7 @@ fn encode(batches: &[Batch], caches: &Caches, first_id: i64, in_ts: i64) -> Rows
         out.string(&m.language);
         out.u64(stack);
         out.string(thread(&s.stack));
-        out.i64(i64::try_from(s.value).unwrap_or(i64::MAX));
+        out.i64(value);
         out.u64(tagsets[b]);
         out.i64(s.time.saturating_mul(1_000_000));
         out.i64(in_ts);
@@ -219,19 +188,6 @@ fn first_id() -> Result<i64, StoreError> {
     Ok(i64::from_le_bytes(bytes) & (i64::MAX >> 1))
 }
 
-/// Send `rows` with one `INSERT` statement `sql` (the buffer is handed over, not copied).
-pub(crate) async fn send(
-    client: &clickhouse::Client,
-    sql: &str,
-    rows: Vec<u8>,
-) -> Result<(), StoreError> {
-    let mut insert = client
-        .insert_formatted_with(sql.to_owned())
-        .with_setting("insert_distributed_sync", "1");
-    insert.send(rows.into()).await.map_err(ch_err)?;
-    insert.end().await.map_err(ch_err)
-}
-
 impl ClickHouseStore {
     /// Write `batches`: the new dictionary rows on every node first, then the samples in one
     /// `INSERT` (a sample never names a stack or tag set that is not stored). `new_stacks` counts
@@ -243,7 +199,19 @@ impl ClickHouseStore {
         if samples == 0 {
             return Ok(InsertStats::default());
         }
-        let rows = encode(batches, &self.caches_read(), first_id()?, now_micros());
+        let mut functions = fn_ingest::Functions::default();
+        let rows = encode(
+            batches,
+            &self.caches_read(),
+            first_id()?,
+            now_micros(),
+            &mut functions,
+        );
+        let mut fn_rows = {
+            let written = &self.caches_read().functions_written;
+            functions.finish(&self.frames, written)
+        };
+        let rollup = std::mem::take(&mut fn_rows.rollup);
         let db = self.database();
         let stacks_sql = schema::insert(db, "stacks", &[("id", ""), ("location_str", "")]);
         let tagsets_sql = schema::insert(db, "tagsets", &schema::tagset_columns());
@@ -263,12 +231,17 @@ impl ClickHouseStore {
                 if !new_stacks.is_empty() {
                     send(node, &stacks_sql, stacks.buf.clone()).await?;
                 }
+                fn_ingest::send_names(node, db, &fn_rows).await?;
             }
-            send(self.client(), &samples_sql, sample_rows.buf).await
+            send(self.client(), &samples_sql, sample_rows.buf).await?;
+            // After the samples: a failure here leaves the rollup short of this call's sums
+            // rather than counting samples that were never stored.
+            fn_ingest::send_rollup(self.client(), db, rollup).await
         })?;
         let mut caches = self.caches();
         caches.tagsets_written.extend(&new_tagsets);
         caches.stacks_written.extend(&new_stacks);
+        caches.functions_written.extend(&fn_rows.new_names);
         caches.bound();
         Ok(InsertStats {
             samples,

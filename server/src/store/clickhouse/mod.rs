@@ -7,10 +7,14 @@
 //! pool, from `import` and from plain test threads.
 
 mod explore;
+mod fn_ingest;
+mod functions;
 mod ingest;
 mod query;
+mod raw_rows;
 mod ready;
 mod retention;
+mod row_binary;
 pub(crate) mod schema;
 mod snapshots;
 pub(crate) mod sql;
@@ -24,6 +28,7 @@ use clickhouse::{Client, Compression};
 use rustc_hash::FxHashSet;
 use serde::Deserialize;
 
+use super::functions::FrameCache;
 use super::StoreError;
 
 /// Where and how to reach ClickHouse.
@@ -52,6 +57,7 @@ const MAX_CACHED: usize = 200_000;
 pub(crate) struct Caches {
     pub(crate) stacks_written: FxHashSet<u64>,
     pub(crate) tagsets_written: FxHashSet<u64>,
+    pub(crate) functions_written: FxHashSet<u64>,
     pub(crate) stack_text: HashMap<u64, String>,
 }
 
@@ -64,6 +70,9 @@ impl Caches {
         }
         if full(self.tagsets_written.len()) {
             self.tagsets_written.clear();
+        }
+        if full(self.functions_written.len()) {
+            self.functions_written.clear();
         }
         if full(self.stack_text.len()) {
             self.stack_text.clear();
@@ -84,6 +93,8 @@ pub struct ClickHouseStore {
     schema_ready: AtomicBool,
     /// Held while the schema is being created, so two first uses do not both run the DDL.
     schema_lock: Mutex<()>,
+    /// Each stack's functions and the functions' names.
+    pub(crate) frames: Mutex<FrameCache>,
 }
 
 impl std::fmt::Debug for ClickHouseStore {
@@ -185,6 +196,7 @@ impl ClickHouseStore {
             caches: RwLock::new(Caches::default()),
             schema_ready: AtomicBool::new(false),
             schema_lock: Mutex::new(()),
+            frames: Mutex::new(FrameCache::default()),
         })
     }
 
@@ -248,6 +260,14 @@ impl ClickHouseStore {
         match self.config.cluster {
             Some(_) => "in_process_local",
             None => "in_process",
+        }
+    }
+
+    /// The node-local table of the function rollup (`functions_rollup_local` on a cluster).
+    pub(crate) fn local_functions(&self) -> &'static str {
+        match self.config.cluster {
+            Some(_) => "functions_rollup_local",
+            None => "functions_rollup",
         }
     }
 

@@ -74,7 +74,7 @@ impl ClickHouseStore {
     }
 
     /// The texts of `ids`: from the cache, the rest read from `stacks` (and then cached).
-    fn stack_texts(
+    pub(super) fn stack_texts(
         &self,
         ids: impl Iterator<Item = u64>,
         statements: &mut Vec<String>,

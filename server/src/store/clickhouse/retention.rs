@@ -12,8 +12,11 @@
 //! Mutations run in the background (18.16 has no `mutations_sync`): each call waits until
 //! `system.mutations` says the table has none left to do, so that an answered delete or pass is
 //! visible to every later read. Counts are taken just before deleting (what was there then).
-//! ClickHouse keeps no rollup tables, so no rollup rows are ever removed. Stacks, tag sets and
-//! snapshots are kept, as on SQLite.
+//!
+//! The function rollup (`functions_rollup`, partitioned by hour too) goes the same way, by the
+//! rule of SQLite's rollups: a bucket goes once it has wholly expired (`time + level <=
+//! cutoff`), so both backends keep the same buckets and answer alike. Stacks, tag sets,
+//! function names and snapshots are kept, as on SQLite.
 
 use std::time::{Duration, Instant};
 
@@ -32,6 +35,12 @@ const MAX_POLL: Duration = Duration::from_millis(200);
 #[derive(Debug, clickhouse::Row, Deserialize)]
 struct Count {
     n: u64,
+}
+
+#[derive(Debug, clickhouse::Row, Deserialize)]
+struct Horizon {
+    n: i64,
+    c: u64,
 }
 
 #[derive(Debug, clickhouse::Row, Deserialize)]
@@ -59,46 +68,112 @@ impl ClickHouseStore {
         let before = before.clamp(0, i64::from(u32::MAX) + 1);
         self.block_on(async {
             let mut removed = Removed::default();
+            if self.anything_before(before).await? {
+                self.set_horizon(before).await?;
+            }
             for node in self.nodes() {
-                removed.samples += self.expire_node(node, before).await?;
+                let r = self.expire_node(node, before).await?;
+                removed.samples += r.samples;
+                removed.rollup_rows += r.rollup_rows;
             }
             Ok(removed)
         })
     }
 
-    async fn expire_node(&self, node: &clickhouse::Client, before: i64) -> Result<u64, StoreError> {
-        let table = self.local_table();
-        let expired = count(node, &table, "time < ", before).await?;
-        if expired == 0 {
-            return Ok(0);
+    /// Whether any sample is older than `before`.
+    async fn anything_before(&self, before: i64) -> Result<bool, StoreError> {
+        Ok(count(self.client(), &self.table(), "time < ", before).await? > 0)
+    }
+
+    /// Records on every node that samples before `before` go: the function rollup's buckets
+    /// up to the next whole hour are read from the samples from now on. Kept to the hour, so
+    /// that the table holds a few rows a day.
+    async fn set_horizon(&self, before: i64) -> Result<(), StoreError> {
+        let hour = before.div_euclid(3600) * 3600;
+        let kept = if hour == before { hour } else { hour + 3600 };
+        for node in self.nodes() {
+            let mut sql = ChSql::new("INSERT INTO ");
+            sql.push(&self.table_named("horizon"))
+                .push(" SELECT toDateTime(")
+                .bind(kept.min(i64::from(u32::MAX)))
+                .push(")");
+            sql.query(node).execute().await.map_err(ch_err)?;
         }
-        for id in self.expired_partitions(node, before).await? {
+        Ok(())
+    }
+
+    /// The latest retention cutoff recorded (to the hour), if any.
+    pub(crate) fn horizon(&self) -> Result<Option<i64>, StoreError> {
+        let mut sql = ChSql::new("SELECT toInt64(max(cutoff)) AS n, toUInt64(count()) AS c FROM ");
+        sql.push(&self.table_named("horizon"));
+        let row: Horizon = self
+            .block_on(sql.query(self.client()).fetch_one())
+            .map_err(ch_err)?;
+        Ok((row.c > 0).then_some(row.n))
+    }
+
+    async fn expire_node(
+        &self,
+        node: &clickhouse::Client,
+        before: i64,
+    ) -> Result<Removed, StoreError> {
+        let samples = self.local_table();
+        let expired = count(node, &samples, "time < ", before).await?;
+        let rollup = self.table_named(self.local_functions());
+        let condition = "toInt64(time) + level <= ";
+        let expired_rows = count(node, &rollup, condition, before).await?;
+        if expired > 0 {
+            self.cut(node, self.local_name(), "time < ", before).await?;
+        }
+        if expired_rows > 0 {
+            self.cut(node, self.local_functions(), condition, before)
+                .await?;
+        }
+        Ok(Removed {
+            samples: expired,
+            rollup_rows: expired_rows,
+        })
+    }
+
+    /// Removes the rows of `local` (a table of the node) matching `condition` (fixed text,
+    /// `before` bound): whole hour partitions before `before`, then a mutation for the rest.
+    async fn cut(
+        &self,
+        node: &clickhouse::Client,
+        local: &str,
+        condition: &str,
+        before: i64,
+    ) -> Result<(), StoreError> {
+        let table = self.table_named(local);
+        for id in self.expired_partitions(node, local, before).await? {
             let mut drop = ChSql::new("ALTER TABLE ");
             drop.push(&table).push(" DROP PARTITION ID ").bind(id);
             drop.query(node).execute().await.map_err(ch_err)?;
         }
-        if count(node, &table, "time < ", before).await? > 0 {
+        if count(node, &table, condition, before).await? > 0 {
             let mut mutation = ChSql::new("ALTER TABLE ");
             mutation
                 .push(&table)
-                .push(" DELETE WHERE time < ")
+                .push(" DELETE WHERE ")
+                .push(condition)
                 .bind(before);
-            self.mutate(node, &mutation).await?;
+            self.mutate(node, local, &mutation).await?;
         }
-        Ok(expired)
+        Ok(())
     }
 
-    /// The partitions of the node's samples whose whole hour is before `before`.
+    /// The partitions of the node's table `local` whose whole hour is before `before`.
     async fn expired_partitions(
         &self,
         node: &clickhouse::Client,
+        local: &str,
         before: i64,
     ) -> Result<Vec<String>, StoreError> {
         let mut sql =
             ChSql::new("SELECT partition_id AS id FROM system.parts WHERE active AND database = ");
         sql.bind(self.database().to_owned())
             .push(" AND table = ")
-            .bind(self.local_name().to_owned())
+            .bind(local.to_owned())
             .push(" GROUP BY partition_id HAVING toInt64(toStartOfHour(min(min_time))) + 3600 <= ")
             .bind(before);
         let rows: Vec<PartitionId> = sql.query(node).fetch_all().await.map_err(ch_err)?;
@@ -108,29 +183,42 @@ impl ClickHouseStore {
     /// Delete every sample of `app_service` (all languages and event types) from every node;
     /// returns how many there were.
     pub fn delete_app(&self, app_service: &str) -> Result<Removed, StoreError> {
-        let table = self.local_table();
         self.block_on(async {
             let mut removed = Removed::default();
             for node in self.nodes() {
-                let n = count(node, &table, "app_service = ", app_service.to_owned()).await?;
-                if n == 0 {
-                    continue;
+                for (local, into_rollup) in
+                    [(self.local_name(), false), (self.local_functions(), true)]
+                {
+                    let table = self.table_named(local);
+                    let app = app_service.to_owned();
+                    let n = count(node, &table, "app_service = ", app.clone()).await?;
+                    if n == 0 {
+                        continue;
+                    }
+                    let mut mutation = ChSql::new("ALTER TABLE ");
+                    mutation
+                        .push(&table)
+                        .push(" DELETE WHERE app_service = ")
+                        .bind(app);
+                    self.mutate(node, local, &mutation).await?;
+                    match into_rollup {
+                        true => removed.rollup_rows += n,
+                        false => removed.samples += n,
+                    }
                 }
-                let mut mutation = ChSql::new("ALTER TABLE ");
-                mutation
-                    .push(&table)
-                    .push(" DELETE WHERE app_service = ")
-                    .bind(app_service.to_owned());
-                self.mutate(node, &mutation).await?;
-                removed.samples += n;
             }
             Ok(removed)
         })
     }
 
-    /// Run the mutation `sql` on `node` and wait until the node has no mutation of the table
-    /// left to do.
-    async fn mutate(&self, node: &clickhouse::Client, sql: &ChSql) -> Result<(), StoreError> {
+    /// Run the mutation `sql` on `node` and wait until the node has no mutation of its table
+    /// `local` left to do.
+    async fn mutate(
+        &self,
+        node: &clickhouse::Client,
+        local: &str,
+        sql: &ChSql,
+    ) -> Result<(), StoreError> {
         sql.query(node).execute().await.map_err(ch_err)?;
         let mut pending = ChSql::new(
             "SELECT count() AS n FROM system.mutations WHERE NOT is_done AND database = ",
@@ -138,7 +226,7 @@ impl ClickHouseStore {
         pending
             .bind(self.database().to_owned())
             .push(" AND table = ")
-            .bind(self.local_name().to_owned());
+            .bind(local.to_owned());
         let started = Instant::now();
         let mut pause = Duration::from_millis(5);
         loop {
@@ -151,7 +239,7 @@ impl ClickHouseStore {
                     "the delete did not finish within {} s; ClickHouse goes on with it in the \
                      background (see system.mutations of {})",
                     MUTATION_WAIT.as_secs(),
-                    self.local_table()
+                    self.table_named(local)
                 )));
             }
             tokio::time::sleep(pause).await;

@@ -14,10 +14,19 @@
 //!   field table, `profile_value_unit` included, and the open families as DeepFlow's
 //!   `tag_names`/`tag_values` arrays), keyed by the hash of its contents.
 //!
-//! Both dictionaries are `ReplacingMergeTree` tables written by any number of stateless servers:
-//! a row written twice is the same row, merged away in the background and read with `LIMIT 1 BY
-//! id` meanwhile. With a cluster, `in_process_local` holds each shard's samples and `in_process`
-//! is a `Distributed` table over them, sharded by `rand()`; the dictionaries are small and kept
+//! - `functions_rollup`: per hour and per 10 minutes, per process, one row: every sample's value
+//!   and each function's self and total as a nested map, summed at ingest (`SummingMergeTree`,
+//!   partitioned by hour like the samples, so retention drops them alike). One row per bucket
+//!   rather than per function: the rows an ingest call writes are then as many as its buckets
+//!   and processes, not (as measured first) about as many as its samples;
+//! - `functions`: each function's name, keyed by the hash of it;
+//! - `horizon`: the cutoffs of retention passes (see [`crate::store::functions`]), on every node.
+//!
+//! The dictionaries (`stacks`, `tagsets`, `functions`) are `ReplacingMergeTree` tables written
+//! by any number of stateless servers: a row written twice is the same row, merged away in the
+//! background and read with `LIMIT 1 BY id` meanwhile. With a cluster, `in_process_local` and
+//! `functions_rollup_local` hold each shard's rows and `in_process` and `functions_rollup` are
+//! `Distributed` tables over them, sharded by `rand()`; the dictionaries are small and kept
 //! whole on every node, so each shard resolves tag filters locally. Every table is created on
 //! every node directly (`ON CLUSTER` would need ZooKeeper).
 
@@ -37,6 +46,35 @@ pub(crate) const SAMPLE_COLUMNS: [(&str, &str); 11] = [
     ("profile_create_timestamp", "Int64"),
     ("profile_in_timestamp", "Int64"),
 ];
+
+/// The columns of `functions_rollup` in table order; ingest writes them in this order. A row
+/// is one bucket of `level` seconds of one process: every sample's value (`all_value`) and,
+/// in the nested `fnMap`, each function's id, self and total (merges add rows of one key
+/// together, `fnMap` by id).
+pub(crate) const FUNCTION_COLUMNS: [(&str, &str); 9] = [
+    ("level", "UInt32"),
+    ("time", "DateTime"),
+    ("app_service", "String"),
+    ("profile_language_type", "String"),
+    ("profile_event_type", "String"),
+    ("all_value", "Int64"),
+    ("fnMap.id", "Array(UInt64)"),
+    ("fnMap.self_value", "Array(Int64)"),
+    ("fnMap.total", "Array(Int64)"),
+];
+
+/// `FUNCTION_COLUMNS` as the table declares them (the three arrays as one `Nested`).
+fn function_table_columns() -> String {
+    let plain: Vec<(&str, &str)> = FUNCTION_COLUMNS
+        .iter()
+        .copied()
+        .filter(|(n, _)| !n.starts_with("fnMap."))
+        .collect();
+    format!(
+        "{}, `fnMap` Nested(`id` UInt64, `self_value` Int64, `total` Int64)",
+        column_list(&plain, true)
+    )
+}
 
 /// The columns of `tagsets` in table order.
 pub(crate) fn tagset_columns() -> Vec<(&'static str, &'static str)> {
@@ -68,10 +106,10 @@ fn column_list(columns: &[(&str, &str)], with_types: bool) -> String {
 /// Distributed `in_process` with a cluster) and the two dictionaries. `db` and `cluster` are
 /// checked identifiers.
 pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
-    let samples = if cluster.is_some() {
-        "in_process_local"
+    let (samples, functions) = if cluster.is_some() {
+        ("in_process_local", "functions_rollup_local")
     } else {
-        "in_process"
+        ("in_process", "functions_rollup")
     };
     let mut out = vec![
         format!("CREATE DATABASE IF NOT EXISTS {db}"),
@@ -88,11 +126,33 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
             "CREATE TABLE IF NOT EXISTS {db}.tagsets ({}) ENGINE = ReplacingMergeTree() ORDER BY id",
             column_list(&tagset_columns(), true)
         ),
+        // Rows of one key written by several calls (or servers) are summed by merges (the
+        // nested `fnMap` by id: its name ends in Map); reads sum them again until then.
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{functions} ({}) ENGINE = SummingMergeTree() \
+             PARTITION BY toStartOfHour(time) ORDER BY \
+             (profile_event_type, level, time, app_service, profile_language_type)",
+            function_table_columns()
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.functions (`id` UInt64, `name` String) \
+             ENGINE = ReplacingMergeTree() ORDER BY id"
+        ),
+        // One row per retention cutoff (rounded up to the hour, so a few a day): reads take
+        // the latest.
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.horizon (`cutoff` DateTime) \
+             ENGINE = ReplacingMergeTree() ORDER BY cutoff"
+        ),
     ];
     if let Some(cluster) = cluster {
         out.push(format!(
             "CREATE TABLE IF NOT EXISTS {db}.in_process AS {db}.in_process_local \
              ENGINE = Distributed({cluster}, {db}, in_process_local, rand())"
+        ));
+        out.push(format!(
+            "CREATE TABLE IF NOT EXISTS {db}.functions_rollup AS {db}.functions_rollup_local \
+             ENGINE = Distributed({cluster}, {db}, functions_rollup_local, rand())"
         ));
     }
     out

@@ -7,7 +7,7 @@
 use clickhouse::Row;
 use serde::Deserialize;
 
-use super::ingest::{send, RowBinary};
+use super::row_binary::{send, RowBinary};
 use super::sql::ChSql;
 use super::{ch_err, ClickHouseStore};
 use crate::store::ingest::now_micros;

@@ -60,6 +60,12 @@ pub(crate) fn open_tag(sql: &mut ChSql, name: &str) {
 /// whole, so each shard answers them locally).
 pub(crate) fn common_where(sql: &mut ChSql, q: &Selection, tagsets: &str) {
     sql.time_range(q);
+    filter_where(sql, q, tagsets);
+}
+
+/// Append ` AND ...` for language, event type and the tag filter: [`common_where`] without the
+/// time range.
+pub(crate) fn filter_where(sql: &mut ChSql, q: &Selection, tagsets: &str) {
     let per_tagset = sql.series_conditions(q);
     if per_tagset.is_empty() {
         return;
@@ -78,6 +84,25 @@ pub(crate) fn common_where(sql: &mut ChSql, q: &Selection, tagsets: &str) {
             FieldRef::Open { name, .. } => open_tag(sql, name),
         }
         sql.op(c.op, &c.values);
+    }
+    sql.push(")");
+}
+
+/// Append `(time >= ? AND time <= ? OR ...)` over the inclusive `ranges` (`1 = 0` for none).
+pub(crate) fn time_ranges(sql: &mut ChSql, ranges: &[(i64, i64)]) {
+    if ranges.is_empty() {
+        sql.push("1 = 0");
+        return;
+    }
+    sql.push("(");
+    for (i, (from, to)) in ranges.iter().enumerate() {
+        if i > 0 {
+            sql.push(" OR ");
+        }
+        sql.push("time >= ")
+            .bind(*from)
+            .push(" AND time <= ")
+            .bind(*to);
     }
     sql.push(")");
 }

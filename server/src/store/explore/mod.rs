@@ -6,6 +6,7 @@
 //! steps, so another backend implementing the same methods answers the same way. The methods take
 //! the contract's checked queries and return its answer types: no SQL type crosses this API.
 
+mod functions;
 mod labels;
 mod read;
 

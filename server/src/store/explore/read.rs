@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use rusqlite::Connection;
 
+use super::super::cover::cover;
 use super::super::rollup::{Level, LEVELS};
 use super::super::sql::{common_where, conditions_where, needs_samples, Sql};
 use super::super::{saturate, StoreError};
@@ -164,37 +165,20 @@ pub(super) fn read(conn: &Connection, r: &Read<'_>) -> Result<Points, StoreError
 
 /// The reads covering `[start, end]`: `(level, first bucket, last bucket)` with every bucket
 /// inside the range, coarse levels for the middle and finer ones for the edges. A level is used
-/// only when `interval` (if any) is a multiple of its buckets.
+/// only when `interval` (if any) is a multiple of its buckets; the last level (one second) is
+/// always usable, so nothing is left over.
 pub(super) fn plan(start: i64, end: i64, interval: Option<i64>) -> Vec<(Level, i64, i64)> {
-    let mut out = Vec::new();
-    // i128: `end + 1` must not overflow for an end of i64::MAX.
-    let mut todo = vec![(i128::from(start), i128::from(end), 0usize)];
-    while let Some((lo, hi, from_level)) = todo.pop() {
-        if lo > hi {
-            continue;
-        }
-        let usable = LEVELS
-            .iter()
-            .enumerate()
-            .skip(from_level)
-            .find(|(_, l)| interval.is_none_or(|i| i % l.seconds == 0));
-        let Some((at, level)) = usable else {
-            continue;
-        };
-        let size = i128::from(level.seconds);
-        let first = (lo + size - 1).div_euclid(size) * size;
-        let past = (hi + 1).div_euclid(size) * size;
-        if first < past {
-            if let (Ok(a), Ok(b)) = (i64::try_from(first), i64::try_from(past - size)) {
-                out.push((*level, a, b));
-            }
-            todo.push((lo, first - 1, at + 1));
-            todo.push((past, hi, at + 1));
-        } else {
-            todo.push((lo, hi, at + 1));
-        }
-    }
-    out
+    let usable: Vec<Level> = LEVELS
+        .iter()
+        .filter(|l| interval.is_none_or(|i| i % l.seconds == 0))
+        .copied()
+        .collect();
+    let sizes: Vec<i64> = usable.iter().map(|l| l.seconds).collect();
+    let (pieces, _) = cover(start, end, &sizes);
+    pieces
+        .into_iter()
+        .map(|(at, a, b)| (usable[at], a, b))
+        .collect()
 }
 
 /// Read the samples themselves (for filters on per-sample fields): the same points, with each

@@ -1,0 +1,245 @@
+//! The functions answer: its rows and the finishing step every backend applies to the sums it
+//! read ([`FunctionsAnswer::finish`]: shares, baseline change, search, ranking, paging, the
+//! places listed), so two stores given the same samples answer byte for byte alike.
+
+use std::cmp::Ordering;
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+
+use super::function_places::{places, PlaceValue};
+use super::function_sums::{share, FunctionSums};
+use super::functions::{FunctionMetric, FunctionOrder, FunctionsQuery};
+
+/// The column names of a `functions` answer, in row order.
+pub const FUNCTION_COLUMNS: [&str; 12] = [
+    "function",
+    "self",
+    "total",
+    "self_share",
+    "total_share",
+    "baseline_self",
+    "baseline_total",
+    "change",
+    "ratio",
+    "place_change",
+    "place_count",
+    "places",
+];
+
+type RowForm = (
+    String,
+    u64,
+    u64,
+    f64,
+    f64,
+    Option<u64>,
+    Option<u64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    u64,
+    Vec<PlaceValue>,
+);
+
+/// One function: the array of [`FUNCTION_COLUMNS`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(from = "RowForm", into = "RowForm")]
+pub struct FunctionRow {
+    /// Its name as it appears in frames.
+    pub function: String,
+    /// Summed self.
+    pub self_value: u64,
+    /// Summed total (each sample once).
+    pub total: u64,
+    /// Self as a percentage of every selected sample's value.
+    pub self_share: f64,
+    /// Total as a percentage of every selected sample's value.
+    pub total_share: f64,
+    /// The baseline's self, when comparing.
+    pub baseline_self: Option<u64>,
+    /// The baseline's total, when comparing.
+    pub baseline_total: Option<u64>,
+    /// The metric's share minus the baseline's, in percentage points, when comparing.
+    pub change: Option<f64>,
+    /// The metric's share over the baseline's (null when the baseline's is 0).
+    pub ratio: Option<f64>,
+    /// The largest change among its places (each of its own place's samples), when comparing.
+    pub place_change: Option<f64>,
+    /// Places it ran in, in all.
+    pub place_count: u64,
+    /// [`PLACES_PER_FUNCTION`] of them: the busiest by the metric, or, sorted by place change,
+    /// those whose share grew most.
+    pub places: Vec<PlaceValue>,
+}
+
+impl From<RowForm> for FunctionRow {
+    fn from(r: RowForm) -> Self {
+        FunctionRow {
+            function: r.0,
+            self_value: r.1,
+            total: r.2,
+            self_share: r.3,
+            total_share: r.4,
+            baseline_self: r.5,
+            baseline_total: r.6,
+            change: r.7,
+            ratio: r.8,
+            place_change: r.9,
+            place_count: r.10,
+            places: r.11,
+        }
+    }
+}
+
+impl From<FunctionRow> for RowForm {
+    fn from(r: FunctionRow) -> Self {
+        (
+            r.function,
+            r.self_value,
+            r.total,
+            r.self_share,
+            r.total_share,
+            r.baseline_self,
+            r.baseline_total,
+            r.change,
+            r.ratio,
+            r.place_change,
+            r.place_count,
+            r.places,
+        )
+    }
+}
+
+/// Which services an answer covers, when not all of them (answered from a DeepFlow querier).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// The services read.
+    pub services: Vec<String>,
+    /// Services with samples in the range, in all.
+    pub services_in_range: u64,
+    /// What that means, for the page.
+    pub note: String,
+}
+
+/// The `functions` result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FunctionsAnswer {
+    /// [`FUNCTION_COLUMNS`].
+    pub columns: Vec<String>,
+    /// The page of the ranked list.
+    pub values: Vec<FunctionRow>,
+    /// Functions in the ranked list (after `search`), for paging.
+    pub rows: u64,
+    /// Rows skipped before `values`.
+    pub offset: u64,
+    /// Summed value of every selected sample.
+    pub value: u64,
+    /// The baseline's, when comparing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline_value: Option<u64>,
+    /// Which services were read, when not all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage: Option<Coverage>,
+}
+
+/// The row of `name` without its places.
+fn row(
+    name: &str,
+    now: &FunctionSums,
+    base: Option<&FunctionSums>,
+    metric: FunctionMetric,
+) -> FunctionRow {
+    let v = now.summed(name);
+    let b = base.map(|b| (b.summed(name), b.all));
+    let metric_share = share(v.of(metric), now.all);
+    let base_share = b.map(|(bv, all)| share(bv.of(metric), all));
+    FunctionRow {
+        function: name.to_owned(),
+        self_value: v.self_value,
+        total: v.total,
+        self_share: share(v.self_value, now.all),
+        total_share: share(v.total, now.all),
+        baseline_self: b.map(|(bv, _)| bv.self_value),
+        baseline_total: b.map(|(bv, _)| bv.total),
+        change: base_share.map(|s| metric_share - s),
+        ratio: base_share.filter(|s| *s > 0.0).map(|s| metric_share / s),
+        place_change: None,
+        place_count: 0,
+        places: Vec::new(),
+    }
+}
+
+/// The order of two rows for `q`: by change or value, then value, then name.
+fn ranked(q: &FunctionsQuery, a: &FunctionRow, b: &FunctionRow) -> Ordering {
+    let value = |r: &FunctionRow| match q.metric {
+        FunctionMetric::SelfValue => r.self_value,
+        FunctionMetric::Total => r.total,
+    };
+    let change = |r: &FunctionRow| match q.order {
+        FunctionOrder::Change => r.change.unwrap_or(0.0),
+        FunctionOrder::PlaceChange => r.place_change.unwrap_or(0.0),
+        FunctionOrder::Value => 0.0,
+    };
+    let by_change = change(b).total_cmp(&change(a));
+    by_change
+        .then_with(|| value(b).cmp(&value(a)))
+        .then_with(|| a.function.cmp(&b.function))
+}
+
+impl FunctionsAnswer {
+    /// The answer to `q` from the range's sums and, when comparing, the baseline's: every
+    /// function of either side whose name contains `search`, ranked, one page of them.
+    pub fn finish(
+        q: &FunctionsQuery,
+        now: FunctionSums,
+        base: Option<FunctionSums>,
+    ) -> FunctionsAnswer {
+        let mut names: HashSet<&str> = now.functions.keys().map(String::as_str).collect();
+        if let Some(b) = &base {
+            names.extend(b.functions.keys().map(String::as_str));
+        }
+        let wanted = |n: &&str| {
+            q.search
+                .as_deref()
+                .is_none_or(|s| n.to_lowercase().contains(s))
+        };
+        let by_place = q.order == FunctionOrder::PlaceChange;
+        let fill = |r: &mut FunctionRow| {
+            (r.place_count, r.places, r.place_change) = places(&r.function, &now, base.as_ref(), q);
+        };
+        let mut rows: Vec<FunctionRow> = names
+            .into_iter()
+            .filter(wanted)
+            .map(|n| {
+                let mut r = row(n, &now, base.as_ref(), q.metric);
+                // Sorting by place change needs every row's places; otherwise a page's do.
+                if by_place {
+                    fill(&mut r);
+                }
+                r
+            })
+            .collect();
+        rows.sort_by(|a, b| ranked(q, a, b));
+        let total_rows = rows.len() as u64;
+        let mut values: Vec<FunctionRow> = rows.into_iter().skip(q.offset).take(q.limit).collect();
+        if !by_place {
+            for r in &mut values {
+                fill(r);
+            }
+        }
+        FunctionsAnswer {
+            columns: FUNCTION_COLUMNS.iter().map(|c| (*c).to_owned()).collect(),
+            values,
+            rows: total_rows,
+            offset: q.offset as u64,
+            value: now.all,
+            baseline_value: base.map(|b| b.all),
+            coverage: None,
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "function_rows_tests.rs"]
+mod tests;

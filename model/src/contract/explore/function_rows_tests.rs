@@ -1,0 +1,174 @@
+//! The functions finishing step: shares of everything selected, the baseline's change and
+//! ratio, search, ranking by value or change, paging, and the places listed per function.
+
+use super::*;
+use crate::contract::explore::{parse_functions_body, Place, SelfTotal};
+
+fn query(extra: &str) -> FunctionsQuery {
+    let body = format!(r#"{{"time_start":1,"time_end":2,"profile_event_type":"on-cpu"{extra}}}"#);
+    parse_functions_body(body.as_bytes()).unwrap()
+}
+
+fn place(app: &str) -> Place {
+    (app.to_owned(), None)
+}
+
+fn st(self_value: u64, total: u64) -> SelfTotal {
+    SelfTotal { self_value, total }
+}
+
+/// `main` everywhere, `f` hot in `a`, `g` only in `b`: 200 in all.
+fn sums() -> FunctionSums {
+    let mut s = FunctionSums {
+        all: 200,
+        ..FunctionSums::default()
+    };
+    let (a, b) = (s.place(&place("a")), s.place(&place("b")));
+    s.add_all(a, 150);
+    s.add_all(b, 50);
+    s.add("main", a, st(0, 150));
+    s.add("main", b, st(10, 50));
+    s.add("f", a, st(120, 150));
+    s.add("g", b, st(40, 40));
+    s.add("f", a, st(30, 0));
+    s
+}
+
+fn names(a: &FunctionsAnswer) -> Vec<&str> {
+    a.values.iter().map(|r| r.function.as_str()).collect()
+}
+
+#[test]
+fn rows_rank_by_the_metric_with_shares_of_everything() {
+    let a = FunctionsAnswer::finish(&query(""), sums(), None);
+    assert_eq!(names(&a), ["f", "g", "main"]);
+    assert_eq!(
+        (a.rows, a.offset, a.value, a.baseline_value),
+        (3, 0, 200, None)
+    );
+    let f = &a.values[0];
+    assert_eq!(
+        (f.self_value, f.total, f.self_share, f.total_share),
+        (150, 150, 75.0, 75.0)
+    );
+    assert_eq!((f.baseline_self, f.change, f.ratio), (None, None, None));
+    let main = &a.values[2];
+    assert_eq!((main.total, main.place_count), (200, 2));
+    let plain = |app: &str, s: u64, t: u64| {
+        PlaceValue::from((app.to_owned(), None, s, t, None, None, None))
+    };
+    assert_eq!(
+        main.places,
+        vec![plain("b", 10, 50), plain("a", 0, 150)],
+        "by self, the metric"
+    );
+    let a = FunctionsAnswer::finish(&query(r#","metric":"total""#), sums(), None);
+    assert_eq!(names(&a), ["main", "f", "g"]);
+    assert_eq!(a.values[0].places[0].app_service, "a", "by total");
+    let json = serde_json::to_string(&a.values[2]).unwrap();
+    assert_eq!(
+        json,
+        r#"["g",40,40,20.0,20.0,null,null,null,null,null,1,[["b",null,40,40,null,null,null]]]"#
+    );
+    let back: FunctionRow = serde_json::from_str(&json).unwrap();
+    assert_eq!(back, a.values[2]);
+}
+
+#[test]
+fn search_and_pages() {
+    let a = FunctionsAnswer::finish(&query(r#","search":"MA""#), sums(), None);
+    assert_eq!((names(&a), a.rows), (vec!["main"], 1));
+    let a = FunctionsAnswer::finish(&query(r#","limit":1,"offset":1"#), sums(), None);
+    assert_eq!((names(&a), a.rows, a.offset), (vec!["g"], 3, 1));
+    let a = FunctionsAnswer::finish(&query(r#","offset":5"#), sums(), None);
+    assert!(a.values.is_empty() && a.rows == 3);
+    let empty = FunctionsAnswer::finish(&query(""), FunctionSums::default(), None);
+    assert_eq!((empty.rows, empty.value), (0, 0));
+    assert_eq!(empty.columns, FUNCTION_COLUMNS);
+}
+
+#[test]
+fn baselines_give_change_in_points_and_ratio_and_sort_by_growth() {
+    let mut base = FunctionSums {
+        all: 100,
+        ..FunctionSums::default()
+    };
+    // Indexes of the baseline's own places (listed in another order than the range's).
+    let (b, a) = (base.place(&place("b")), base.place(&place("a")));
+    base.add_all(a, 60);
+    base.add_all(b, 40);
+    base.add("f", a, st(25, 30));
+    base.add("g", b, st(30, 30));
+    base.add("gone", a, st(20, 20));
+    let q = query(r#","baseline_time_start":1,"baseline_time_end":2,"order_by":"change""#);
+    let a = FunctionsAnswer::finish(&q, sums(), Some(base));
+    // f: 75% now, 25% before: +50 points, ratio 3; g: 20 vs 30: -10; gone: 0 vs 20: -20;
+    // main: 5% self now, none before: +5 with no ratio.
+    assert_eq!(names(&a), ["f", "main", "g", "gone"]);
+    assert_eq!(a.baseline_value, Some(100));
+    let f = &a.values[0];
+    assert_eq!((f.change, f.ratio), (Some(50.0), Some(3.0)));
+    assert_eq!((f.baseline_self, f.baseline_total), (Some(25), Some(30)));
+    assert_eq!((a.values[1].change, a.values[1].ratio), (Some(5.0), None));
+    let gone = &a.values[3];
+    assert_eq!(
+        (gone.self_value, gone.change, gone.ratio),
+        (0, Some(-20.0), Some(0.0))
+    );
+    assert_eq!(gone.place_count, 1, "where it ran before");
+    assert_eq!(gone.places[0].baseline_self, Some(20));
+    // Within each place: f in a went from 25 of 60 to 150 of 150 (self).
+    let fa = &f.places[0];
+    assert_eq!(
+        (fa.baseline_self, fa.change),
+        (Some(25), Some(100.0 - 25.0 * 100.0 / 60.0))
+    );
+    assert_eq!(f.place_change, fa.change);
+}
+
+#[test]
+fn place_change_ranks_what_grew_inside_a_service() {
+    // `big` is most of the fleet and grew a little; `small` doubled in a small service.
+    let side = |small_share: u64, big: u64| {
+        let mut s = FunctionSums {
+            all: 1000 + 100,
+            ..FunctionSums::default()
+        };
+        let (x, y) = (s.place(&place("large")), s.place(&place("tiny")));
+        s.add_all(x, 1000);
+        s.add_all(y, 100);
+        s.add("big", x, st(big, big));
+        s.add("small", y, st(small_share, small_share));
+        s
+    };
+    let by = |order: &str| {
+        let q = query(&format!(
+            r#","baseline_time_start":1,"baseline_time_end":2,"metric":"total","order_by":"{order}""#
+        ));
+        FunctionsAnswer::finish(&q, side(40, 600), Some(side(20, 550)))
+    };
+    let fleet = by("change");
+    assert_eq!(
+        names(&fleet),
+        ["big", "small"],
+        "4.5 points of the fleet against 1.8"
+    );
+    let inside = by("place_change");
+    assert_eq!(
+        names(&inside),
+        ["small", "big"],
+        "20 points of its service against 5"
+    );
+    assert_eq!(inside.values[0].place_change, Some(20.0));
+    assert_eq!(inside.values[0].places[0].app_service, "tiny");
+}
+
+#[test]
+fn sums_add_up_per_place_and_saturate() {
+    let mut a = sums();
+    assert_eq!(a.functions["f"], [(0, st(150, 150))]);
+    let p = a.place(&place("a"));
+    a.add("f", p, st(u64::MAX, 1));
+    assert_eq!(a.functions["f"], [(0, st(u64::MAX, 151))]);
+    assert_eq!(a.places.len(), 2);
+}

@@ -1,0 +1,120 @@
+//! The function rollup rows of one ClickHouse ingest call: the samples' sums per bucket of
+//! each level and per process (see [`crate::store::functions`]), as `functions_rollup` rows —
+//! one per bucket and process, every sample's value and the functions' sums as a nested map —
+//! and the names of functions this server has not written before, for `functions`.
+
+use std::sync::Mutex;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::row_binary::{send, RowBinary};
+use super::schema;
+use crate::store::functions::ingest::Acc;
+use crate::store::functions::FrameCache;
+use crate::store::{BatchMeta, StoreError};
+
+/// A process: app_service, language, event type.
+type Process<'b> = [&'b str; 3];
+
+/// The function sums of one call, by process.
+#[derive(Debug, Default)]
+pub(crate) struct Functions<'b> {
+    processes: Vec<Process<'b>>,
+    index: FxHashMap<Process<'b>, usize>,
+    acc: Acc<'b, usize>,
+}
+
+/// What a call writes besides its samples.
+#[derive(Debug, Default)]
+pub(crate) struct FnRows {
+    /// `functions_rollup` rows.
+    pub(crate) rollup: Vec<u8>,
+    /// `functions` rows of the new names.
+    pub(crate) names: Vec<u8>,
+    /// Their ids, remembered once written.
+    pub(crate) new_names: Vec<u64>,
+}
+
+impl<'b> Functions<'b> {
+    /// The index of the process of a batch with `meta`.
+    pub(crate) fn process(&mut self, meta: &'b BatchMeta) -> usize {
+        let key = [
+            meta.app_service.as_str(),
+            meta.language.as_str(),
+            meta.event_type.as_str(),
+        ];
+        let next = self.processes.len();
+        let at = *self.index.entry(key).or_insert(next);
+        if at == next {
+            self.processes.push(key);
+        }
+        at
+    }
+
+    /// Counts one sample.
+    pub(crate) fn add(&mut self, time: i64, process: usize, stack: u64, text: &'b str, value: i64) {
+        self.acc.add(time, process, stack, text, value);
+    }
+
+    /// The rows, functions whose names `written` holds left out of the names.
+    pub(crate) fn finish(self, frames: &Mutex<FrameCache>, written: &FxHashSet<u64>) -> FnRows {
+        let (buckets, names) = {
+            let mut cache = frames.lock().unwrap_or_else(|p| p.into_inner());
+            self.acc.finish(&mut cache, written)
+        };
+        let mut rollup = RowBinary::default();
+        for ((level, bucket, process), sums) in &buckets {
+            // Levels are the constants of LEVELS; bucket starts of stored (u32) times.
+            rollup.u32(u32::try_from(*level).unwrap_or(0));
+            rollup.u32(u32::try_from(*bucket).unwrap_or(0));
+            for text in self.processes[*process] {
+                rollup.string(text);
+            }
+            rollup.i64(sums.all);
+            let mut entries: Vec<(u64, (i64, i64))> =
+                sums.fns.iter().map(|(id, v)| (*id, *v)).collect();
+            entries.sort_unstable_by_key(|(id, _)| *id);
+            rollup.array(&entries, |out, (id, _)| out.u64(*id));
+            rollup.array(&entries, |out, (_, (s, _))| out.i64(*s));
+            rollup.array(&entries, |out, (_, (_, t))| out.i64(*t));
+        }
+        let mut rows = RowBinary::default();
+        let mut new_names = Vec::with_capacity(names.len());
+        for (id, name) in &names {
+            rows.u64(*id);
+            rows.string(name);
+            new_names.push(*id);
+        }
+        FnRows {
+            rollup: rollup.buf,
+            names: rows.buf,
+            new_names,
+        }
+    }
+}
+
+/// Writes the names to one node's `functions` (every node keeps it whole).
+pub(crate) async fn send_names(
+    node: &clickhouse::Client,
+    db: &str,
+    rows: &FnRows,
+) -> Result<(), StoreError> {
+    if rows.new_names.is_empty() {
+        return Ok(());
+    }
+    let sql = schema::insert(db, "functions", &[("id", ""), ("name", "")]);
+    send(node, &sql, rows.names.clone()).await
+}
+
+/// Writes the rollup rows (through the Distributed table on a cluster).
+pub(crate) async fn send_rollup(
+    client: &clickhouse::Client,
+    db: &str,
+    rollup: Vec<u8>,
+) -> Result<(), StoreError> {
+    if rollup.is_empty() {
+        return Ok(());
+    }
+    let sql = schema::insert(db, "functions_rollup", &schema::FUNCTION_COLUMNS);
+    send(client, &sql, rollup).await
+}

@@ -1,0 +1,213 @@
+//! The home view's Functions and What grew lists: the fleet's hottest functions (self or
+//! total, a filter box, the services each runs in as chips), or the functions whose share of
+//! some service grew most against the previous period or the same time yesterday (red grew,
+//! blue shrank, as in a comparison). A row opens the service's flame graph (or comparison)
+//! with the function selected; a chip opens that service.
+
+use embers_model::contract::explore::{FunctionMetric, FunctionRow, FunctionsAnswer};
+use embers_model::view::color::diff_color;
+use embers_model::view::format::{format_percent, format_value, ValueUnit};
+use leptos::prelude::*;
+
+use crate::components::rows::move_focus;
+use crate::components::theme::theme_state;
+use crate::session::explore::ApiFailure;
+use crate::session::explore::HomeQuery;
+use crate::session::functions::{
+    baseline_of, functions, functions_question, Against, HomeList, HomeTab,
+};
+use crate::session::navigator::Navigator;
+use crate::state::fetched::fetched;
+
+/// Rows asked for at a time ("More" asks for as many again, up to the service's 1,000).
+const PAGE: usize = 100;
+
+/// The Functions or What grew list of the home view's question, in `language`.
+#[component]
+pub fn FunctionsPanel(nav: Navigator, query: HomeQuery, language: String) -> impl IntoView {
+    let tab = nav.home_tab;
+    let pages = RwSignal::new(1usize);
+    let (q, lang) = (query.clone(), language.clone());
+    let data = fetched(move || {
+        let t = tab.get();
+        let mut ask = functions_question(&q, &lang, &t, 0);
+        ask.limit = Some((pages.get() * PAGE).min(1000) as i64);
+        let base = q.base_url.clone();
+        async move { (t, functions(&base, &ask).await) }
+    });
+    let unit =
+        ValueUnit::for_event_type(query.services.profile_event_type.as_deref().unwrap_or(""));
+    view! {
+        <Controls tab=tab />
+        {move || match data.get() {
+            None => view! { <p class="home-note">"Loading functions…"</p> }.into_any(),
+            Some((_, Err(e))) => view! { <FunctionsError failure=e /> }.into_any(),
+            Some((t, Ok(a))) => {
+                let ctx = Ctx { nav, query: query.clone(), language: language.clone(), unit, tab: t };
+                view! { <Rows ctx=ctx answer=a pages=pages /> }.into_any()
+            }
+        }}
+    }
+}
+
+/// What every row needs.
+#[derive(Clone)]
+struct Ctx {
+    nav: Navigator,
+    query: HomeQuery,
+    language: String,
+    unit: ValueUnit,
+    tab: HomeTab,
+}
+
+/// Self / total, the filter box and (What grew) the baseline.
+#[component]
+fn Controls(tab: RwSignal<HomeTab>) -> impl IntoView {
+    let metric = move || tab.with(HomeTab::metric);
+    let set_metric = move |m| tab.update(|t| t.metric = Some(m));
+    let grew = move || tab.with(|t| t.list == HomeList::Grew);
+    let against = move |a: Against| {
+        view! {
+            <button type="button" aria-pressed=move || (tab.with(|t| t.against) == a).to_string()
+                data-testid=if a == Against::Yesterday { "against-yesterday" } else { "against-previous" }
+                on:click=move |_| tab.update(|t| t.against = a)>
+                {if a == Against::Yesterday { "vs same time yesterday" } else { "vs previous period" }}
+            </button>
+        }
+    };
+    view! {
+        <div class="fn-controls">
+            <span class="seg" role="group" aria-label="Rank by">
+                <button type="button" data-testid="fn-metric-self"
+                    aria-pressed=move || (metric() == FunctionMetric::SelfValue).to_string()
+                    on:click=move |_| set_metric(FunctionMetric::SelfValue)>"Self"</button>
+                <button type="button" data-testid="fn-metric-total"
+                    aria-pressed=move || (metric() == FunctionMetric::Total).to_string()
+                    on:click=move |_| set_metric(FunctionMetric::Total)>"Total"</button>
+            </span>
+            {move || grew().then(|| view! { <span class="seg" role="group" aria-label="Compare with">{against(Against::PreviousPeriod)}{against(Against::Yesterday)}</span> })}
+            <span class="spacer"></span>
+            <input type="search" class="service-filter" data-testid="function-filter"
+                placeholder="Filter functions" aria-label="Filter functions"
+                prop:value=move || tab.with(|t| t.search.clone())
+                on:input=move |e| { let v = event_target_value(&e); tab.update(|t| t.search = v); } />
+        </div>
+    }
+}
+
+#[component]
+fn FunctionsError(failure: ApiFailure) -> impl IntoView {
+    view! {
+        <div class="error" role="alert" data-testid="error">
+            <strong>"Could not list functions. "</strong><span>{failure.to_string()}</span>
+        </div>
+    }
+}
+
+/// The rows, the coverage note of an upstream answer, and how many there are.
+#[component]
+fn Rows(ctx: Ctx, answer: FunctionsAnswer, pages: RwSignal<usize>) -> impl IntoView {
+    let grew = ctx.tab.list == HomeList::Grew;
+    let scale = answer
+        .values
+        .iter()
+        .filter_map(|r| r.place_change)
+        .fold(0.0f64, |m, c| m.max(c.abs()))
+        .max(1e-9);
+    let more = (answer.values.len() as u64) < answer.rows && answer.values.len() < 1000;
+    let count = format!("{} of {} functions", answer.values.len(), answer.rows);
+    let coverage = answer.coverage.clone().map(|c| {
+        view! {
+            <p class="coverage" data-testid="functions-coverage">{c.note}</p>
+        }
+    });
+    if answer.values.is_empty() {
+        let why = if ctx.tab.search.trim().is_empty() {
+            "No functions in this range."
+        } else {
+            "No function matches the filter."
+        };
+        return view! { {coverage}<p class="home-note" data-testid="functions-empty">{why}</p> }
+            .into_any();
+    }
+    let all = answer.value;
+    let rows = answer
+        .values
+        .into_iter()
+        .map(|r| view! { <li><FunctionRowView ctx=ctx.clone() row=r all=all scale=scale grew=grew /></li> })
+        .collect_view();
+    view! {
+        {coverage}
+        <ol class="service-list fn-list" data-testid=if grew { "grew-list" } else { "function-list" } on:keydown=move_focus>{rows}</ol>
+        <p class="table-count">{count}" "
+            {more.then(|| view! { <button type="button" class="ghost small" data-testid="functions-more"
+                on:click=move |_| pages.update(|p| *p += 1)>"More"</button> })}
+        </p>
+    }
+    .into_any()
+}
+
+/// One function: its row (opens the busiest or most grown service), then its services.
+#[component]
+fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool) -> impl IntoView {
+    let theme = theme_state();
+    let metric = ctx.tab.metric();
+    let value = if metric == FunctionMetric::Total {
+        row.total
+    } else {
+        row.self_value
+    };
+    let first = row
+        .places
+        .first()
+        .map(|p| p.app_service.clone())
+        .unwrap_or_default();
+    let (nav, language, name) = (ctx.nav, ctx.language.clone(), row.function.clone());
+    let baseline = baseline_of(&ctx.query, ctx.tab.against);
+    let (app, open_name) = (first.clone(), name.clone());
+    let open = move |_| match grew {
+        true => nav.open_grown(&app, &language, &open_name, baseline.clone()),
+        false => nav.open_function(&app, &language, &open_name),
+    };
+    let change = row.place_change.unwrap_or(0.0);
+    let color = move || diff_color(change / scale, theme.palette.get()).css();
+    let fraction = match grew {
+        true => (change.abs() / scale).min(1.0),
+        false => (value as f64 / all.max(1) as f64).min(1.0),
+    };
+    let title = match grew {
+        true => format!("Compare {first} with the baseline, {name} selected"),
+        false => format!("Open the flame graph of {first} with {name} selected"),
+    };
+    let chips = row.places.iter().map(|p| {
+        let (app, language) = (p.app_service.clone(), ctx.language.clone());
+        let label = match &p.group {
+            Some(g) => format!("{} · {}", p.app_service, if g.is_empty() { "(none)" } else { g }),
+            None => p.app_service.clone(),
+        };
+        view! {
+            <button type="button" class="chip" data-testid="place-chip" data-app-service=p.app_service.clone()
+                title=format!("Open {}", p.app_service) on:click=move |_| nav.open_service(&app, &language)>{label}</button>
+        }
+    }).collect_view();
+    let extra = row.place_count.saturating_sub(row.places.len() as u64);
+    view! {
+        <button type="button" class="service-row fn-row" data-testid="function-row" data-function=name.clone()
+            data-app-service=first.clone() title=title on:click=open>
+            <span class="svc-name">{name.clone()}</span>
+            {match grew {
+                true => view! {
+                    <span class="fn-change" data-testid="function-change" style:color=color>{format!("{:+.1} pp", change)}</span>
+                    <span class="svc-pct">{first.clone()}</span>
+                }.into_any(),
+                false => view! {
+                    <span class="svc-value">{format_value(value, ctx.unit)}</span>
+                    <span class="svc-pct">{format_percent(value, all)}</span>
+                }.into_any(),
+            }}
+            <span class="svc-share"><span class="svc-bar" style:width=format!("{:.1}%", fraction * 100.0)
+                style:background=move || grew.then(color)></span></span>
+        </button>
+        <span class="fn-places">{chips}{(extra > 0).then(|| view! { <span class="more">{format!("+{extra}")}</span> })}</span>
+    }
+}
