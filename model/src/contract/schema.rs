@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use utoipa::openapi::{RefOr, Schema};
 use utoipa::{PartialSchema, ToSchema};
 
-use super::explore::{ServiceRow, TimelineRow, ValueCount};
+use super::explore::{FunctionPoint, FunctionRow, PlaceValue, ServiceRow, TimelineRow, ValueCount};
 use super::request::ProfileRequest;
 use super::shape::ResultShape;
 
@@ -114,6 +114,65 @@ manual_schema!(
     })
 );
 
+manual_schema!(
+    FunctionRow,
+    "FunctionRow",
+    json!({
+        "type": "array",
+        "description": "[function, self, total, self_share, total_share, baseline_self, baseline_total, change, ratio, place_change, place_count, places]: shares and changes in percent of every selected sample; the baseline's members null when not comparing.",
+        "prefixItems": [
+            {"type": "string"},
+            {"type": "integer", "format": "int64", "minimum": 0},
+            {"type": "integer", "format": "int64", "minimum": 0},
+            {"type": "number"}, {"type": "number"},
+            {"type": ["integer", "null"], "format": "int64", "minimum": 0},
+            {"type": ["integer", "null"], "format": "int64", "minimum": 0},
+            {"type": ["number", "null"]}, {"type": ["number", "null"]}, {"type": ["number", "null"]},
+            {"type": "integer", "format": "int64", "minimum": 0},
+            {"type": "array", "items": {"$ref": "#/components/schemas/PlaceValue"}}
+        ],
+        "items": false,
+        "minItems": 12
+    })
+);
+
+manual_schema!(
+    PlaceValue,
+    "PlaceValue",
+    json!({
+        "type": "array",
+        "description": "[app_service, group, self, total, baseline_self, baseline_total, change]: one place a function ran in; group null when not grouped, the baseline's members null when not comparing, change in percentage points of that place's own samples.",
+        "prefixItems": [
+            {"type": "string"},
+            {"type": ["string", "null"]},
+            {"type": "integer", "format": "int64", "minimum": 0},
+            {"type": "integer", "format": "int64", "minimum": 0},
+            {"type": ["integer", "null"], "format": "int64", "minimum": 0},
+            {"type": ["integer", "null"], "format": "int64", "minimum": 0},
+            {"type": ["number", "null"]}
+        ],
+        "items": false,
+        "minItems": 7
+    })
+);
+
+manual_schema!(
+    FunctionPoint,
+    "FunctionPoint",
+    json!({
+        "type": "array",
+        "description": "[time, group, self, total]: the bucket's start (Unix seconds), the group (null when not grouped), the function's self and total there.",
+        "prefixItems": [
+            {"type": "integer", "format": "int64"},
+            {"type": ["string", "null"]},
+            {"type": "integer", "format": "int64", "minimum": 0},
+            {"type": "integer", "format": "int64", "minimum": 0}
+        ],
+        "items": false,
+        "minItems": 4
+    })
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,6 +184,9 @@ mod tests {
             (ServiceRow::name(), ServiceRow::schema()),
             (ValueCount::name(), ValueCount::schema()),
             (TimelineRow::name(), TimelineRow::schema()),
+            (FunctionRow::name(), FunctionRow::schema()),
+            (PlaceValue::name(), PlaceValue::schema()),
+            (FunctionPoint::name(), FunctionPoint::schema()),
         ] {
             let written = serde_json::to_value(&schema).expect("serialise");
             assert_ne!(written, json!({}), "{name} did not read");
@@ -136,7 +198,8 @@ mod tests {
     #[test]
     fn schema_limits_are_the_parsers_limits() {
         use crate::contract::explore::{
-            TagValuesRequest, TimelineRequest, MAX_GROUP_LIMIT, MAX_VALUES_LIMIT,
+            FunctionsRequest, TagValuesRequest, TimelineRequest, MAX_FUNCTIONS_LIMIT,
+            MAX_GROUP_LIMIT, MAX_VALUES_LIMIT,
         };
         let timeline = serde_json::to_value(TimelineRequest::schema()).expect("schema");
         let limit = timeline.pointer("/allOf/1/properties/group_limit/maximum");
@@ -144,5 +207,8 @@ mod tests {
         let values = serde_json::to_value(TagValuesRequest::schema()).expect("schema");
         let limit = values.pointer("/properties/limit/maximum");
         assert_eq!(limit, Some(&json!(MAX_VALUES_LIMIT)), "{values}");
+        let functions = serde_json::to_value(FunctionsRequest::schema()).expect("schema");
+        let limit = functions.pointer("/properties/limit/maximum");
+        assert_eq!(limit, Some(&json!(MAX_FUNCTIONS_LIMIT)), "{functions}");
     }
 }

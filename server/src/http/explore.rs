@@ -14,7 +14,8 @@ use embers_model::contract::envelope::Table;
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::explore::{
     parse_function_timeline_body, parse_functions_body, parse_services_body, parse_tag_values_body,
-    parse_tags_body, parse_timeline_body, FunctionTimelineQuery, FunctionsQuery, ServiceRow,
+    parse_tags_body, parse_timeline_body, FunctionTimelineAnswer, FunctionTimelineQuery,
+    FunctionTimelineRequest, FunctionsAnswer, FunctionsQuery, FunctionsRequest, ServiceRow,
     ServicesQuery, ServicesRequest, TagValuesQuery, TagValuesRequest, TagsQuery, TagsRequest,
     TimelineAnswer, TimelineQuery, TimelineRequest, ValueCount,
 };
@@ -144,6 +145,15 @@ pub async fn tag_values(
 }
 
 /// `POST /v1/profile/functions`.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/functions",
+    tag = "explore",
+    summary = "The hottest functions across services, and what grew",
+    description = "Functions by self (or total: a function on a stack twice counts once per sample) over the selected samples of every process (or one), each with its share of every selected sample and the places (process, and the `group_by` tag's value) where it runs; ranked and paged (`limit` 1 to 1000, `offset`). With a baseline (`baseline_time_start`/`baseline_time_end` or `baseline_tag_filter`) each row carries the baseline's values, the change of its share in percentage points and the ratio, and `order_by` `change` or `place_change` ranks by them. From a DeepFlow querier (`--upstream`), `coverage` names the services read.",
+    request_body(content = FunctionsRequest, content_type = "application/json"),
+    responses((status = 200, description = "The ranked functions.", body = Answer<FunctionsAnswer>)),
+)]
 pub async fn functions(
     state: State<AppState>,
     headers: HeaderMap,
@@ -156,6 +166,15 @@ pub async fn functions(
 }
 
 /// `POST /v1/profile/function_timeline`.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/function_timeline",
+    tag = "explore",
+    summary = "One function's self and total over time",
+    description = "The timeline's body and `function` (a frame's name as it appears in stacks): the function's self and total per bucket, optionally one series per value of `group_by`. Buckets where it has no samples are left out.",
+    request_body(content = FunctionTimelineRequest, content_type = "application/json"),
+    responses((status = 200, description = "The function's points.", body = Answer<FunctionTimelineAnswer>)),
+)]
 pub async fn function_timeline(
     state: State<AppState>,
     headers: HeaderMap,

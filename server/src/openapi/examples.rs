@@ -8,8 +8,11 @@ use std::collections::HashMap;
 
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::explore::{
-    parse_timeline_body, rank_counts, rank_services, ServiceRow, ServicesRequest, TagValuesRequest,
-    TagsRequest, TimelineAnswer, TimelineRequest, TimelineRow,
+    parse_function_timeline_body, parse_functions_body, parse_timeline_body, rank_counts,
+    rank_services, stack_functions, FunctionOrder, FunctionPoint, FunctionSums,
+    FunctionTimelineAnswer, FunctionTimelineRequest, FunctionsAnswer, FunctionsRequest, SelfTotal,
+    ServiceRow, ServicesRequest, TagValuesRequest, TagsRequest, TimelineAnswer, TimelineRequest,
+    TimelineRow,
 };
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::schema::TracingBody;
@@ -80,8 +83,8 @@ fn meta() -> SnapshotMeta {
     }
 }
 
-fn timeline() -> (Value, Value) {
-    let body = TimelineRequest {
+fn timeline_body() -> TimelineRequest {
+    TimelineRequest {
         profile: ProfileRequest {
             tag_filter: String::new(),
             ..request()
@@ -89,8 +92,11 @@ fn timeline() -> (Value, Value) {
         interval: Some(60),
         group_by: Some("host".into()),
         group_limit: None,
-    };
-    let request = to_json(&body);
+    }
+}
+
+fn timeline() -> (Value, Value) {
+    let request = to_json(&timeline_body());
     let points = [(T0, "node-a", 5_000_000), (T0, "node-b", 2_500_000)]
         .into_iter()
         .map(|(time, group, value)| TimelineRow {
@@ -111,6 +117,7 @@ type Example = (&'static str, &'static str, Option<Value>, Value);
 /// The examples of every operation with a body or a JSON answer.
 fn examples() -> Vec<Example> {
     let mut all = explore_examples();
+    all.extend(function_examples());
     let tracing = TracingBody {
         request: request(),
         result_shape: Some("B"),
@@ -215,6 +222,80 @@ fn explore_examples() -> Vec<Example> {
             "/v1/profile/tag_values",
             Some(to_json(&values)),
             value_counts,
+        ),
+    ]
+}
+
+/// The example stacks summed as a store sums them for the functions endpoints, with the gzip
+/// path's value divided by `gzip_divisor` (a baseline where it was smaller).
+fn function_sums(gzip_divisor: u64) -> FunctionSums {
+    let mut sums = FunctionSums::default();
+    let place = sums.place(&("nginx".into(), None));
+    for (stack, value) in STACKS {
+        let value = match stack.contains("gzip") {
+            true => value / gzip_divisor,
+            false => value,
+        };
+        sums.all += value;
+        sums.add_all(place, value);
+        let (functions, leaf) = stack_functions(stack);
+        for function in functions {
+            let self_value = if leaf == Some(function) { value } else { 0 };
+            let total = value;
+            sums.add(function, place, SelfTotal { self_value, total });
+        }
+    }
+    sums
+}
+
+/// `functions` against the hour before (what grew) and one function's timeline, through the
+/// real parsers and finishing steps.
+fn function_examples() -> Vec<Example> {
+    let functions = FunctionsRequest {
+        time_start: T0,
+        time_end: T0 + 3600,
+        profile_event_type: "on-cpu".into(),
+        profile_language_type: Some("eBPF".into()),
+        order_by: Some(FunctionOrder::Change),
+        limit: Some(3),
+        baseline_time_start: Some(T0 - 3600),
+        baseline_time_end: Some(T0 - 1),
+        ..FunctionsRequest::default()
+    };
+    let functions = to_json(&functions);
+    let ranked = parse_functions_body(functions.to_string().as_bytes())
+        .map(|q| {
+            answer(&FunctionsAnswer::finish(
+                &q,
+                function_sums(1),
+                Some(function_sums(3)),
+            ))
+        })
+        .unwrap_or_default();
+    let timeline = FunctionTimelineRequest {
+        timeline: timeline_body(),
+        function: "ngx_http_handler".into(),
+    };
+    let timeline = to_json(&timeline);
+    let points = [(T0, "node-a", 100, 400), (T0 + 60, "node-b", 0, 250)]
+        .into_iter()
+        .map(|(time, group, self_value, total)| FunctionPoint {
+            time,
+            group: Some(group.into()),
+            self_value,
+            total,
+        })
+        .collect();
+    let over_time = parse_function_timeline_body(timeline.to_string().as_bytes())
+        .map(|q| answer(&FunctionTimelineAnswer::finish(&q.timeline, points)))
+        .unwrap_or_default();
+    vec![
+        ("post", "/v1/profile/functions", Some(functions), ranked),
+        (
+            "post",
+            "/v1/profile/function_timeline",
+            Some(timeline),
+            over_time,
         ),
     ]
 }

@@ -39,6 +39,8 @@ use crate::http;
         http::explore::timeline,
         http::explore::tags,
         http::explore::tag_values,
+        http::explore::functions,
+        http::explore::function_timeline,
         http::ingest::handle,
         http::otlp::handle,
         http::processes::delete,
@@ -52,10 +54,14 @@ use crate::http;
         handle,
         crate::mcp::handle,
     ),
-    components(schemas(crate::api_types::Failure)),
+    // PlaceValue is named by FunctionRow's hand-written schema, which utoipa cannot follow.
+    components(schemas(
+        crate::api_types::Failure,
+        embers_model::contract::explore::PlaceValue
+    )),
     tags(
         (name = "ProfileTracing", description = "DeepFlow's interface: a flame graph of the selected samples."),
-        (name = "explore", description = "Which services burn CPU, when, and with which tags."),
+        (name = "explore", description = "Which services and functions burn CPU, when, and with which tags."),
         (name = "ingest", description = "Writing and deleting samples."),
         (name = "snapshots", description = "Saved answers that outlive the retention."),
         (name = "health", description = "Liveness and readiness probes."),

@@ -44,6 +44,7 @@ impl From<FunctionPoint> for (i64, Option<String>, u64, u64) {
 }
 
 /// The `function_timeline` result.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FunctionTimelineAnswer {
     /// Bucket length in seconds.

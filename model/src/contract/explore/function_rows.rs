@@ -112,6 +112,7 @@ impl From<FunctionRow> for RowForm {
 }
 
 /// Which services an answer covers, when not all of them (answered from a DeepFlow querier).
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Coverage {
     /// The services read.
@@ -123,6 +124,7 @@ pub struct Coverage {
 }
 
 /// The `functions` result.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FunctionsAnswer {
     /// [`FUNCTION_COLUMNS`].

@@ -38,6 +38,7 @@ pub fn stack_functions(stack: &str) -> (Vec<&str>, Option<&str>) {
 }
 
 /// Which value ranks the list and which one the change describes.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FunctionMetric {
@@ -50,6 +51,7 @@ pub enum FunctionMetric {
 }
 
 /// How the list is sorted.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FunctionOrder {
@@ -66,6 +68,7 @@ pub enum FunctionOrder {
 }
 
 /// Body of `POST /v1/profile/functions`.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FunctionsRequest {
     /// Unix seconds, inclusive.
@@ -82,6 +85,7 @@ pub struct FunctionsRequest {
     pub app_service: Option<String>,
     /// Conditions `name='value' AND ...`; empty for none.
     #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
     pub tag_filter: String,
     /// A tag to break each function's places down by, besides the process.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -97,9 +101,11 @@ pub struct FunctionsRequest {
     pub search: Option<String>,
     /// Most rows (1 to [`MAX_FUNCTIONS_LIMIT`], default [`DEFAULT_FUNCTIONS_LIMIT`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1000))]
     pub limit: Option<i64>,
     /// Rows of the ranked list to skip (paging).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub offset: Option<i64>,
     /// The baseline's range (with `baseline_time_end`); the range itself when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -257,6 +263,7 @@ pub fn parse_functions_body(body: &[u8]) -> Result<FunctionsQuery, RequestError>
 }
 
 /// Body of `POST /v1/profile/function_timeline`: a timeline's members and the function.
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FunctionTimelineRequest {
     /// The samples, interval and breakdown, as for `timeline`.
