@@ -21,7 +21,7 @@ LAYERS = {
         "tree": ["contract"],
         "wire": ["contract", "tree"],
         "view": ["contract", "tree"],
-        "export": ["contract", "tree", "view"],
+        "export": ["contract", "tree", "view", "wire"],
         "synth": ["*"],
         "testkit": ["*"],
         "lib": ["*"],

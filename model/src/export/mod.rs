@@ -1,6 +1,7 @@
 //! Writing profiles out: the ProfileTracing result shapes ([`encode`], for the service's answers
-//! and saved responses), folded stacks ([`folded`]) and a standalone interactive SVG ([`svg`]).
+//! and saved responses), folded stacks ([`folded`]), pprof ([`pprof`]) and a standalone interactive SVG ([`svg`]).
 
 pub mod encode;
 pub mod folded;
+pub mod pprof;
 pub mod svg;

@@ -1,0 +1,226 @@
+//! One sample type of a [`Pprof`] folded into a call tree ([`fold`]): every location named
+//! once (its inlined functions outermost first, named by [`crate::wire::native`]), every
+//! sample's stack walked from the root, merging equal frames, into a
+//! [`NodeTable`] the viewer builds its profile from and the service reads stacks out of
+//! ([`stacks`]).
+//!
+//! Writers list a sample's locations leaf first and consecutive samples often share most of
+//! their stack (ours write them in tree order), so each sample starts from the deepest node it
+//! shares with the sample before and only the rest is looked up.
+
+use rustc_hash::FxHashMap;
+
+use super::{Pprof, PprofError, NONE};
+use crate::tree::table::{NodeTable, NO_PARENT};
+use crate::wire::native::{self, origin_of_file};
+
+/// Label keys whose string value names the sample's thread (async-profiler, Pyroscope's Java
+/// agent, Go programs that label their goroutines so): it becomes a `[t] name` frame under
+/// the root, as DeepFlow's agent writes threads.
+pub const THREAD_KEYS: [&str; 2] = ["thread", "thread_name"];
+
+/// Folds the values of sample type `value` into a tree under a root named `root`. Values are
+/// as sent (scale them afterwards); negative values and sums past `i64::MAX` are errors.
+pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofError> {
+    let mut table = NodeTable {
+        derive_totals: true,
+        ..NodeTable::default()
+    };
+    let root_func = table.functions.intern(root);
+    table.push(root_func, NO_PARENT, 0, 0);
+    let frames = LocationFrames::new(p, &mut table);
+    let threads = thread_frames(p, &mut table);
+    let mut trie = Trie::default();
+    let k = p.sample_types.len();
+    for i in 0..p.samples.len() {
+        let v = p.samples.values.get(i * k + value).copied().unwrap_or(0);
+        if v == 0 {
+            continue;
+        }
+        if v < 0 {
+            return Err(PprofError::Negative {
+                sample: i + 1,
+                value: v,
+                sample_type: p.sample_type_name(value),
+            });
+        }
+        let node = trie.walk(&mut table, &frames, threads[i], p.samples.locations(i))?;
+        let slot = &mut table.self_value[node as usize];
+        *slot = slot.checked_add(v).ok_or_else(|| PprofError::Overflow {
+            sample_type: p.sample_type_name(value),
+        })?;
+    }
+    Ok(table)
+}
+
+/// Every location's frames, root-most first, as interned function ids.
+struct LocationFrames {
+    start: Vec<u32>,
+    funcs: Vec<u32>,
+}
+
+impl LocationFrames {
+    fn new(p: &Pprof<'_>, table: &mut NodeTable) -> LocationFrames {
+        let mut start = Vec::with_capacity(p.locations.len() + 1);
+        let mut funcs = Vec::with_capacity(p.lines.len());
+        start.push(0);
+        for loc in &p.locations {
+            let file = match loc.mapping {
+                NONE => "",
+                m => p.mappings.get(m as usize).map_or("", |m| p.string(m.file)),
+            };
+            let lines = &p.lines[loc.line_start as usize..loc.line_end as usize];
+            let named: Vec<&str> = lines
+                .iter()
+                .rev()
+                .filter_map(|l| p.functions.get(l.function as usize))
+                .map(|f| match p.string(f.name) {
+                    "" => p.string(f.system_name),
+                    name => name,
+                })
+                .filter(|name| !name.is_empty())
+                .collect();
+            if named.is_empty() {
+                let mapping = p.mappings.get(loc.mapping as usize);
+                let offset = mapping.map_or(loc.address, |m| {
+                    loc.address
+                        .wrapping_sub(m.start)
+                        .wrapping_add(m.file_offset)
+                });
+                funcs.push(table.functions.intern(&native::unsymbolized_frame(
+                    file,
+                    offset,
+                    loc.address,
+                )));
+            } else {
+                let origin = origin_of_file(file);
+                for name in named {
+                    funcs.push(
+                        table
+                            .functions
+                            .intern(&native::function_frame(name, origin)),
+                    );
+                }
+            }
+            start.push(funcs.len() as u32);
+        }
+        LocationFrames { start, funcs }
+    }
+
+    fn of(&self, location: u32) -> &[u32] {
+        let l = location as usize;
+        &self.funcs[self.start[l] as usize..self.start[l + 1] as usize]
+    }
+}
+
+/// Each sample's `[t]` frame (interned), or [`NONE`].
+fn thread_frames(p: &Pprof<'_>, table: &mut NodeTable) -> Vec<u32> {
+    let mut names: FxHashMap<u64, u32> = FxHashMap::default();
+    (0..p.samples.len())
+        .map(|i| {
+            let label = p
+                .samples
+                .labels(i)
+                .iter()
+                .find(|(key, _)| THREAD_KEYS.contains(&p.string(*key)));
+            match label {
+                None => NONE,
+                Some(&(_, text)) => *names.entry(text).or_insert_with(|| {
+                    table
+                        .functions
+                        .intern(&native::thread_frame(p.string(text)))
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The children of every node, and the path of the sample before.
+#[derive(Default)]
+struct Trie {
+    children: FxHashMap<(u32, u32), u32>,
+    /// The previous sample's thread frame and locations, root-most first...
+    prev_thread: Option<u32>,
+    prev_locations: Vec<u32>,
+    /// ...and the node each of those locations ended at.
+    prev_nodes: Vec<u32>,
+}
+
+impl Trie {
+    /// The node of a sample's stack (`locations` leaf first), added if new.
+    fn walk(
+        &mut self,
+        table: &mut NodeTable,
+        frames: &LocationFrames,
+        thread: u32,
+        locations: &[u32],
+    ) -> Result<u32, PprofError> {
+        let mut shared = 0;
+        if self.prev_thread == Some(thread) {
+            shared = self
+                .prev_locations
+                .iter()
+                .zip(locations.iter().rev())
+                .take_while(|(a, b)| a == b)
+                .count();
+        } else {
+            self.prev_thread = Some(thread);
+        }
+        self.prev_locations.truncate(shared);
+        self.prev_nodes.truncate(shared);
+        let mut node = match (shared, thread) {
+            (0, NONE) => 0,
+            (0, t) => self.child(table, 0, t)?,
+            (n, _) => self.prev_nodes[n - 1],
+        };
+        for &loc in locations.iter().rev().skip(shared) {
+            for &func in frames.of(loc) {
+                node = self.child(table, node, func)?;
+            }
+            self.prev_locations.push(loc);
+            self.prev_nodes.push(node);
+        }
+        Ok(node)
+    }
+
+    fn child(&mut self, table: &mut NodeTable, parent: u32, func: u32) -> Result<u32, PprofError> {
+        let next = u32::try_from(table.len())
+            .ok()
+            .filter(|&n| n < NO_PARENT)
+            .ok_or(PprofError::TooLarge("nodes"))?;
+        let child = *self.children.entry((parent, func)).or_insert(next);
+        if child == next {
+            table.push(func, parent, 0, 0);
+        }
+        Ok(child)
+    }
+}
+
+/// The stacks of a folded table: every node with a value, as its frames below the root joined
+/// by `;`, with that value (in row order).
+pub fn stacks(table: &NodeTable) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    let mut path: Vec<u32> = Vec::new();
+    for row in 0..table.len() {
+        let value = table.self_value[row];
+        if value <= 0 || row == 0 {
+            continue;
+        }
+        path.clear();
+        let mut at = row as u32;
+        // Rows are added after their parents, so this walk ends at the root.
+        while at != 0 && at != NO_PARENT {
+            path.push(at);
+            at = table.parent[at as usize];
+        }
+        let mut stack = String::new();
+        for (i, &r) in path.iter().rev().enumerate() {
+            if i > 0 {
+                stack.push(';');
+            }
+            stack.push_str(table.functions.name(table.func[r as usize]));
+        }
+        out.push((stack, value as u64));
+    }
+    out
+}
