@@ -164,13 +164,23 @@ pub fn repeated_varints(
 ) -> Result<(), WireError> {
     match value {
         Value::Varint(v) => push(v),
-        Value::Bytes(mut b) => {
-            let mut offset = at;
-            while !b.is_empty() {
-                let (v, n) = read_varint(b).map_err(|e| e.at(offset))?;
-                push(v);
-                b = &b[n..];
-                offset += n;
+        Value::Bytes(b) => {
+            // One tight pass over the packed bytes (this runs for every location id).
+            let (mut v, mut shift, mut start) = (0u64, 0u32, 0usize);
+            for (i, &byte) in b.iter().enumerate() {
+                if shift > 63 {
+                    return Err(WireError::LongVarint(at + start));
+                }
+                v |= u64::from(byte & 0x7f) << shift;
+                if byte < 0x80 {
+                    push(v);
+                    (v, shift, start) = (0, 0, i + 1);
+                } else {
+                    shift += 7;
+                }
+            }
+            if shift != 0 {
+                return Err(WireError::Truncated(at + start));
             }
         }
         Value::Fixed => {}

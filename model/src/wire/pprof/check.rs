@@ -1,7 +1,8 @@
 //! The checks [`super::decode`] runs once the whole message is read: every string index inside
-//! `string_table`, every id defined once and every reference to one defined, every sample with
-//! one value per sample type. References are resolved to table indices on the way, so the
-//! folding that follows never looks an id up or indexes out of range.
+//! `string_table`, every id defined once and every reference between tables defined, every sample
+//! with one value per sample type. References are resolved to table indices on the way; the
+//! samples' location ids, left packed, are resolved (and refused when unknown) as they are
+//! folded.
 
 use rustc_hash::FxHashMap;
 
@@ -9,9 +10,16 @@ use super::{Pprof, PprofError, NONE};
 
 /// Ids of one table → their index: a plain offset when the ids are `1..=n` in order (what Go
 /// and most writers emit), a map otherwise.
-enum Ids {
+#[derive(Clone, Debug)]
+pub(crate) enum Ids {
     Dense(usize),
     Map(FxHashMap<u64, u32>),
+}
+
+impl Default for Ids {
+    fn default() -> Ids {
+        Ids::Dense(0)
+    }
 }
 
 impl Ids {
@@ -32,7 +40,8 @@ impl Ids {
         Ok(if dense { Ids::Dense(n) } else { Ids::Map(map) })
     }
 
-    fn get(&self, id: u64) -> Option<u32> {
+    /// The index of `id`, if the table defines it.
+    pub(crate) fn get(&self, id: u64) -> Option<u32> {
         match self {
             Ids::Dense(n) => (id >= 1 && id <= *n as u64).then(|| (id - 1) as u32),
             Ids::Map(m) => m.get(&id).copied(),
@@ -128,19 +137,7 @@ fn references(p: &mut Pprof<'_>) -> Result<(), PprofError> {
             };
         }
     }
-    let s = &mut p.samples;
-    s.location_index.reserve_exact(s.location_ids.len());
-    let mut sample = 0;
-    for (j, &id) in s.location_ids.iter().enumerate() {
-        while s.location_start[sample + 1] as usize <= j {
-            sample += 1;
-        }
-        let index = locations.get(id).ok_or_else(|| PprofError::MissingId {
-            field: format!("sample {} location_id", sample + 1),
-            table: "location",
-            id,
-        })?;
-        s.location_index.push(index);
-    }
+    // Samples' location ids are checked as they are folded (they stay packed until then).
+    p.location_lookup = locations;
     Ok(())
 }

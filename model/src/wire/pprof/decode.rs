@@ -2,7 +2,9 @@
 //! in any order), then every string index, id and value count checked, so nothing after this
 //! can index out of range or read a value that is not there.
 
-use super::{Function, Line, Location, Mapping, Pprof, PprofError, Samples, ValueType};
+use super::{
+    Function, Line, Location, Mapping, Pprof, PprofError, SampleLocations, Samples, ValueType,
+};
 use crate::wire::protobuf::{repeated_varints, Reader, Value, WireError};
 
 /// Decodes (uncompressed) pprof bytes and checks every reference in them.
@@ -11,7 +13,6 @@ pub fn decode(bytes: &[u8]) -> Result<Pprof<'_>, PprofError> {
         return Err(PprofError::Gzipped);
     }
     let mut p = Pprof::default();
-    p.samples.location_start.push(0);
     p.samples.label_start.push(0);
     let mut r = Reader::new(bytes);
     while let Some((field, value)) = r.field()? {
@@ -52,13 +53,18 @@ fn value_type(b: &[u8], at: usize) -> Result<ValueType, WireError> {
     Ok(t)
 }
 
-fn sample(s: &mut Samples, b: &[u8], at: usize) -> Result<(), PprofError> {
+fn sample<'a>(s: &mut Samples<'a>, b: &'a [u8], at: usize) -> Result<(), PprofError> {
     let mut r = Reader::nested(b, at);
     let values_before = s.values.len();
+    let mut locations: Option<SampleLocations<'a>> = None;
     while let Some((field, value)) = r.field()? {
         let here = r.position();
         match (field, value) {
-            (1, _) => repeated_varints(value, here, |v| s.location_ids.push(v))?,
+            // One packed run (what writers send) stays in the input.
+            (1, Value::Bytes(bytes)) if locations.is_none() => {
+                locations = Some(SampleLocations::Packed { bytes, at: here });
+            }
+            (1, _) => locations = Some(unpacked(s, locations, value, here)?),
             (2, _) => repeated_varints(value, here, |v| s.values.push(v as i64))?,
             (3, Value::Bytes(l)) => {
                 let (key, text) = label(l, here)?;
@@ -70,12 +76,47 @@ fn sample(s: &mut Samples, b: &[u8], at: usize) -> Result<(), PprofError> {
         }
     }
     let count = |n: usize, what| u32::try_from(n).map_err(|_| PprofError::TooLarge(what));
-    s.location_start
-        .push(count(s.location_ids.len(), "location ids")?);
+    s.locations
+        .push(locations.unwrap_or(SampleLocations::Ids { start: 0, end: 0 }));
     s.label_start.push(count(s.labels.len(), "labels")?);
     s.value_counts
         .push(count(s.values.len() - values_before, "values")?);
     Ok(())
+}
+
+/// A sample's location ids so far plus `value`, in [`Samples::unpacked_ids`].
+fn unpacked<'a>(
+    s: &mut Samples<'a>,
+    so_far: Option<SampleLocations<'a>>,
+    value: Value<'a>,
+    at: usize,
+) -> Result<SampleLocations<'a>, PprofError> {
+    let start = s.unpacked_ids.len();
+    match so_far {
+        Some(SampleLocations::Packed { bytes, at }) => {
+            repeated_varints(Value::Bytes(bytes), at, |id| s.unpacked_ids.push(id))?;
+        }
+        // Unpacked ids so far are the last ones added: keep appending to them.
+        Some(SampleLocations::Ids { start: first, .. }) => {
+            return append_ids(s, first as usize, value, at);
+        }
+        None => {}
+    }
+    append_ids(s, start, value, at)
+}
+
+fn append_ids<'a>(
+    s: &mut Samples<'a>,
+    start: usize,
+    value: Value<'a>,
+    at: usize,
+) -> Result<SampleLocations<'a>, PprofError> {
+    repeated_varints(value, at, |id| s.unpacked_ids.push(id))?;
+    let index = |n: usize| u32::try_from(n).map_err(|_| PprofError::TooLarge("location ids"));
+    Ok(SampleLocations::Ids {
+        start: index(start)?,
+        end: index(s.unpacked_ids.len())?,
+    })
 }
 
 fn label(b: &[u8], at: usize) -> Result<(u64, u64), WireError> {

@@ -26,12 +26,15 @@ pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofE
         derive_totals: true,
         ..NodeTable::default()
     };
+    // At least a node per sample, as Embers' own exports have (saves regrowing big columns).
+    table.reserve(p.samples.len() + 1);
     let root_func = table.functions.intern(root);
     table.push(root_func, NO_PARENT, 0, 0);
     let frames = LocationFrames::new(p, &mut table);
     let threads = thread_frames(p, &mut table);
-    let mut trie = Trie::default();
+    let mut trie = Trie::with_capacity(p.samples.len() + 1);
     let k = p.sample_types.len();
+    let (mut ids, mut locations) = (Vec::new(), Vec::new());
     for i in 0..p.samples.len() {
         let v = p.samples.values.get(i * k + value).copied().unwrap_or(0);
         if v == 0 {
@@ -44,7 +47,20 @@ pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofE
                 sample_type: p.sample_type_name(value),
             });
         }
-        let node = trie.walk(&mut table, &frames, threads[i], p.samples.locations(i))?;
+        p.samples.location_ids(i, &mut ids)?;
+        locations.clear();
+        for &id in &ids {
+            let index = p
+                .location_lookup
+                .get(id)
+                .ok_or_else(|| PprofError::MissingId {
+                    field: format!("sample {} location_id", i + 1),
+                    table: "location",
+                    id,
+                })?;
+            locations.push(index);
+        }
+        let node = trie.walk(&mut table, &frames, threads[i], &locations)?;
         let slot = &mut table.self_value[node as usize];
         *slot = slot.checked_add(v).ok_or_else(|| PprofError::Overflow {
             sample_type: p.sample_type_name(value),
@@ -135,10 +151,18 @@ fn thread_frames(p: &Pprof<'_>, table: &mut NodeTable) -> Vec<u32> {
         .collect()
 }
 
-/// The children of every node, and the path of the sample before.
+/// Children listed per node past which they are also indexed by `(parent, function)`.
+const FEW_CHILDREN: u32 = 8;
+
+/// The children of every node, and the path of the sample before. A node's children are a
+/// linked list (most have a handful: a short scan beats hashing), indexed in `many` once
+/// there are more than [`FEW_CHILDREN`]; a new node's children need no lookup at all.
 #[derive(Default)]
 struct Trie {
-    children: FxHashMap<(u32, u32), u32>,
+    first_child: Vec<u32>,
+    next_sibling: Vec<u32>,
+    child_count: Vec<u32>,
+    many: FxHashMap<(u32, u32), u32>,
     /// The previous sample's thread frame and locations, root-most first...
     prev_thread: Option<u32>,
     prev_locations: Vec<u32>,
@@ -147,6 +171,15 @@ struct Trie {
 }
 
 impl Trie {
+    fn with_capacity(nodes: usize) -> Trie {
+        Trie {
+            first_child: Vec::with_capacity(nodes),
+            next_sibling: Vec::with_capacity(nodes),
+            child_count: Vec::with_capacity(nodes),
+            ..Trie::default()
+        }
+    }
+
     /// The node of a sample's stack (`locations` leaf first), added if new.
     fn walk(
         &mut self,
@@ -184,15 +217,50 @@ impl Trie {
     }
 
     fn child(&mut self, table: &mut NodeTable, parent: u32, func: u32) -> Result<u32, PprofError> {
+        // The root was added before the trie saw the table.
+        while self.first_child.len() < table.len() {
+            self.first_child.push(NONE);
+            self.next_sibling.push(NONE);
+            self.child_count.push(0);
+        }
+        let p = parent as usize;
+        if self.child_count[p] > FEW_CHILDREN {
+            if let Some(&c) = self.many.get(&(parent, func)) {
+                return Ok(c);
+            }
+        } else {
+            let mut c = self.first_child[p];
+            while c != NONE {
+                if table.func[c as usize] == func {
+                    return Ok(c);
+                }
+                c = self.next_sibling[c as usize];
+            }
+        }
         let next = u32::try_from(table.len())
             .ok()
-            .filter(|&n| n < NO_PARENT)
+            .filter(|&n| n < NONE.min(NO_PARENT))
             .ok_or(PprofError::TooLarge("nodes"))?;
-        let child = *self.children.entry((parent, func)).or_insert(next);
-        if child == next {
-            table.push(func, parent, 0, 0);
+        table.push(func, parent, 0, 0);
+        self.first_child.push(NONE);
+        self.next_sibling.push(self.first_child[p]);
+        self.child_count.push(0);
+        self.first_child[p] = next;
+        self.child_count[p] += 1;
+        match self.child_count[p] {
+            n if n == FEW_CHILDREN + 1 => {
+                let mut c = next;
+                while c != NONE {
+                    self.many.insert((parent, table.func[c as usize]), c);
+                    c = self.next_sibling[c as usize];
+                }
+            }
+            n if n > FEW_CHILDREN + 1 => {
+                self.many.insert((parent, func), next);
+            }
+            _ => {}
         }
-        Ok(child)
+        Ok(next)
     }
 }
 

@@ -11,13 +11,15 @@
 mod check;
 mod decode;
 pub mod fold;
+mod read;
 pub mod sample_types;
 
 use thiserror::Error;
 
 pub use decode::decode;
+pub use read::{read_profile, ReadPprof};
 
-use super::protobuf::WireError;
+use super::protobuf::{repeated_varints, Value, WireError};
 
 /// The comment an Embers export carries its root's name in (`app_service=NAME`).
 pub const ROOT_COMMENT: &str = "app_service=";
@@ -46,8 +48,8 @@ pub struct Pprof<'a> {
     pub comments: Vec<u64>,
     /// `default_sample_type` as a string index (0 = not given).
     pub default_sample_type: u64,
-    /// The samples, column by column.
-    pub samples: Samples,
+    /// The samples.
+    pub samples: Samples<'a>,
     /// `mapping`.
     pub mappings: Vec<Mapping>,
     /// `location`, with each one's lines in `lines`.
@@ -56,6 +58,8 @@ pub struct Pprof<'a> {
     pub lines: Vec<Line>,
     /// `function`.
     pub functions: Vec<Function>,
+    /// Location ids → indices into `locations` (set by [`decode`]).
+    pub(crate) location_lookup: check::Ids,
 }
 
 /// A sample type or the period type: string indices of its name and unit.
@@ -67,15 +71,34 @@ pub struct ValueType {
     pub unit: u64,
 }
 
-/// Every sample: location ids (leaf first), values and string labels, flattened.
+/// Where a sample's location ids are: still packed in the input (what every writer sends;
+/// decoded only while folding, so a big profile's ids are never all held at once), or, for
+/// the unpacked encoding, in [`Samples::unpacked_ids`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SampleLocations<'a> {
+    /// Packed varints, starting at byte `at` of the input.
+    Packed {
+        /// The packed bytes.
+        bytes: &'a [u8],
+        /// Where they start, for error positions.
+        at: usize,
+    },
+    /// `unpacked_ids[start..end]`.
+    Ids {
+        /// First index.
+        start: u32,
+        /// One past the last.
+        end: u32,
+    },
+}
+
+/// Every sample: location ids (leaf first), values and string labels.
 #[derive(Clone, Debug, Default)]
-pub struct Samples {
-    /// Sample `i`'s location ids are `location_ids[location_start[i]..location_start[i + 1]]`.
-    pub location_start: Vec<u32>,
-    /// Location ids of every sample.
-    pub location_ids: Vec<u64>,
-    /// The same as indices into [`Pprof::locations`] (set by [`decode`]).
-    pub location_index: Vec<u32>,
+pub struct Samples<'a> {
+    /// Per sample: its location ids.
+    pub locations: Vec<SampleLocations<'a>>,
+    /// The ids of samples that sent them unpacked.
+    pub unpacked_ids: Vec<u64>,
     /// Sample `i`'s values are `values[i * k..(i + 1) * k]`, `k` = the number of sample types
     /// (checked at decode time).
     pub values: Vec<i64>,
@@ -87,21 +110,30 @@ pub struct Samples {
     pub(crate) value_counts: Vec<u32>,
 }
 
-impl Samples {
+impl Samples<'_> {
     /// The number of samples.
     pub fn len(&self) -> usize {
-        self.location_start.len().saturating_sub(1)
+        self.locations.len()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.locations.is_empty()
     }
 
-    /// The locations of sample `i` (indices into [`Pprof::locations`]), leaf first.
-    pub fn locations(&self, i: usize) -> &[u32] {
-        let (a, b) = (self.location_start[i], self.location_start[i + 1]);
-        &self.location_index[a as usize..b as usize]
+    /// The location ids of sample `i`, leaf first, into `out` (cleared first).
+    pub fn location_ids(&self, i: usize, out: &mut Vec<u64>) -> Result<(), WireError> {
+        out.clear();
+        match self.locations.get(i) {
+            Some(SampleLocations::Packed { bytes, at }) => {
+                repeated_varints(Value::Bytes(bytes), *at, |id| out.push(id))
+            }
+            Some(&SampleLocations::Ids { start, end }) => {
+                out.extend_from_slice(&self.unpacked_ids[start as usize..end as usize]);
+                Ok(())
+            }
+            None => Ok(()),
+        }
     }
 
     /// The `(key, str)` string labels of sample `i`.
