@@ -126,7 +126,7 @@ pub fn parse_samples(
 }
 
 /// Whether a stack is within `limits`; the message names the limit, its option and the value.
-fn check_stack(frames: &[&str], limits: &StackLimits) -> Result<(), String> {
+pub fn check_stack(frames: &[&str], limits: &StackLimits) -> Result<(), String> {
     if frames.len() > limits.max_frames {
         return Err(format!(
             "the stack has {} frames, over the limit of {} frames per stack (--max-stack-frames)",

@@ -8,6 +8,7 @@ pub mod cli;
 pub mod demo;
 pub mod diagnostics;
 pub mod error;
+pub mod formats;
 pub mod http;
 pub mod input;
 pub mod limits;
