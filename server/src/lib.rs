@@ -134,6 +134,18 @@ fn routes(limits: Limits) -> Router<AppState> {
             api(http::explore::tag_values, query),
         )
         .route("/v1/profile/ingest", api(http::ingest::handle, ingest))
+        .route("/v1/profile/pprof", api(http::pprof::handle, query))
+        // What other profilers' senders post to (see `formats`): Pyroscope's ingest (its own
+        // path and DeepFlow's agent's) and push.
+        .route("/ingest", api(http::pyroscope::handle, ingest))
+        .route(
+            "/api/v1/profile/ingest",
+            api(http::pyroscope::handle, ingest),
+        )
+        .route(
+            "/push.v1.PusherService/Push",
+            api(http::push::handle, ingest),
+        )
         .route(
             "/v1/profile/processes/{app_service}",
             delete(http::processes::delete).fallback(http::processes::other_method),

@@ -32,6 +32,15 @@ pub fn gunzip_bounded(bytes: &[u8], limit: usize) -> Result<Vec<u8>, GunzipError
     Ok(out)
 }
 
+/// `bytes` gzipped (what `go tool pprof` and browsers read as `.pb.gz`).
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Writing into a Vec cannot fail.
+    let _ = e.write_all(bytes);
+    e.finish().unwrap_or_default()
+}
+
 /// Whether `bytes` start with the gzip magic number.
 pub fn is_gzip(bytes: &[u8]) -> bool {
     embers_model::wire::pprof::is_gzip(bytes)
@@ -60,6 +69,10 @@ mod tests {
     #[test]
     fn round_trips_within_the_limit() {
         assert_eq!(gunzip_bounded(&gzip(b"hello"), 5).expect("ok"), b"hello");
+        assert_eq!(
+            gunzip_bounded(&super::gzip(b"ours"), 4).expect("ok"),
+            b"ours"
+        );
         assert_eq!(maybe_gunzip(b"plain", 1).expect("ok").as_ref(), b"plain");
     }
 

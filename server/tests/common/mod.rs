@@ -5,6 +5,7 @@
 pub mod clickhouse;
 pub mod differential;
 pub mod explore;
+pub mod golang;
 pub mod groups;
 pub mod http;
 pub mod process;

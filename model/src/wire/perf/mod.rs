@@ -81,6 +81,14 @@ pub fn parse_perf_script(text: &str) -> Result<PerfScript, PerfError> {
     p.finish()
 }
 
+/// Whether `text` looks like `perf script` output: its first line that is neither blank nor a
+/// `#` comment is a sample header.
+pub fn is_perf_script(text: &str) -> bool {
+    text.lines()
+        .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .is_some_and(|l| !l.starts_with(char::is_whitespace) && header(l).is_some())
+}
+
 /// A sample's header fields.
 struct Header<'a> {
     comm: &'a str,

@@ -87,6 +87,15 @@ java 8/9 10.25: 250000 task-clock:
 }
 
 #[test]
+fn perf_script_is_told_apart_from_folded_stacks() {
+    assert!(is_perf_script(CAPTURE));
+    assert!(is_perf_script("# header\n\nweb 1/1 1.5: 1 cycles:\n"));
+    assert!(!is_perf_script("main;work 3\n"));
+    assert!(!is_perf_script("[t] worker;main 10101\n"));
+    assert!(!is_perf_script(""));
+}
+
+#[test]
 fn bad_input_is_named_with_its_line() {
     assert_eq!(
         parse_perf_script("\tffff sym (dso)\n").unwrap_err(),
