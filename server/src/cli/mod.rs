@@ -267,7 +267,7 @@ mod tests {
         let cli = Cli::parse_from(["embers-server", "serve", "--db", "/tmp/x.db"]);
         match cli.command {
             Some(Command::Serve(args)) => {
-                assert_eq!(args.db.as_deref(), Some(Path::new("/tmp/x.db")));
+                assert_eq!(args.db.as_deref(), Some(std::path::Path::new("/tmp/x.db")));
                 assert_eq!(args.listen, "127.0.0.1:8080");
                 assert_eq!(args.static_dir, PathBuf::from("dist"));
                 assert_eq!(args.result_shape, ResultShape::B);
