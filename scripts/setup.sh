@@ -2,8 +2,8 @@
 # Installs (or checks) the pinned tools Embers builds and tests with. Idempotent: a tool that is
 # already at the right version is left alone, so a second run takes seconds.
 #   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm)
-#   scripts/setup.sh --test     also Chromium + chromedriver, g++ and clickhouse-server (Debian),
-#                               playwright-core (npm)
+#   scripts/setup.sh --test     also Chromium + chromedriver, g++, golang-go and clickhouse-server
+#                               (Debian), playwright-core (npm)
 # Versions: see ../shared/TOOLCHAIN.md. Source this file's exports via scripts/env.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,6 +50,13 @@ if $want_browser && ! command -v c++ >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq g++ >/dev/null
+fi
+# The formats tests profile a real Go program (runtime/pprof) and read pprof with `go tool pprof`.
+if $want_browser && ! command -v go >/dev/null; then
+  say "installing Debian golang-go (for the pprof tests)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq golang-go >/dev/null
 fi
 # The ClickHouse backend's tests run against Debian's clickhouse-server (scripts/clickhouse.sh).
 if $want_browser; then

@@ -9,7 +9,7 @@ use embers_model::contract::event::Quantity;
 use embers_model::export::folded::to_folded;
 use embers_model::export::pprof::{to_pprof, PprofMeta};
 use embers_model::tree::table::NodeTable;
-use embers_model::wire::pprof::fold::{fold, stacks};
+use embers_model::wire::pprof::fold::{fold, max_nodes, stacks, StackBounds};
 use embers_model::wire::pprof::sample_types::{choose, primary, Cumulative, Scale};
 use embers_model::wire::pprof::{decode, Pprof, PprofError};
 use embers_model::wire::protobuf::{put_bytes, put_packed, put_uint};
@@ -196,7 +196,37 @@ fn bad_profiles_are_refused_naming_the_problem() {
     );
     let p = decode(&ok).expect("decode");
     let t: NodeTable = fold(&p, "app", 0).expect("fold");
-    assert_eq!(stacks(&t), [("main;work".to_owned(), 30)]);
+    let bounds = StackBounds {
+        max_frames: 2,
+        max_frame_bytes: 4,
+        max_total_bytes: 9,
+    };
+    assert_eq!(stacks(&t, &bounds), Ok(vec![("main;work".to_owned(), 30)]));
+    for (bounds, message) in [
+        (
+            StackBounds {
+                max_frames: 1,
+                ..bounds
+            },
+            "a stack has 2 frames, over the limit of 1 frames per stack (--max-stack-frames)",
+        ),
+        (
+            StackBounds {
+                max_frame_bytes: 3,
+                ..bounds
+            },
+            "a frame is 4 bytes long, over the limit of 3 bytes per frame (--max-frame-bytes)",
+        ),
+        (
+            StackBounds {
+                max_total_bytes: 8,
+                ..bounds
+            },
+            "the profile's stacks add up to more than 8 bytes of text; send it in parts",
+        ),
+    ] {
+        assert_eq!(stacks(&t, &bounds).expect_err(message).to_string(), message);
+    }
     let c = &choose(&p)[0];
     assert_eq!(
         (c.event_type.as_str(), c.scale),
@@ -246,4 +276,38 @@ fn bad_profiles_are_refused_naming_the_problem() {
         err(&profile(&[], &[], &[], &[], STRINGS)),
         "the profile has no sample_type"
     );
+}
+
+#[test]
+fn a_folding_bomb_is_refused() {
+    // One location of 2,000 inlined lines, repeated 100 times in each sample, under a
+    // different root location per sample: a few kilobytes that would fold into ~10M nodes.
+    let (mut lines, mut s) = (Vec::new(), Vec::new());
+    for _ in 0..2000 {
+        s.clear();
+        put_uint(&mut s, 1, 1);
+        put_bytes(&mut lines, 4, &s);
+    }
+    let mut bomb = profile(&[(1, 2)], &[], &[], &[(1, 3)], STRINGS);
+    let mut loc = Vec::new();
+    put_uint(&mut loc, 1, 1);
+    loc.extend_from_slice(&lines);
+    put_bytes(&mut bomb, 4, &loc);
+    for root in 2..60u64 {
+        loc.clear();
+        put_uint(&mut loc, 1, root);
+        s.clear();
+        put_uint(&mut s, 1, 1);
+        put_bytes(&mut loc, 4, &s);
+        put_bytes(&mut bomb, 4, &loc);
+        let mut ids = vec![1u64; 100];
+        ids.push(root);
+        let (mut m, mut scratch) = (Vec::new(), Vec::new());
+        put_packed(&mut m, 1, &ids, &mut scratch);
+        put_packed(&mut m, 2, &[1], &mut scratch);
+        put_bytes(&mut bomb, 2, &m);
+    }
+    assert!(bomb.len() < 40_000, "{}", bomb.len());
+    let limit = max_nodes(bomb.len());
+    assert_eq!(err(&bomb), PprofError::TooManyNodes(limit).to_string());
 }

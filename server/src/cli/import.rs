@@ -218,6 +218,7 @@ fn pprof_file(
         tags: &tags,
         selection,
         unit: args.unit.as_deref(),
+        max_text_bytes: pprof_batches::text_budget(MAX_FILE_BYTES),
     };
     pprof_batches::batches(&bytes, None, &target, limits).map_err(|e| e.to_string())
 }

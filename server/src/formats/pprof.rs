@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use embers_model::wire::pprof::fold::{fold, stacks};
+use embers_model::wire::pprof::fold::{fold, stacks, StackBounds};
 use embers_model::wire::pprof::sample_types::{
     choose, choose_configured, list, pick, Cumulative, EventChoice, SampleTypeConfig,
 };
@@ -52,6 +52,14 @@ pub struct Target<'a> {
     pub selection: Selection<'a>,
     /// The unit to store instead of the choice's (Pyroscope's `units` parameter).
     pub unit: Option<&'a str>,
+    /// The most bytes of stack text the profile may expand to ([`text_budget`]).
+    pub max_text_bytes: usize,
+}
+
+/// Stack text a request of at most `max_bytes` may expand to: four times its size (a real
+/// profile's stacks run to a few times its pprof; what is far beyond is refused, not stored).
+pub fn text_budget(max_bytes: usize) -> usize {
+    max_bytes.saturating_mul(4)
 }
 
 /// The batches of uncompressed pprof `bytes`, minus `previous` (also uncompressed) for
@@ -71,13 +79,10 @@ pub fn batches(
     let time = target.time.unwrap_or_else(|| profile_time(&p));
     let mut out = Vec::with_capacity(choices.len());
     for choice in &choices {
-        let mut values = folded(&p, target.app_service, choice)?;
+        let mut values = folded(&p, target, limits, choice)?;
         match (&previous, choice.cumulative) {
             (Some(prev), Cumulative::ByDefault | Cumulative::Declared) => {
-                subtract(
-                    &mut values,
-                    &folded_like(prev, target.app_service, &p, choice)?,
-                );
+                subtract(&mut values, &folded_like(prev, target, limits, &p, choice)?);
             }
             (None, Cumulative::Declared) => {
                 return Err(FormatError::invalid(format!(
@@ -140,11 +145,17 @@ fn profile_time(p: &Pprof<'_>) -> i64 {
 /// The stacks of one choice, scaled, by stack text.
 fn folded(
     p: &Pprof<'_>,
-    root: &str,
+    target: &Target<'_>,
+    limits: &StackLimits,
     choice: &EventChoice,
 ) -> Result<Vec<(String, u64)>, FormatError> {
-    let table = fold(p, root, choice.index)?;
-    stacks(&table)
+    let table = fold(p, target.app_service, choice.index)?;
+    let bounds = StackBounds {
+        max_frames: limits.max_frames,
+        max_frame_bytes: limits.max_frame_bytes,
+        max_total_bytes: target.max_text_bytes,
+    };
+    stacks(&table, &bounds)?
         .into_iter()
         .map(|(stack, v)| match choice.scale.apply(v) {
             Some(v) => Ok((stack, v)),
@@ -159,7 +170,8 @@ fn folded(
 /// The stacks of the previous profile's sample type of the same name as `choice`'s.
 fn folded_like(
     prev: &Pprof<'_>,
-    root: &str,
+    target: &Target<'_>,
+    limits: &StackLimits,
     p: &Pprof<'_>,
     choice: &EventChoice,
 ) -> Result<HashMap<String, u64>, FormatError> {
@@ -171,7 +183,7 @@ fn folded_like(
         index,
         ..choice.clone()
     };
-    Ok(folded(prev, root, &same)
+    Ok(folded(prev, target, limits, &same)
         .map_err(|e| e.context("prev_profile"))?
         .into_iter()
         .collect())

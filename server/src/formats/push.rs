@@ -185,6 +185,7 @@ pub fn batches(
                 tags: &labeled.tags,
                 selection: Selection::Default,
                 unit: None,
+                max_text_bytes: super::pprof::text_budget(max_bytes),
             };
             let batches = super::pprof::batches(&bytes, None, &target, limits)
                 .map_err(|e| e.context(&context))?;

@@ -236,6 +236,7 @@ pub fn batches(
         tags: &tags,
         selection,
         unit: None,
+        max_text_bytes: super::pprof::text_budget(max_bytes),
     };
     let batches = match body {
         Body::Multipart {

@@ -12,7 +12,10 @@ pub fn decode(bytes: &[u8]) -> Result<Pprof<'_>, PprofError> {
     if super::is_gzip(bytes) {
         return Err(PprofError::Gzipped);
     }
-    let mut p = Pprof::default();
+    let mut p = Pprof {
+        input_len: bytes.len(),
+        ..Pprof::default()
+    };
     p.samples.label_start.push(0);
     let mut r = Reader::new(bytes);
     while let Some((field, value)) = r.field()? {

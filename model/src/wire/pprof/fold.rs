@@ -19,8 +19,16 @@ use crate::wire::native::{self, origin_of_file};
 /// the root, as DeepFlow's agent writes threads.
 pub const THREAD_KEYS: [&str; 2] = ["thread", "thread_name"];
 
+/// Nodes a profile of `input_len` bytes may fold into: one per byte, plus room for small
+/// profiles. A real profile has far fewer (every node needs a location id in some sample);
+/// more means a few bytes of repeated, deeply inlined locations expanding without bound.
+pub fn max_nodes(input_len: usize) -> usize {
+    input_len.saturating_add(1 << 16)
+}
+
 /// Folds the values of sample type `value` into a tree under a root named `root`. Values are
-/// as sent (scale them afterwards); negative values and sums past `i64::MAX` are errors.
+/// as sent (scale them afterwards); negative values, sums past `i64::MAX` and more nodes than
+/// [`max_nodes`] are errors.
 pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofError> {
     let mut table = NodeTable {
         derive_totals: true,
@@ -33,6 +41,7 @@ pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofE
     let frames = LocationFrames::new(p, &mut table);
     let threads = thread_frames(p, &mut table);
     let mut trie = Trie::with_capacity(p.samples.len() + 1);
+    trie.max_nodes = max_nodes(p.input_len);
     let k = p.sample_types.len();
     let (mut ids, mut locations) = (Vec::new(), Vec::new());
     for i in 0..p.samples.len() {
@@ -163,6 +172,8 @@ struct Trie {
     next_sibling: Vec<u32>,
     child_count: Vec<u32>,
     many: FxHashMap<(u32, u32), u32>,
+    /// See [`max_nodes`].
+    max_nodes: usize,
     /// The previous sample's thread frame and locations, root-most first...
     prev_thread: Option<u32>,
     prev_locations: Vec<u32>,
@@ -237,6 +248,9 @@ impl Trie {
                 c = self.next_sibling[c as usize];
             }
         }
+        if table.len() >= self.max_nodes {
+            return Err(PprofError::TooManyNodes(self.max_nodes));
+        }
         let next = u32::try_from(table.len())
             .ok()
             .filter(|&n| n < NONE.min(NO_PARENT))
@@ -264,14 +278,27 @@ impl Trie {
     }
 }
 
+/// Bounds on the stacks [`stacks`] writes out: frames per stack, bytes per frame, and bytes of
+/// text in all (a deep tree of long names would otherwise turn a small profile into gigabytes).
+#[derive(Clone, Copy, Debug)]
+pub struct StackBounds {
+    /// Frames per stack.
+    pub max_frames: usize,
+    /// Bytes per frame name.
+    pub max_frame_bytes: usize,
+    /// Bytes of stack text in all.
+    pub max_total_bytes: usize,
+}
+
 /// The stacks of a folded table: every node with a value, as its frames below the root joined
-/// by `;`, with that value (in row order).
-pub fn stacks(table: &NodeTable) -> Vec<(String, u64)> {
+/// by `;`, with that value (in row order), within `bounds`.
+pub fn stacks(table: &NodeTable, bounds: &StackBounds) -> Result<Vec<(String, u64)>, PprofError> {
     let mut out = Vec::new();
     let mut path: Vec<u32> = Vec::new();
-    for row in 0..table.len() {
+    let mut total = 0usize;
+    for row in 1..table.len() {
         let value = table.self_value[row];
-        if value <= 0 || row == 0 {
+        if value <= 0 {
             continue;
         }
         path.clear();
@@ -281,14 +308,38 @@ pub fn stacks(table: &NodeTable) -> Vec<(String, u64)> {
             path.push(at);
             at = table.parent[at as usize];
         }
+        if path.len() > bounds.max_frames {
+            return Err(PprofError::Stack(format!(
+                "a stack has {} frames, over the limit of {} frames per stack \
+                 (--max-stack-frames)",
+                path.len(),
+                bounds.max_frames
+            )));
+        }
         let mut stack = String::new();
         for (i, &r) in path.iter().rev().enumerate() {
+            let name = table.functions.name(table.func[r as usize]);
+            if name.len() > bounds.max_frame_bytes {
+                return Err(PprofError::Stack(format!(
+                    "a frame is {} bytes long, over the limit of {} bytes per frame \
+                     (--max-frame-bytes)",
+                    name.len(),
+                    bounds.max_frame_bytes
+                )));
+            }
             if i > 0 {
                 stack.push(';');
             }
-            stack.push_str(table.functions.name(table.func[r as usize]));
+            stack.push_str(name);
+        }
+        total = total.saturating_add(stack.len());
+        if total > bounds.max_total_bytes {
+            return Err(PprofError::Stack(format!(
+                "the profile's stacks add up to more than {} bytes of text; send it in parts",
+                bounds.max_total_bytes
+            )));
         }
         out.push((stack, value as u64));
     }
-    out
+    Ok(out)
 }

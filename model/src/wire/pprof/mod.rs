@@ -58,6 +58,8 @@ pub struct Pprof<'a> {
     pub lines: Vec<Line>,
     /// `function`.
     pub functions: Vec<Function>,
+    /// The length of the bytes decoded, which bounds what folding may build.
+    pub input_len: usize,
     /// Location ids → indices into `locations` (set by [`decode`]).
     pub(crate) location_lookup: check::Ids,
 }
@@ -271,6 +273,16 @@ pub enum PprofError {
     /// Too many samples, locations or frames for 32-bit indices.
     #[error("the profile is too large ({0})")]
     TooLarge(&'static str),
+    /// Folding would build far more nodes than the profile has bytes: its stacks repeat
+    /// locations with many inlined functions, the shape of a decompression bomb.
+    #[error(
+        "the profile's stacks expand to more than {0} call-tree nodes (more than one per byte \
+         of the profile); it is refused as a decompression bomb"
+    )]
+    TooManyNodes(usize),
+    /// A stack over the caller's limits.
+    #[error("{0}")]
+    Stack(String),
 }
 
 impl Pprof<'_> {
