@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates the README's screenshots from the real page and the demo service:
+// Regenerates screenshots of README.md and docs/guide.md from the real page and the demo service:
 //   docs/screenshot.png  redis-server's on-CPU profile: timeline strip, flame graph, a tooltip
 //   docs/timeline.png    nginx's profile with its timeline grouped by pod, a bucket read out
 //   docs/home.png        the home view: every service ranked, its share of the whole host, sparklines

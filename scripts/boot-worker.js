@@ -2,7 +2,7 @@
 // worker before the page's wasm is fetched and compiled, so both load side by side and a
 // query fired at page load need not wait for the worker to start after the page booted
 // (that wait was ~50–70 ms of a 10k render; measured, this bought nothing yet: the worker's
-// script fetch still starts late while the page boots, see README Performance). The page's
+// script fetch still starts late while the page boots, see docs/performance-history.md). The page's
 // decode_worker client takes it over from `__embersDecodeWorker`
 // (src/net/decode_worker/client.rs) and replaces these handlers; where no worker can be created the page starts (or falls back) as before.
 try {

@@ -4,7 +4,8 @@
 # wasm-bindgen tests in headless Chromium, the release build of the viewer and its size against a
 # ceiling (bench/bundle-size.mjs), the end-to-end suite (Playwright against the real service and
 # page), the ClickHouse backend's differential tests against a local ClickHouse
-# (scripts/clickhouse.sh) and a benchmark smoke run.
+# (scripts/clickhouse.sh), the docs' links and commands (scripts/doc_commands.py) and a benchmark
+# smoke run.
 # Installs what it needs first (scripts/setup.sh --test). Ends with "embers: N passed, N failed",
 # where a failing step that reported no test failures of its own (a lint, a build, the setup)
 # counts as one failure, and steps that need a failed build are not run against stale outputs
@@ -93,6 +94,9 @@ step wasm        ""           cargo test -p embers --target wasm32-unknown-unkno
 step build       ""           embers_build_viewer
 step bundle-size build       node bench/bundle-size.mjs
 step server      ""           cargo build --release -p embers-server
+# The docs' links, and every `sh runnable` block of README.md and docs/*.md against the release
+# server with demo data (scripts/doc_commands.py).
+step docs        server       python3 scripts/doc_commands.py
 step e2e         build,server bash -c 'cd e2e && npm test'
 step bench-smoke build,server bash bench/run.sh --smoke
 

@@ -277,7 +277,7 @@ fn EmptyHome(query: HomeQuery) -> impl IntoView {
     }
 }
 
-/// Nothing stored at all: say so, and how to send profiles in (the README's two ways).
+/// Nothing stored at all: say so, and how to send profiles in (the two ways of docs/guide.md).
 #[component]
 fn EmptyStore(base: String) -> impl IntoView {
     let origin = match base.trim().trim_end_matches('/') {

@@ -1,6 +1,7 @@
 //! The ClickHouse schema, close to DeepFlow's `profile.in_process` but normalised where
-//! measurement said it pays (see the README's "Scaling out": inserting the flat row — the stack
-//! text and some 40 tag columns per sample — ran at ~140,000 samples/s here, ids at ~1,000,000):
+//! measurement said it pays (see docs/operations.md, "ClickHouse and scaling out": inserting the
+//! flat row — the stack text and some 40 tag columns per sample — ran at ~140,000 samples/s here,
+//! ids at ~1,000,000):
 //!
 //! - `in_process`: one row per sample: `time` (a `DateTime`: 18.16 has no `DateTime64`), `_id`,
 //!   `app_service`, language, event type, `stack_id` and `thread` (the stack's `[t] ` frame, for
