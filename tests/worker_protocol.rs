@@ -26,6 +26,8 @@ fn request(id: u32, status: u16, body: &str, chunk: usize) -> DecodeRequest {
             .chunks(chunk)
             .map(Uint8Array::from)
             .collect(),
+        format: None,
+        name: None,
     }
 }
 
