@@ -55,7 +55,7 @@ LAYERS = {
         "lib": ["*"],
         "main": ["*"],
     },
-    "worker/src": {"warm_up": ["root"], "lib": ["*"], "main": ["*"]},
+    "worker/src": {"import": [], "warm_up": ["root"], "lib": ["*"], "main": ["*"]},
     "bench/src": {"tree": [], "formats": ["tree"], "main": ["*"]},
 }
 

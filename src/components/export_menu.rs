@@ -1,7 +1,6 @@
 //! The Export menu (PNG, interactive SVG, folded stacks, ProfileTracing JSON, pprof) and the ways in
 //! for a saved profile (file picker, drag-and-drop anywhere on the page).
 
-use embers_model::export::pprof::{to_pprof, PprofMeta};
 use embers_model::export::svg::{render_svg_diff, SvgDiff, SvgOptions};
 use embers_model::view::color::Palette;
 use embers_model::view::paint::color_scale;
@@ -12,7 +11,9 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::components::theme::theme_state;
-use crate::session::files::{diff_folded_export, folded_export, import_file, response_json};
+use crate::session::files::{
+    diff_folded_export, folded_export, import_file, pprof_export, response_json,
+};
 use crate::session::navigator::{show_imported, Navigator};
 use crate::session::snapshot_meta::save_snapshot;
 use crate::state::loaded::{LoadState, Loaded};
@@ -101,23 +102,10 @@ fn export_svg(l: &Loaded, zoom: NodeId, palette: Palette) {
 }
 
 /// Downloads the profile on screen (transforms applied) as pprof, for `go tool pprof`.
-fn export_pprof(l: &Loaded) {
-    let r = &l.request;
-    let meta = PprofMeta {
-        event_type: &r.profile_event_type,
-        quantity: l.unit,
-        time_nanos: r.time_start.saturating_mul(1_000_000_000),
-        duration_nanos: (r.time_end - r.time_start)
-            .max(0)
-            .saturating_mul(1_000_000_000),
-    };
-    let bytes = js_sys::Uint8Array::from(&to_pprof(&l.profile, &meta)[..]);
-    let name = format!("{}.pprof", file_stem(l));
-    download_parts(
-        &name,
-        "application/octet-stream",
-        &js_sys::Array::of1(&bytes),
-    );
+async fn export_pprof(l: &Loaded) {
+    if let Some(parts) = pprof_export(l).await {
+        download_parts(&format!("{}.pprof", file_stem(l)), "application/octet-stream", &parts);
+    }
 }
 
 /// The Export menu.
@@ -157,7 +145,7 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
     };
     let pprof = move |_| {
         if let Some(l) = shown() {
-            export_pprof(&l);
+            spawn_local(async move { export_pprof(&l).await });
         }
     };
     let json = move |_| {

@@ -87,6 +87,21 @@ pub async fn import_text(file_name: &str, text: &str) -> LoadState {
     }
 }
 
+/// The profile on screen (transforms applied) as pprof, written by the decode worker from its
+/// folded stacks (the page carries no pprof writer); the file's parts, for a download.
+pub async fn pprof_export(l: &Loaded) -> Option<js_sys::Array> {
+    let text = to_folded_stacks(&l.profile);
+    let name = format!(
+        "{} {} {}",
+        l.request.profile_event_type,
+        l.unit.unit_label(),
+        l.profile.name(0)
+    );
+    let bytes = js_sys::Uint8Array::from(text.as_bytes());
+    let d = decode_worker::decode_file(bytes, "pprof-export", &name).await.ok()?;
+    Some(d.body.iter().collect())
+}
+
 /// The first line of folded stacks exported by Embers: says what the values are.
 const FOLDED_HEADER: &str = "# Embers folded stacks: profile_event_type=";
 /// The same for two-column (baseline, comparison) stacks.

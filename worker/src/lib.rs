@@ -72,6 +72,23 @@ fn reply_to(request: &DecodeRequest, body: Vec<u8>) -> DecodeReply {
         return answer_response(request, body);
     };
     let name = request.name.as_deref().unwrap_or("imported");
+    if format == import::PPROF_EXPORT {
+        return match import::export_pprof(name, &body) {
+            // The file travels back as the reply's body, with an empty profile.
+            Ok(pprof) => DecodeReply::Decoded {
+                id: request.id,
+                parts: Box::new(embers_model::Profile::default().into_parts()),
+                shape: None,
+                notice: None,
+                event_type: None,
+                body: vec![Uint8Array::from(&pprof[..])],
+            },
+            Err(message) => DecodeReply::Failed {
+                id: request.id,
+                message,
+            },
+        };
+    }
     match import::read(format, name, &body) {
         Ok(imported) => DecodeReply::Decoded {
             id: request.id,
