@@ -172,25 +172,14 @@ pub async fn import_file(file: web_sys::File) -> Imported {
 }
 
 /// The format the decode worker reads `name` in, judged by its name and first bytes: gzip
-/// or protobuf (or a `.pb`/`.pprof` name) is pprof; text with indented lines (call chains,
-/// which folded stacks and JSON never start a line with) is `perf script`.
+/// or protobuf (or a `.pb`/`.pprof` name) is pprof; text with a tab-indented line (`perf
+/// script`'s call chains, which folded stacks and JSON never have) is `perf script`.
 fn worker_format(name: &str, head: &[u8]) -> Option<&'static str> {
-    let name = name.to_ascii_lowercase();
     let protobuf = head.first() == Some(&0x0a) && head.get(2) == Some(&0x08);
-    if head.starts_with(&[0x1f, 0x8b])
-        || protobuf
-        || name.ends_with(".pb")
-        || name.ends_with(".pprof")
-    {
+    if head.starts_with(&[0x1f, 0x8b]) || protobuf || name.ends_with(".pb") || name.ends_with(".pprof") {
         return Some("pprof");
     }
-    let text = String::from_utf8_lossy(head);
-    let trimmed = text.trim_start();
-    let indented = text
-        .lines()
-        .take(64)
-        .any(|l| l.starts_with(['\t', ' ']) && !l.trim().is_empty());
-    (indented && !trimmed.starts_with(['{', '['])).then_some("perf")
+    head.windows(2).any(|w| w == b"\n\t").then_some("perf")
 }
 
 /// A pprof or `perf script` file, read in the decode worker.

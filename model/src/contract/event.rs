@@ -59,27 +59,33 @@ pub fn is_memory_event(event_type: &str) -> bool {
 }
 
 /// The event types of language SDK profiles (Pyroscope's names, which DeepFlow stores as they
-/// come) and the `profile_value_unit` DeepFlow stores with each (its `dbwriter/profile.go`).
-pub const SDK_EVENT_TYPES: [(&str, &str); 18] = [
-    ("cpu", "samples"),
-    ("itimer", "samples"),
-    ("wall", "samples"),
-    ("inuse_objects", "objects"),
-    ("alloc_objects", "objects"),
-    ("alloc_in_new_tlab_objects", "objects"),
-    ("alloc_outside_tlab_objects", "objects"),
-    ("inuse_space", "bytes"),
-    ("alloc_space", "bytes"),
-    ("alloc_in_new_tlab_bytes", "bytes"),
-    ("alloc_outside_tlab_bytes", "bytes"),
-    ("goroutines", "goroutines"),
-    ("mutex_duration", "lock_nanoseconds"),
-    ("block_duration", "lock_nanoseconds"),
-    ("lock_duration", "lock_nanoseconds"),
-    ("mutex_count", "lock_samples"),
-    ("block_count", "lock_samples"),
-    ("lock_count", "lock_samples"),
+/// come), the `profile_value_unit` DeepFlow stores with each (its `dbwriter/profile.go`), and
+/// what their values measure.
+pub const SDK_EVENT_TYPES: [(&str, &str, Measure); 18] = [
+    ("cpu", "samples", Measure::CpuSamples),
+    ("itimer", "samples", Measure::CpuSamples),
+    ("wall", "samples", Measure::WallSamples),
+    ("inuse_objects", "objects", Measure::ObjectsInUse),
+    ("alloc_objects", "objects", Measure::AllocatedObjects),
+    ("alloc_in_new_tlab_objects", "objects", Measure::AllocatedObjects),
+    ("alloc_outside_tlab_objects", "objects", Measure::AllocatedObjects),
+    ("inuse_space", "bytes", Measure::InUse),
+    ("alloc_space", "bytes", Measure::Allocated),
+    ("alloc_in_new_tlab_bytes", "bytes", Measure::Allocated),
+    ("alloc_outside_tlab_bytes", "bytes", Measure::Allocated),
+    ("goroutines", "goroutines", Measure::Goroutines),
+    ("mutex_duration", "lock_nanoseconds", Measure::LockTime),
+    ("block_duration", "lock_nanoseconds", Measure::BlockedTime),
+    ("lock_duration", "lock_nanoseconds", Measure::LockTime),
+    ("mutex_count", "lock_samples", Measure::Contentions),
+    ("block_count", "lock_samples", Measure::BlockingEvents),
+    ("lock_count", "lock_samples", Measure::Contentions),
 ];
+
+/// The [`SDK_EVENT_TYPES`] entry of `event_type`.
+fn sdk_event(event_type: &str) -> Option<&'static (&'static str, &'static str, Measure)> {
+    SDK_EVENT_TYPES.iter().find(|(e, _, _)| *e == event_type)
+}
 
 /// What a stored value is a number of: the one mapping from event types to units that the
 /// service stores (`profile_value_unit`) and the viewer formats values by.
@@ -138,7 +144,7 @@ pub fn quantity(event_type: &str) -> Quantity {
     if is_memory_event(event_type) {
         return Quantity::Bytes;
     }
-    if let Some((_, unit)) = SDK_EVENT_TYPES.iter().find(|(e, _)| *e == event_type) {
+    if let Some((_, unit, _)) = sdk_event(event_type) {
         return Quantity::from_unit_label(unit).unwrap_or_default();
     }
     let suffix = event_type.rsplit('_').next().unwrap_or("");
@@ -196,28 +202,14 @@ pub enum Measure {
 }
 
 /// What `event_type`'s values measure: the CPU events by name, the memory events (host or
-/// HBM) by their `-alloc`/`-inuse` suffix, the SDK events by name.
+/// HBM) by their `-alloc`/`-inuse` suffix, the SDK events by [`SDK_EVENT_TYPES`].
 pub fn measure(event_type: &str) -> Measure {
-    use Measure::*;
     match event_type {
-        "on-cpu" => CpuTime,
-        "off-cpu" => WaitingTime,
-        e if is_memory_event(e) && e.ends_with("-alloc") => Allocated,
-        e if is_memory_event(e) && e.ends_with("-inuse") => InUse,
-        "cpu" | "itimer" => CpuSamples,
-        "wall" => WallSamples,
-        "alloc_space" | "alloc_in_new_tlab_bytes" | "alloc_outside_tlab_bytes" => Allocated,
-        "inuse_space" => InUse,
-        "alloc_objects" | "alloc_in_new_tlab_objects" | "alloc_outside_tlab_objects" => {
-            AllocatedObjects
-        }
-        "inuse_objects" => ObjectsInUse,
-        "goroutines" => Goroutines,
-        "mutex_duration" | "lock_duration" => LockTime,
-        "block_duration" => BlockedTime,
-        "mutex_count" | "lock_count" => Contentions,
-        "block_count" => BlockingEvents,
-        _ => Other,
+        "on-cpu" => Measure::CpuTime,
+        "off-cpu" => Measure::WaitingTime,
+        e if is_memory_event(e) && e.ends_with("-alloc") => Measure::Allocated,
+        e if is_memory_event(e) && e.ends_with("-inuse") => Measure::InUse,
+        e => sdk_event(e).map_or(Measure::Other, |(_, _, m)| *m),
     }
 }
 
@@ -259,7 +251,7 @@ mod tests {
 
     #[test]
     fn every_sdk_event_type_has_its_deepflow_unit_and_a_measure() {
-        for (event, unit) in SDK_EVENT_TYPES {
+        for (event, unit, _) in SDK_EVENT_TYPES {
             assert_eq!(unit_of(event), unit, "{event}");
             assert_ne!(measure(event), Measure::Other, "{event}");
         }

@@ -187,7 +187,7 @@ pub fn parse_key(name: &str) -> Option<(String, Vec<(String, String)>)> {
 fn split_suffix(app: &str) -> (String, Option<String>) {
     match app.rsplit_once('.') {
         Some((base, suffix))
-            if !base.is_empty() && SDK_EVENT_TYPES.iter().any(|(e, _)| *e == suffix) =>
+            if !base.is_empty() && SDK_EVENT_TYPES.iter().any(|(e, _, _)| *e == suffix) =>
         {
             (base.to_owned(), Some(suffix.to_owned()))
         }

@@ -158,7 +158,7 @@ fn default_choice(p: &Pprof<'_>, index: usize, has_count: bool) -> Option<EventC
         "contentions" => sdk("mutex_count", Cumulative::ByDefault),
         "delay" if unit == "nanoseconds" => sdk("mutex_duration", Cumulative::ByDefault),
         "alloc_objects" | "alloc_space" => sdk(kind, Cumulative::ByDefault),
-        k if k != "cpu" && SDK_EVENT_TYPES.iter().any(|(e, _)| *e == k) => sdk(k, Cumulative::No),
+        k if k != "cpu" && SDK_EVENT_TYPES.iter().any(|(e, _, _)| *e == k) => sdk(k, Cumulative::No),
         _ => return None,
     })
 }
