@@ -125,10 +125,23 @@ fn embers_pprof_reads_back_to_the_same_tree_and_root() {
     let again = tree(&back, back.root_name().unwrap_or("x"), 0);
     assert_eq!(to_folded(&again), to_folded(&original));
     let choice = &choose(&back);
-    assert!(
-        choice.is_empty(),
-        "cpu/count is no default type: {choice:?}"
+    assert_eq!(choice.len(), 1);
+    assert_eq!(
+        (choice[0].event_type.as_str(), choice[0].unit.as_str()),
+        ("cpu", "samples")
     );
+    let on_cpu = PprofMeta {
+        event_type: "on-cpu",
+        quantity: Quantity::Microseconds,
+        ..meta
+    };
+    let ebpf = to_pprof(&original, &on_cpu);
+    let choice = &choose(&decode(&ebpf).expect("decode"))[0];
+    assert_eq!(
+        (choice.event_type.as_str(), choice.unit.as_str()),
+        ("on-cpu", "microseconds")
+    );
+    assert_eq!(choice.scale, Scale::AsSent);
 }
 
 /// A small profile: sample types, samples `(location ids, values)`, locations

@@ -104,7 +104,11 @@ fn export_svg(l: &Loaded, zoom: NodeId, palette: Palette) {
 /// Downloads the profile on screen (transforms applied) as pprof, for `go tool pprof`.
 async fn export_pprof(l: &Loaded) {
     if let Some(parts) = pprof_export(l).await {
-        download_parts(&format!("{}.pprof", file_stem(l)), "application/octet-stream", &parts);
+        download_parts(
+            &format!("{}.pprof", file_stem(l)),
+            "application/octet-stream",
+            &parts,
+        );
     }
 }
 

@@ -88,21 +88,18 @@ pub async fn import_text(file_name: &str, text: &str) -> LoadState {
 }
 
 /// The profile on screen (transforms applied) as pprof, written by the decode worker from its
-/// folded stacks (the page carries no pprof writer); the file's parts, for a download.
+/// folded stacks as [`folded_export`] writes them (the page carries no pprof writer); the
+/// file's parts, for a download.
 pub async fn pprof_export(l: &Loaded) -> Option<js_sys::Array> {
-    let text = to_folded_stacks(&l.profile);
-    let name = format!(
-        "{} {} {}",
-        l.request.profile_event_type,
-        l.unit.unit_label(),
-        l.profile.name(0)
-    );
-    let bytes = js_sys::Uint8Array::from(text.as_bytes());
-    let d = decode_worker::decode_file(bytes, "pprof-export", &name).await.ok()?;
+    let bytes = js_sys::Uint8Array::from(folded_export(l).as_bytes());
+    let d = decode_worker::decode_file(bytes, "pprof-export", l.profile.name(0))
+        .await
+        .ok()?;
     Some(d.body.iter().collect())
 }
 
-/// The first line of folded stacks exported by Embers: says what the values are.
+/// The first line of folded stacks exported by Embers: says what the values are (the decode
+/// worker reads it too, for *Export → pprof*).
 const FOLDED_HEADER: &str = "# Embers folded stacks: profile_event_type=";
 /// The same for two-column (baseline, comparison) stacks.
 const DIFF_FOLDED_HEADER: &str = "# Embers diff folded stacks: profile_event_type=";
@@ -176,7 +173,11 @@ pub async fn import_file(file: web_sys::File) -> Imported {
 /// script`'s call chains, which folded stacks and JSON never have) is `perf script`.
 fn worker_format(name: &str, head: &[u8]) -> Option<&'static str> {
     let protobuf = head.first() == Some(&0x0a) && head.get(2) == Some(&0x08);
-    if head.starts_with(&[0x1f, 0x8b]) || protobuf || name.ends_with(".pb") || name.ends_with(".pprof") {
+    if head.starts_with(&[0x1f, 0x8b])
+        || protobuf
+        || name.ends_with(".pb")
+        || name.ends_with(".pprof")
+    {
         return Some("pprof");
     }
     head.windows(2).any(|w| w == b"\n\t").then_some("perf")

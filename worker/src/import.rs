@@ -3,7 +3,7 @@
 //! model's readers into the profile to show and the event type its values are; and the other
 //! way, the profile on screen written as pprof (the page sends its folded stacks).
 
-use embers_model::contract::event::{quantity, Quantity};
+use embers_model::contract::event::quantity;
 use embers_model::export::pprof::{to_pprof, PprofMeta};
 use embers_model::wire::folded::parse_folded;
 use embers_model::wire::perf::parse_perf_script;
@@ -77,23 +77,23 @@ pub fn read(format: &str, name: &str, bytes: &[u8]) -> Result<Imported, String> 
 }
 
 /// The format of a request that asks for pprof of folded stacks (the page's *Export → pprof*):
-/// its `name` is `"<event type> <unit label> <root>"`, and the reply's body is the pprof file.
+/// the body is the page's folded export, whose first line names the event type
+/// (`# Embers folded stacks: profile_event_type=on-cpu`), the `name` is the root, and the
+/// reply's body is the pprof file.
 pub const PPROF_EXPORT: &str = "pprof-export";
 
-/// pprof of the folded stacks `text` (what the page shows, transforms applied), described by
-/// `name` (see [`PPROF_EXPORT`]).
-pub fn export_pprof(name: &str, text: &[u8]) -> Result<Vec<u8>, String> {
-    let mut parts = name.splitn(3, ' ');
-    let (event_type, unit, root) = (
-        parts.next().unwrap_or("on-cpu"),
-        parts.next().unwrap_or(""),
-        parts.next().unwrap_or("profile"),
-    );
+/// pprof of the folded stacks `text` (what the page shows, transforms applied) under `root`.
+pub fn export_pprof(root: &str, text: &[u8]) -> Result<Vec<u8>, String> {
     let text = String::from_utf8_lossy(text);
+    let event_type = text
+        .lines()
+        .next()
+        .and_then(|l| l.split_once("profile_event_type="))
+        .map_or("on-cpu", |(_, e)| e.trim());
     let profile = parse_folded(&text, root).map_err(|e| e.to_string())?;
     let meta = PprofMeta {
         event_type,
-        quantity: Quantity::from_unit_label(unit).unwrap_or_else(|| quantity(event_type)),
+        quantity: quantity(event_type),
         time_nanos: 0,
         duration_nanos: 0,
     };

@@ -67,8 +67,16 @@ pub const SDK_EVENT_TYPES: [(&str, &str, Measure); 18] = [
     ("wall", "samples", Measure::WallSamples),
     ("inuse_objects", "objects", Measure::ObjectsInUse),
     ("alloc_objects", "objects", Measure::AllocatedObjects),
-    ("alloc_in_new_tlab_objects", "objects", Measure::AllocatedObjects),
-    ("alloc_outside_tlab_objects", "objects", Measure::AllocatedObjects),
+    (
+        "alloc_in_new_tlab_objects",
+        "objects",
+        Measure::AllocatedObjects,
+    ),
+    (
+        "alloc_outside_tlab_objects",
+        "objects",
+        Measure::AllocatedObjects,
+    ),
     ("inuse_space", "bytes", Measure::InUse),
     ("alloc_space", "bytes", Measure::Allocated),
     ("alloc_in_new_tlab_bytes", "bytes", Measure::Allocated),

@@ -14,7 +14,8 @@
 //!
 //! and, for eBPF-like data (a time without a sample count, as Grafana Alloy's `pyroscope.ebpf`
 //! sends), what DeepFlow's own agent stores: `cpu/<time>` → `on-cpu` and `offcpu/<time>` →
-//! `off-cpu`, in microseconds. Other sample types are left out; a profile none of whose types
+//! `off-cpu`, in microseconds; Embers' own exports (`on-cpu/microseconds`, `mem-alloc/bytes`,
+//! `cpu/count`, ...) read back as what they were. Other sample types are left out; a profile none of whose types
 //! maps is an error naming them. A Pyroscope `sample_type_config` ([`SampleTypeConfig`])
 //! replaces the table: exactly the types it names, renamed by `display-name`, in its `units`.
 
@@ -23,7 +24,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use super::Pprof;
-use crate::contract::event::{unit_of, Quantity, SDK_EVENT_TYPES};
+use crate::contract::event::{unit_of, Quantity, EVENT_TYPES, SDK_EVENT_TYPES};
 
 /// How sent values become stored ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,9 +147,16 @@ fn default_choice(p: &Pprof<'_>, index: usize, has_count: bool) -> Option<EventC
         cumulative: Cumulative::No,
         ebpf: true,
     };
+    let counted = matches!(unit, "count" | "samples");
     Some(match kind {
         "samples" => sdk("cpu", Cumulative::No),
+        "cpu" if counted => sdk("cpu", Cumulative::No),
         "cpu" if !has_count => ebpf("on-cpu", to_micros(unit)?),
+        // Embers' own exports name their eBPF event types.
+        e if EVENT_TYPES.contains(&e) => EventChoice {
+            scale: Scale::AsSent,
+            ..ebpf(e, Scale::AsSent)
+        },
         "offcpu" | "off_cpu" | "off-cpu" => ebpf("off-cpu", to_micros(unit)?),
         "wall" | "itimer" => per_period(p, unit).map(|scale| EventChoice {
             scale,
@@ -158,7 +166,9 @@ fn default_choice(p: &Pprof<'_>, index: usize, has_count: bool) -> Option<EventC
         "contentions" => sdk("mutex_count", Cumulative::ByDefault),
         "delay" if unit == "nanoseconds" => sdk("mutex_duration", Cumulative::ByDefault),
         "alloc_objects" | "alloc_space" => sdk(kind, Cumulative::ByDefault),
-        k if k != "cpu" && SDK_EVENT_TYPES.iter().any(|(e, _, _)| *e == k) => sdk(k, Cumulative::No),
+        k if k != "cpu" && SDK_EVENT_TYPES.iter().any(|(e, _, _)| *e == k) => {
+            sdk(k, Cumulative::No)
+        }
         _ => return None,
     })
 }
