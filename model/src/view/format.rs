@@ -13,6 +13,14 @@ impl Quantity {
     pub fn for_event_type(event_type: &str) -> ValueUnit {
         quantity(event_type)
     }
+
+    /// Whether values are counts, which name what they count ("1,234 samples").
+    pub fn is_count(self) -> bool {
+        matches!(
+            self,
+            Quantity::Samples | Quantity::Objects | Quantity::Goroutines | Quantity::Events
+        )
+    }
 }
 
 /// What a profile's values mean, in words, for the status line and tooltips.
