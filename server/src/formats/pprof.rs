@@ -10,10 +10,11 @@
 
 use std::collections::HashMap;
 
-use embers_model::wire::pprof::fold::{fold, stacks, StackBounds};
+use embers_model::wire::pprof::fold::fold;
 use embers_model::wire::pprof::sample_types::{
     choose, choose_configured, list, pick, Cumulative, EventChoice, SampleTypeConfig,
 };
+use embers_model::wire::pprof::stacks::{stacks, StackBounds};
 use embers_model::wire::pprof::{decode, Pprof};
 
 use super::{batch_of, FormatError};

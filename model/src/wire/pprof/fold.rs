@@ -2,7 +2,7 @@
 //! once (its inlined functions outermost first, named by [`crate::wire::native`]), every
 //! sample's stack walked from the root, merging equal frames, into a
 //! [`NodeTable`] the viewer builds its profile from and the service reads stacks out of
-//! ([`stacks`]).
+//! ([`super::stacks`]).
 //!
 //! Writers list a sample's locations leaf first and consecutive samples often share most of
 //! their stack (ours write them in tree order), so each sample starts from the deepest node it
@@ -10,9 +10,10 @@
 
 use rustc_hash::FxHashMap;
 
-use super::{Pprof, PprofError, NONE};
+use super::{Pprof, PprofError, SampleLocations, NONE};
 use crate::tree::table::{NodeTable, NO_PARENT};
 use crate::wire::native::{self, origin_of_file};
+use crate::wire::protobuf::{repeated_varints, Value};
 
 /// Label keys whose string value names the sample's thread (async-profiler, Pyroscope's Java
 /// agent, Go programs that label their goroutines so): it becomes a `[t] name` frame under
@@ -43,7 +44,9 @@ pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofE
     let mut trie = Trie::with_capacity(p.samples.len() + 1);
     trie.max_nodes = max_nodes(p.input_len);
     let k = p.sample_types.len();
-    let (mut ids, mut locations) = (Vec::new(), Vec::new());
+    let mut locations = Vec::new();
+    // The packed location ids of the sample walked last.
+    let mut previous: Option<&[u8]> = None;
     for i in 0..p.samples.len() {
         let v = p.samples.values.get(i * k + value).copied().unwrap_or(0);
         if v == 0 {
@@ -56,26 +59,111 @@ pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofE
                 sample_type: p.sample_type_name(value),
             });
         }
-        p.samples.location_ids(i, &mut ids)?;
-        locations.clear();
-        for &id in &ids {
-            let index = p
-                .location_lookup
-                .get(id)
-                .ok_or_else(|| PprofError::MissingId {
-                    field: format!("sample {} location_id", i + 1),
-                    table: "location",
-                    id,
-                })?;
-            locations.push(index);
-        }
-        let node = trie.walk(&mut table, &frames, threads[i], &locations)?;
+        let packed = match p.samples.locations.get(i) {
+            Some(&SampleLocations::Packed { bytes, at }) => Some((bytes, at)),
+            _ => None,
+        };
+        let same_thread = trie.prev_thread == Some(threads[i]);
+        let shortcut = match (packed, previous) {
+            (Some((bytes, _)), Some(prev)) if same_thread => shared_tail(prev, bytes),
+            _ => None,
+        };
+        let node = match (shortcut, packed) {
+            (Some((shared, head)), Some((bytes, at))) => {
+                decode_locations(p, i, Value::Bytes(&bytes[..head]), at, &mut locations)?;
+                trie.walk_below(&mut table, &frames, shared, &locations)?
+            }
+            _ => {
+                sample_locations(p, i, &mut locations)?;
+                trie.walk(&mut table, &frames, threads[i], &locations)?
+            }
+        };
+        previous = packed.map(|(bytes, _)| bytes);
         let slot = &mut table.self_value[node as usize];
         *slot = slot.checked_add(v).ok_or_else(|| PprofError::Overflow {
             sample_type: p.sample_type_name(value),
         })?;
     }
     Ok(table)
+}
+
+/// Sample `i`'s locations (indices into `p.locations`, leaf first) into `out`.
+fn sample_locations(p: &Pprof<'_>, i: usize, out: &mut Vec<u32>) -> Result<(), PprofError> {
+    match p.samples.locations.get(i) {
+        Some(&SampleLocations::Packed { bytes, at }) => {
+            decode_locations(p, i, Value::Bytes(bytes), at, out)
+        }
+        Some(&SampleLocations::Ids { start, end }) => {
+            out.clear();
+            for &id in &p.samples.unpacked_ids[start as usize..end as usize] {
+                out.push(location_index(p, i, id)?);
+            }
+            Ok(())
+        }
+        None => {
+            out.clear();
+            Ok(())
+        }
+    }
+}
+
+/// The packed location ids `value` of sample `i` as location indices, read and looked up in
+/// one pass.
+fn decode_locations(
+    p: &Pprof<'_>,
+    i: usize,
+    value: Value<'_>,
+    at: usize,
+    out: &mut Vec<u32>,
+) -> Result<(), PprofError> {
+    out.clear();
+    let mut missing = None;
+    repeated_varints(value, at, |id| match p.location_lookup.get(id) {
+        Some(index) => out.push(index),
+        None => {
+            missing.get_or_insert(id);
+        }
+    })?;
+    match missing {
+        None => Ok(()),
+        Some(id) => location_index(p, i, id).map(|_| ()),
+    }
+}
+
+/// The index of location `id`, or the error naming sample `i`.
+fn location_index(p: &Pprof<'_>, i: usize, id: u64) -> Result<u32, PprofError> {
+    p.location_lookup
+        .get(id)
+        .ok_or_else(|| PprofError::MissingId {
+            field: format!("sample {} location_id", i + 1),
+            table: "location",
+            id,
+        })
+}
+
+/// How much of `current`'s packed location ids (leaf first, so the root's end is last) the
+/// previous sample's `previous` ends with: `(ids shared, bytes of current before them)`, or
+/// `None`. The shared ids were read (and checked) with the previous sample, so only the
+/// leaf's end is decoded: for the deep, sorted stacks of a big profile most of each sample.
+fn shared_tail(previous: &[u8], current: &[u8]) -> Option<(usize, usize)> {
+    let (pl, cl) = (previous.len(), current.len());
+    let max = pl.min(cl);
+    let mut same = 8 * previous
+        .rchunks_exact(8)
+        .zip(current.rchunks_exact(8))
+        .take_while(|(a, b)| a == b)
+        .count();
+    while same < max && previous[pl - 1 - same] == current[cl - 1 - same] {
+        same += 1;
+    }
+    let mut start = cl - same;
+    // The shared bytes must start a varint in both: after a last byte (high bit clear).
+    let starts_varint = |bytes: &[u8], at: usize| at == 0 || bytes[at - 1] < 0x80;
+    if !(starts_varint(current, start) && starts_varint(previous, pl - same)) {
+        start += current[start..].iter().position(|&b| b < 0x80)? + 1;
+    }
+    let shared = current[start..].iter().filter(|&&b| b < 0x80).count();
+    (shared > 0).then_some((shared, start))
 }
 
 /// Every location's frames, root-most first, as interned function ids.
@@ -191,6 +279,33 @@ impl Trie {
         }
     }
 
+    /// The node of a sample whose first `shared` locations (from the root) are the previous
+    /// sample's, and whose others are `fresh` (leaf first).
+    fn walk_below(
+        &mut self,
+        table: &mut NodeTable,
+        frames: &LocationFrames,
+        shared: usize,
+        fresh: &[u32],
+    ) -> Result<u32, PprofError> {
+        let shared = shared.min(self.prev_locations.len());
+        self.prev_locations.truncate(shared);
+        self.prev_nodes.truncate(shared);
+        let mut node = match (shared, self.prev_thread) {
+            (0, None | Some(NONE)) => 0,
+            (0, Some(t)) => self.child(table, 0, t)?,
+            (n, _) => self.prev_nodes[n - 1],
+        };
+        for &loc in fresh.iter().rev() {
+            for &func in frames.of(loc) {
+                node = self.child(table, node, func)?;
+            }
+            self.prev_locations.push(loc);
+            self.prev_nodes.push(node);
+        }
+        Ok(node)
+    }
+
     /// The node of a sample's stack (`locations` leaf first), added if new.
     fn walk(
         &mut self,
@@ -276,70 +391,4 @@ impl Trie {
         }
         Ok(next)
     }
-}
-
-/// Bounds on the stacks [`stacks`] writes out: frames per stack, bytes per frame, and bytes of
-/// text in all (a deep tree of long names would otherwise turn a small profile into gigabytes).
-#[derive(Clone, Copy, Debug)]
-pub struct StackBounds {
-    /// Frames per stack.
-    pub max_frames: usize,
-    /// Bytes per frame name.
-    pub max_frame_bytes: usize,
-    /// Bytes of stack text in all.
-    pub max_total_bytes: usize,
-}
-
-/// The stacks of a folded table: every node with a value, as its frames below the root joined
-/// by `;`, with that value (in row order), within `bounds`.
-pub fn stacks(table: &NodeTable, bounds: &StackBounds) -> Result<Vec<(String, u64)>, PprofError> {
-    let mut out = Vec::new();
-    let mut path: Vec<u32> = Vec::new();
-    let mut total = 0usize;
-    for row in 1..table.len() {
-        let value = table.self_value[row];
-        if value <= 0 {
-            continue;
-        }
-        path.clear();
-        let mut at = row as u32;
-        // Rows are added after their parents, so this walk ends at the root.
-        while at != 0 && at != NO_PARENT {
-            path.push(at);
-            at = table.parent[at as usize];
-        }
-        if path.len() > bounds.max_frames {
-            return Err(PprofError::Stack(format!(
-                "a stack has {} frames, over the limit of {} frames per stack \
-                 (--max-stack-frames)",
-                path.len(),
-                bounds.max_frames
-            )));
-        }
-        let mut stack = String::new();
-        for (i, &r) in path.iter().rev().enumerate() {
-            let name = table.functions.name(table.func[r as usize]);
-            if name.len() > bounds.max_frame_bytes {
-                return Err(PprofError::Stack(format!(
-                    "a frame is {} bytes long, over the limit of {} bytes per frame \
-                     (--max-frame-bytes)",
-                    name.len(),
-                    bounds.max_frame_bytes
-                )));
-            }
-            if i > 0 {
-                stack.push(';');
-            }
-            stack.push_str(name);
-        }
-        total = total.saturating_add(stack.len());
-        if total > bounds.max_total_bytes {
-            return Err(PprofError::Stack(format!(
-                "the profile's stacks add up to more than {} bytes of text; send it in parts",
-                bounds.max_total_bytes
-            )));
-        }
-        out.push((stack, value as u64));
-    }
-    Ok(out)
 }

@@ -13,6 +13,7 @@ mod decode;
 pub mod fold;
 mod read;
 pub mod sample_types;
+pub mod stacks;
 
 use thiserror::Error;
 
