@@ -21,7 +21,7 @@ LAYERS = {
         "tree": ["contract"],
         "wire": ["contract", "tree"],
         "view": ["contract", "tree"],
-        "export": ["contract", "tree", "view"],
+        "export": ["contract", "tree", "view", "wire"],
         "summary": ["contract", "tree", "view"],
         "synth": ["*"],
         "testkit": ["*"],
@@ -61,7 +61,7 @@ LAYERS = {
         "lib": ["*"],
         "main": ["*"],
     },
-    "worker/src": {"warm_up": ["root"], "lib": ["*"], "main": ["*"]},
+    "worker/src": {"import": [], "warm_up": ["root"], "lib": ["*"], "main": ["*"]},
     "agent/src": {
         "frame": [],
         "names": [],

@@ -4,7 +4,8 @@
 #   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm),
 #                               and, when root with apt-get, what the collector's BPF build needs
 #                               (Debian clang, libelf-dev, zlib1g-dev, pkg-config)
-#   scripts/setup.sh --test     also Chromium + chromedriver, g++ and clickhouse-server (Debian),
+#   scripts/setup.sh --test     also Chromium + chromedriver, g++, golang-go and clickhouse-server
+#                               (Debian),
 #                               playwright-core (npm), the OTLP test client's venv (PyPI),
 #                               and the Python tools of scripts/test-requirements.txt
 #                               (schemathesis, the MCP client) in .tools/venv
@@ -90,6 +91,13 @@ if $want_browser && ! cmp -s "$otlp_requirements" .tools/otlp-venv/requirements.
   python3 -m venv .tools/otlp-venv
   .tools/otlp-venv/bin/pip install --quiet --disable-pip-version-check -r "$otlp_requirements"
   cp "$otlp_requirements" .tools/otlp-venv/requirements.txt
+fi
+# The formats tests profile a real Go program (runtime/pprof) and read pprof with `go tool pprof`.
+if $want_browser && ! command -v go >/dev/null; then
+  say "installing Debian golang-go (for the pprof tests)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq golang-go >/dev/null
 fi
 # The ClickHouse backend's tests run against Debian's clickhouse-server (scripts/clickhouse.sh).
 if $want_browser; then

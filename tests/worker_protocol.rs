@@ -3,7 +3,7 @@
 //! expects, and malformed messages are errors.
 #![cfg(target_arch = "wasm32")]
 
-use embers_decode_worker::{answer, DecodeReply, DecodeRequest};
+use embers_decode_worker::{answer, answer_async, DecodeReply, DecodeRequest};
 use embers_model::contract::shape::ResultShape;
 use embers_model::{decode_response, Profile};
 use js_sys::{Object, Uint8Array};
@@ -26,6 +26,8 @@ fn request(id: u32, status: u16, body: &str, chunk: usize) -> DecodeRequest {
             .chunks(chunk)
             .map(Uint8Array::from)
             .collect(),
+        format: None,
+        name: None,
     }
 }
 
@@ -129,4 +131,86 @@ fn malformed_messages_are_errors() {
     )
     .unwrap();
     assert!(DecodeReply::from_js(&reply).is_err());
+}
+
+const GO_CPU: &[u8] = include_bytes!("../model/tests/data/pprof/go-cpu.pb.gz");
+const PERF: &str = include_str!("../server/tests/data/perf/workload-g.txt");
+
+/// A file request: `bytes` in `format`, named `name`.
+fn file(format: &str, name: &str, bytes: &[u8]) -> JsValue {
+    let request = DecodeRequest {
+        id: 11,
+        status: 200,
+        chunks: vec![Uint8Array::from(bytes)],
+        format: Some(format.to_owned()),
+        name: Some(name.to_owned()),
+    };
+    request.to_js().0
+}
+
+/// The reply to a file request: the profile, its event type and notice.
+async fn read_file(format: &str, name: &str, bytes: &[u8]) -> (Profile, String, String) {
+    let (reply, _) = answer_async(&file(format, name, bytes))
+        .await
+        .expect("an answer");
+    match DecodeReply::from_js(&reply).expect("a reply") {
+        DecodeReply::Decoded {
+            parts,
+            event_type,
+            notice,
+            ..
+        } => (
+            Profile::from_parts(*parts).expect("valid parts"),
+            event_type.expect("an event type"),
+            notice.unwrap_or_default(),
+        ),
+        DecodeReply::Failed { message, .. } => panic!("reading failed: {message}"),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_gzipped_go_profile_is_gunzipped_by_the_browser_and_read() {
+    let (profile, event_type, notice) = read_file("pprof", "hot", GO_CPU).await;
+    assert_eq!(event_type, "cpu");
+    assert_eq!(notice, "pprof sample type samples/count");
+    assert_eq!(profile.name(0), "hot");
+    assert!(profile.function_id("main.hotLoop").is_some());
+    assert!(profile.root_total() > 0);
+}
+
+#[wasm_bindgen_test]
+async fn perf_script_is_read_into_processes_and_threads() {
+    let (profile, event_type, _) = read_file("perf", "w", PERF.as_bytes()).await;
+    assert_eq!(event_type, "on-cpu");
+    assert_eq!(profile.name(0), "Total");
+    assert!(profile.function_id("[p] gzip").is_some());
+}
+
+#[wasm_bindgen_test]
+async fn bad_files_come_back_as_messages() {
+    let mut bomb_ish = GO_CPU.to_vec();
+    bomb_ish.truncate(40);
+    let (reply, _) = answer_async(&file("pprof", "x", &bomb_ish))
+        .await
+        .expect("an answer");
+    match DecodeReply::from_js(&reply).expect("a reply") {
+        DecodeReply::Failed { message, .. } => assert!(message.contains("gzip"), "{message}"),
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_page_folded_export_comes_back_as_pprof() {
+    let folded = "# Embers folded stacks: profile_event_type=cpu\nmain;work 3\nmain 1\n";
+    let (reply, _) = answer_async(&file("pprof-export", "web", folded.as_bytes()))
+        .await
+        .expect("an answer");
+    let DecodeReply::Decoded { body, .. } = DecodeReply::from_js(&reply).expect("a reply") else {
+        panic!("no pprof");
+    };
+    let bytes: Vec<u8> = body.iter().flat_map(|c| c.to_vec()).collect();
+    let read = embers_model::wire::pprof::read_profile(&bytes, "x").expect("pprof");
+    assert_eq!(read.profile.name(0), "web");
+    assert_eq!(read.sample_type, "cpu/count");
+    assert_eq!(read.profile.root_total(), 4);
 }

@@ -12,6 +12,8 @@
 //!   `--no-folded` skips it);
 //! - `speedscope.json`: the same tree in speedscope's own file format (one "evented" profile,
 //!   an open and a close event per node: linear in the node count) — what speedscope is timed on;
+//! - `profile.pb`: the same tree as pprof (uncompressed), written by Embers' export — what
+//!   `bench/pprof-decode.mjs` times the viewer opening;
 //! - `grafana.json`: the columns of the nested-set DataFrame Grafana's flame graph takes
 //!   (`level`, `value`, `self`, `label`), rows in preorder, labels as indices into `names`;
 //! - `meta.json`: what was generated (counts, depth, sizes of the files above).
@@ -92,10 +94,11 @@ struct Meta {
 fn write(
     out: &Path,
     name: &str,
-    body: &str,
+    body: impl AsRef<[u8]>,
     sizes: &mut Vec<(String, usize)>,
 ) -> Result<(), String> {
     let path = out.join(name);
+    let body = body.as_ref();
     std::fs::write(&path, body).map_err(|e| format!("writing {}: {e}", path.display()))?;
     sizes.push((name.to_string(), body.len()));
     Ok(())
@@ -113,12 +116,10 @@ fn run(args: Args) -> Result<(), String> {
     std::fs::create_dir_all(&args.out)
         .map_err(|e| format!("creating {}: {e}", args.out.display()))?;
     let mut sizes = Vec::new();
-    write(
-        &args.out,
-        "shape-b.json",
-        &synth.to_shape_b_json(),
-        &mut sizes,
-    )?;
+    let shape_b = synth.to_shape_b_json();
+    write(&args.out, "profile.pb", pprof_of(&shape_b)?, &mut sizes)?;
+    write(&args.out, "shape-b.json", &shape_b, &mut sizes)?;
+    drop(shape_b);
     if !args.skip_shape_a {
         write(
             &args.out,
@@ -164,6 +165,21 @@ fn run(args: Args) -> Result<(), String> {
         t0.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// The same tree as pprof, as Embers exports it (`bench/pprof-decode.mjs` times the viewer
+/// opening it against the shape-B answer).
+fn pprof_of(shape_b: &str) -> Result<Vec<u8>, String> {
+    let profile = embers_model::decode_response(200, shape_b)
+        .map_err(|e| format!("profile.pb: {e}"))?
+        .profile;
+    let meta = embers_model::export::pprof::PprofMeta {
+        event_type: "on-cpu",
+        quantity: embers_model::contract::event::Quantity::Microseconds,
+        time_nanos: 0,
+        duration_nanos: 0,
+    };
+    Ok(embers_model::export::pprof::to_pprof(&profile, &meta))
 }
 
 fn main() -> ExitCode {

@@ -1,16 +1,16 @@
 // Reading the viewer's formatted text: values with units, the status line, bar labels.
 
-export const UNIT_SCALE = { µs: 1, ms: 1e3, s: 1e6, min: 6e7, h: 3.6e9, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, PiB: 1024 ** 5 };
+export const UNIT_SCALE = { ns: 1e-3, µs: 1, ms: 1e3, s: 1e6, min: 6e7, h: 3.6e9, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3, TiB: 1024 ** 4, PiB: 1024 ** 5 };
 
 /** Parses a formatted value ("62.6 s", "812 µs", "3.1 MiB") into µs or bytes; NaN if it is none. */
 export function parseValue(text) {
-  const m = /^([\d.]+) (µs|ms|s|min|h|B|KiB|MiB|GiB|TiB|PiB)$/u.exec(String(text).trim());
+  const m = /^([\d.]+) (ns|µs|ms|s|min|h|B|KiB|MiB|GiB|TiB|PiB)$/u.exec(String(text).trim());
   return m ? Number(m[1]) * UNIT_SCALE[m[2]] : NaN;
 }
 
 /** Parses the footer line of a drawn graph. */
 export function parseStatus(text) {
-  const m = /^(.*): ([\d,]+) nodes · ([\d,]+) functions · depth (\d+) · ([\d.,]+) (µs|ms|s|min|h|B|KiB|MiB|GiB|TiB|PiB|samples?)(?: (.+?))?(?: · shape ([AB]))? · decoded in (\d+) ms$/u
+  const m = /^(.*): ([\d,]+) nodes · ([\d,]+) functions · depth (\d+) · ([\d.,]+) (ns|µs|ms|s|min|h|B|KiB|MiB|GiB|TiB|PiB|samples?|objects?|goroutines?|events?)(?: (.+?))?(?: · shape ([AB]))? · decoded in (\d+) ms$/u
     .exec(text.trim());
   if (!m) return null;
   const scale = UNIT_SCALE;

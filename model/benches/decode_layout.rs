@@ -13,9 +13,12 @@ use std::time::Instant;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkGroup, Criterion};
+use embers_model::contract::event::Quantity;
+use embers_model::export::pprof::{to_pprof, PprofMeta};
 use embers_model::synth::{SynthOptions, SynthProfile};
 use embers_model::view::layout::{layout, LayoutOptions, Viewport};
 use embers_model::wire::decode_response;
+use embers_model::wire::pprof::{decode, read_profile};
 use embers_model::Profile;
 
 struct Counting;
@@ -62,6 +65,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("1M");
     g.sample_size(10);
     decode_benches(&mut g, &body_b, &body_a);
+    pprof_benches(&mut g, &profile);
     parts_benches(&mut g, &profile);
     layout_benches(&mut g, &profile);
     analysis_benches(&mut g, &profile);
@@ -115,6 +119,25 @@ fn decode_benches(g: &mut Group<'_>, body_b: &str, body_a: &str) {
     });
     g.bench_function("decode shape A", |b| {
         b.iter(|| decode_response(200, body_a).map(|d| d.profile.node_count()))
+    });
+}
+
+/// The same tree as pprof (as Embers exports it): decoded, folded and built, what the viewer's
+/// worker does with a `.pb.gz` once gunzipped.
+fn pprof_benches(g: &mut Group<'_>, profile: &Profile) {
+    let meta = PprofMeta {
+        event_type: "on-cpu",
+        quantity: Quantity::Microseconds,
+        time_nanos: 0,
+        duration_nanos: 0,
+    };
+    let bytes = to_pprof(profile, &meta);
+    println!("pprof: {:.1} MiB uncompressed", mib(bytes.len()));
+    g.bench_function("decode pprof (read_profile)", |b| {
+        b.iter(|| read_profile(&bytes, "app").map(|r| r.profile.node_count()))
+    });
+    g.bench_function("pprof: wire tables only", |b| {
+        b.iter(|| decode(&bytes).map(|p| p.samples.len()))
     });
 }
 

@@ -90,7 +90,7 @@ pub fn parse_samples(
 }
 
 /// Whether a stack is within `limits`; the message names the limit, its option and the value.
-fn check_stack(frames: &[&str], limits: &StackLimits) -> Result<(), String> {
+pub fn check_stack(frames: &[&str], limits: &StackLimits) -> Result<(), String> {
     check_frame_count(frames.len(), limits)?;
     if let Some((at, frame)) = frames
         .iter()

@@ -138,7 +138,13 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
             query,
         ),
         Route::post("/v1/profile/ingest", http::ingest::handle, ingest),
+        Route::post("/v1/profile/pprof", http::pprof::handle, query),
         Route::post(http::otlp::PATH, http::otlp::handle, ingest),
+        // What other profilers' senders post to (see `formats`): Pyroscope's ingest (its own
+        // path and DeepFlow's agent's) and push.
+        Route::post("/ingest", http::pyroscope::handle, ingest),
+        Route::post("/api/v1/profile/ingest", http::pyroscope::handle, ingest),
+        Route::post("/push.v1.PusherService/Push", http::push::handle, ingest),
         Route::new(
             "/v1/profile/processes/{app_service}",
             &[Method::DELETE],

@@ -8,6 +8,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::{TempDb, TestServer};
+use embers_server::http::guard::rules;
 use embers_server::{openapi, route_list, Limits};
 use serde_json::{json, Value};
 
@@ -61,6 +62,26 @@ fn every_route_is_documented_and_every_operation_is_served() {
         "documented but not served (server/src/lib.rs route_list): {stale:?}"
     );
     assert_eq!(doc["openapi"], "3.1.0");
+}
+
+/// The guard lets a read through with the query token and the query rules only when its path
+/// is listed as a query; a reading endpoint missing from the list would need the write token.
+#[test]
+fn every_reading_operation_is_a_query_to_the_guard() {
+    let doc = openapi::document();
+    let reading = ["ProfileTracing", "explore", "mcp"];
+    let mut missing = Vec::new();
+    for (method, path) in operations(&doc) {
+        let tags = &doc["paths"][&path][method.to_lowercase()]["tags"];
+        let reads = tags.as_array().is_some_and(|t| {
+            t.iter()
+                .any(|t| reading.contains(&t.as_str().unwrap_or("")))
+        });
+        if method == "POST" && reads && !rules::QUERY_PATHS.contains(&path.as_str()) {
+            missing.push(path);
+        }
+    }
+    assert!(missing.is_empty(), "reading endpoints the guard treats as writes: {missing:?}; add them to QUERY_PATHS in server/src/http/guard/rules.rs");
 }
 
 #[test]

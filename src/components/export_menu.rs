@@ -1,4 +1,4 @@
-//! The Export menu (PNG, interactive SVG, folded stacks, ProfileTracing JSON) and the ways in
+//! The Export menu (PNG, interactive SVG, folded stacks, ProfileTracing JSON, pprof) and the ways in
 //! for a saved profile (file picker, drag-and-drop anywhere on the page).
 
 use embers_model::export::svg::{render_svg_diff, SvgDiff, SvgOptions};
@@ -11,7 +11,9 @@ use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
 use crate::components::theme::theme_state;
-use crate::session::files::{diff_folded_export, folded_export, import_file, response_json};
+use crate::session::files::{
+    diff_folded_export, folded_export, import_file, pprof_export, response_json,
+};
 use crate::session::navigator::{show_imported, Navigator};
 use crate::session::snapshot_meta::save_snapshot;
 use crate::state::loaded::{LoadState, Loaded};
@@ -19,10 +21,14 @@ use crate::state::view_state::ViewState;
 
 /// Offers `content` as a file download.
 fn download(file_name: &str, mime: &str, content: &str) {
-    let parts = js_sys::Array::of1(&content.into());
+    download_parts(file_name, mime, &js_sys::Array::of1(&content.into()));
+}
+
+/// Offers a blob of `parts` (strings or byte arrays) as a file download.
+fn download_parts(file_name: &str, mime: &str, parts: &js_sys::Array) {
     let bag = web_sys::BlobPropertyBag::new();
     bag.set_type(mime);
-    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &bag) else {
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(parts, &bag) else {
         return;
     };
     let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
@@ -95,6 +101,17 @@ fn export_svg(l: &Loaded, zoom: NodeId, palette: Palette) {
     );
 }
 
+/// Downloads the profile on screen (transforms applied) as pprof, for `go tool pprof`.
+async fn export_pprof(l: &Loaded) {
+    if let Some(parts) = pprof_export(l).await {
+        download_parts(
+            &format!("{}.pprof", file_stem(l)),
+            "application/octet-stream",
+            &parts,
+        );
+    }
+}
+
 /// The Export menu.
 #[component]
 pub fn ExportMenu(view: ViewState) -> impl IntoView {
@@ -130,6 +147,11 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
             );
         }
     };
+    let pprof = move |_| {
+        if let Some(l) = shown() {
+            spawn_local(async move { export_pprof(&l).await });
+        }
+    };
     let json = move |_| {
         // The response as received (before transforms), in the shape it came in.
         if let LoadState::Loaded(l) = view.load.get_untracked() {
@@ -156,6 +178,7 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
                     <button type="button" data-testid="export-diff-folded" on:click=diff_folded>"Two-column folded stacks (baseline, comparison)"</button>
                 })}
                 <button type="button" data-testid="export-json" on:click=json>"ProfileTracing JSON"</button>
+                <button type="button" data-testid="export-pprof" on:click=pprof>"pprof (go tool pprof)"</button>
                 <SaveSnapshot />
                 <ImportButton view=view />
             </div>
@@ -251,9 +274,9 @@ pub fn ImportButton(view: ViewState) -> impl IntoView {
         }
     };
     view! {
-        <label class="file" title="Open a saved ProfileTracing response (either shape) or folded stacks; or drop a file on the page">
+        <label class="file" title="Open a saved ProfileTracing response (either shape), folded stacks, pprof (.pb.gz) or perf script output; or drop a file on the page">
             "Open a saved profile…"
-            <input type="file" data-testid="import-file" accept=".json,.folded,.txt,.collapsed" on:change=pick />
+            <input type="file" data-testid="import-file" accept=".json,.folded,.txt,.collapsed,.pb,.gz,.pprof,.perf" on:change=pick />
         </label>
     }
 }
@@ -290,6 +313,6 @@ pub fn DropZone(view: ViewState) -> impl IntoView {
         drop.remove();
     });
     move || {
-        dragging.get().then(|| view! { <div class="drop-overlay" data-testid="drop-overlay">"Drop a saved ProfileTracing response or folded stacks"</div> })
+        dragging.get().then(|| view! { <div class="drop-overlay" data-testid="drop-overlay">"Drop a saved ProfileTracing response, folded stacks, pprof or perf script"</div> })
     }
 }

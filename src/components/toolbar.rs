@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use embers_model::tree::stats::top_packages;
 use embers_model::view::color::{kind_color, package_key_color, ColorBy};
-use embers_model::view::format::{format_count, format_value, ValueUnit};
+use embers_model::view::format::{format_count, format_value};
 use embers_model::view::names::shorten;
 use embers_model::NodeId;
 use leptos::prelude::*;
@@ -227,7 +227,7 @@ fn loaded_status(l: &Loaded, decode_ms: f64) -> String {
         p.max_depth(),
         format_value(value, l.unit),
         // "1,234 samples" says it all; times and bytes need the measure ("CPU time").
-        if l.unit == ValueUnit::Samples {
+        if l.unit.is_count() {
             String::new()
         } else {
             format!(" {}", l.measure())

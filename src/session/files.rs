@@ -1,6 +1,7 @@
 //! Saved profiles: importing a ProfileTracing response in either shape (with or without the
-//! envelope, decoded like a query's answer, off the page's thread) or folded stacks, and the
-//! export formats (folded stacks that say what their values are, the response JSON).
+//! envelope, decoded like a query's answer, off the page's thread), folded stacks, pprof and
+//! `perf script` (both read in the decode worker), and the export formats (folded stacks that
+//! say what their values are, the response JSON, pprof).
 
 use std::sync::Arc;
 
@@ -86,7 +87,19 @@ pub async fn import_text(file_name: &str, text: &str) -> LoadState {
     }
 }
 
-/// The first line of folded stacks exported by Embers: says what the values are.
+/// The profile on screen (transforms applied) as pprof, written by the decode worker from its
+/// folded stacks as [`folded_export`] writes them (the page carries no pprof writer); the
+/// file's parts, for a download.
+pub async fn pprof_export(l: &Loaded) -> Option<js_sys::Array> {
+    let bytes = js_sys::Uint8Array::from(folded_export(l).as_bytes());
+    let d = decode_worker::decode_file(bytes, "pprof-export", l.profile.name(0))
+        .await
+        .ok()?;
+    Some(d.body.iter().collect())
+}
+
+/// The first line of folded stacks exported by Embers: says what the values are (the decode
+/// worker reads it too, for *Export → pprof*).
 const FOLDED_HEADER: &str = "# Embers folded stacks: profile_event_type=";
 /// The same for two-column (baseline, comparison) stacks.
 const DIFF_FOLDED_HEADER: &str = "# Embers diff folded stacks: profile_event_type=";
@@ -135,14 +148,58 @@ pub enum Imported {
     },
 }
 
-/// Reads a picked or dropped file and imports it.
+/// Reads a picked or dropped file and imports it: pprof and `perf script` in the decode
+/// worker (which gunzips `.pb.gz` itself), everything else as text.
 pub async fn import_file(file: web_sys::File) -> Imported {
     let name = file.name();
-    match wasm_bindgen_futures::JsFuture::from(file.text()).await {
-        Ok(text) => import_any(&name, &text.as_string().unwrap_or_default()).await,
-        Err(_) => Imported::One(LoadState::Failed(Failure::import(format!(
+    let failed = || {
+        Imported::One(LoadState::Failed(Failure::import(format!(
             "Could not read {name}."
-        )))),
+        ))))
+    };
+    let Ok(buffer) = wasm_bindgen_futures::JsFuture::from(file.array_buffer()).await else {
+        return failed();
+    };
+    let bytes = js_sys::Uint8Array::new(&buffer);
+    let head = bytes.subarray(0, bytes.length().min(4096)).to_vec();
+    if let Some(format) = worker_format(&name, &head) {
+        return Imported::One(import_in_worker(&name, bytes, format).await);
+    }
+    import_any(&name, &String::from_utf8_lossy(&bytes.to_vec())).await
+}
+
+/// The format the decode worker reads `name` in, judged by its name and first bytes: gzip
+/// or protobuf (or a `.pb`/`.pprof` name) is pprof; text with a tab-indented line (`perf
+/// script`'s call chains, which folded stacks and JSON never have) is `perf script`.
+fn worker_format(name: &str, head: &[u8]) -> Option<&'static str> {
+    let protobuf = head.first() == Some(&0x0a) && head.get(2) == Some(&0x08);
+    if head.starts_with(&[0x1f, 0x8b])
+        || protobuf
+        || name.ends_with(".pb")
+        || name.ends_with(".pprof")
+    {
+        return Some("pprof");
+    }
+    head.windows(2).any(|w| w == b"\n\t").then_some("perf")
+}
+
+/// A pprof or `perf script` file, read in the decode worker.
+async fn import_in_worker(name: &str, bytes: js_sys::Uint8Array, format: &str) -> LoadState {
+    let started = now_ms();
+    let root = root_name_from_file(name.trim_end_matches(".gz"));
+    match decode_worker::decode_file(bytes, format, &root).await {
+        Ok(d) => {
+            let root = if d.profile.is_empty() {
+                root
+            } else {
+                d.profile.name(0).to_owned()
+            };
+            let request = imported_request(&root, d.event_type);
+            let mut loaded = Loaded::new(d.profile, request, None, now_ms() - started);
+            loaded.server_notice = d.notice;
+            LoadState::Loaded(Arc::new(loaded))
+        }
+        Err(e) => LoadState::Failed(Failure::import(format!("Could not import {name}: {e}"))),
     }
 }
 
@@ -244,6 +301,23 @@ mod tests {
             folded_event_type("# Embers folded stacks: profile_event_type=\n"),
             None
         );
+    }
+
+    #[test]
+    fn pprof_and_perf_files_are_told_apart_from_text_profiles() {
+        assert_eq!(worker_format("cpu.pb.gz", &[0x1f, 0x8b, 8]), Some("pprof"));
+        assert_eq!(
+            worker_format("x.bin", &[0x0a, 0x04, 0x08, 0x01]),
+            Some("pprof")
+        );
+        assert_eq!(worker_format("heap.pprof", b"anything"), Some("pprof"));
+        let perf = b"gzip 7 [000] 1.5: 5025125 cpu-clock:ppp:\n\t46a0 [unknown] (/usr/bin/gzip)\n";
+        assert_eq!(worker_format("out.txt", perf), Some("perf"));
+        assert_eq!(
+            worker_format("a.folded", b"[t] main;work 10\nmain 3\n"),
+            None
+        );
+        assert_eq!(worker_format("r.json", b"{\n  \"OPT_STATUS\": 1\n}"), None);
     }
 
     #[test]

@@ -12,6 +12,7 @@ use embers_model::ProfileParts;
 use js_sys::{Array, BigInt64Array, BigUint64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
 
+pub mod import;
 pub mod warm_up;
 
 /// What the worker posts once it listens (messages sent before that would be lost).
@@ -37,15 +38,79 @@ pub fn prefault(bytes: usize) -> Vec<u8> {
 }
 
 /// Answers one request message: decodes its body and returns the reply message with the
-/// buffers to transfer. The worker's message handler and the page's fallback (the same code
-/// run on the page when no worker can start) both use it.
+/// buffers to transfer. The warm-up and the tests call it; the worker's message handler and
+/// the page's fallback (the same code run on the page when no worker can start) call
+/// [`answer_async`], which first has the browser gunzip a gzipped file.
 pub fn answer(msg: &JsValue) -> Result<(JsValue, Array), String> {
     let request = DecodeRequest::from_js(msg)?;
     let body = request.body();
+    Ok(reply_to(&request, body).to_js())
+}
+
+/// [`answer`], gunzipping a gzipped file first.
+pub async fn answer_async(msg: &JsValue) -> Result<(JsValue, Array), String> {
+    let request = DecodeRequest::from_js(msg)?;
+    let mut body = request.body();
+    if request.format.is_some() {
+        body = match import::gunzip_if_needed(body).await {
+            Ok(bytes) => bytes,
+            Err(message) => {
+                let failed = DecodeReply::Failed {
+                    id: request.id,
+                    message,
+                };
+                return Ok(failed.to_js());
+            }
+        };
+    }
+    Ok(reply_to(&request, body).to_js())
+}
+
+/// The reply to `request`, whose body (gunzipped) is `body`.
+fn reply_to(request: &DecodeRequest, body: Vec<u8>) -> DecodeReply {
+    let Some(format) = request.format.as_deref() else {
+        return answer_response(request, body);
+    };
+    let name = request.name.as_deref().unwrap_or("imported");
+    if format == import::PPROF_EXPORT {
+        return match import::export_pprof(name, &body) {
+            // The file travels back as the reply's body, with an empty profile.
+            Ok(pprof) => DecodeReply::Decoded {
+                id: request.id,
+                parts: Box::new(embers_model::Profile::default().into_parts()),
+                shape: None,
+                notice: None,
+                event_type: None,
+                body: vec![Uint8Array::from(&pprof[..])],
+            },
+            Err(message) => DecodeReply::Failed {
+                id: request.id,
+                message,
+            },
+        };
+    }
+    match import::read(format, name, &body) {
+        Ok(imported) => DecodeReply::Decoded {
+            id: request.id,
+            parts: Box::new(imported.profile.into_parts()),
+            shape: None,
+            notice: Some(imported.notice),
+            event_type: Some(imported.event_type),
+            body: request.chunks.clone(),
+        },
+        Err(message) => DecodeReply::Failed {
+            id: request.id,
+            message,
+        },
+    }
+}
+
+/// The reply to a ProfileTracing answer's body.
+fn answer_response(request: &DecodeRequest, body: Vec<u8>) -> DecodeReply {
     // Free this thread's copy of the body before the tree is built (lower peak memory).
     let decoded = decode_response_table(request.status, &body);
     drop(body);
-    let reply = match decoded {
+    match decoded {
         Ok(table) => {
             let decoded = table.build();
             DecodeReply::Decoded {
@@ -53,15 +118,15 @@ pub fn answer(msg: &JsValue) -> Result<(JsValue, Array), String> {
                 parts: Box::new(decoded.profile.into_parts()),
                 shape: decoded.shape,
                 notice: decoded.notice,
-                body: request.chunks,
+                event_type: None,
+                body: request.chunks.clone(),
             }
         }
         Err(e) => DecodeReply::Failed {
             id: request.id,
             message: e.to_string(),
         },
-    };
-    Ok(reply.to_js())
+    }
 }
 
 /// A body to decode.
@@ -72,6 +137,10 @@ pub struct DecodeRequest {
     pub status: u16,
     /// The body's bytes, in order.
     pub chunks: Vec<Uint8Array>,
+    /// A file's format (`pprof`, `perf`); `None` for a ProfileTracing answer.
+    pub format: Option<String>,
+    /// The file's name, for the root when the file names none.
+    pub name: Option<String>,
 }
 
 impl DecodeRequest {
@@ -83,6 +152,12 @@ impl DecodeRequest {
         set(&msg, "id", self.id.into());
         set(&msg, "status", self.status.into());
         set(&msg, "chunks", chunks.into());
+        if let Some(format) = &self.format {
+            set(&msg, "format", format.as_str().into());
+        }
+        if let Some(name) = &self.name {
+            set(&msg, "name", name.as_str().into());
+        }
         (msg.into(), transfer)
     }
 
@@ -92,6 +167,8 @@ impl DecodeRequest {
             id: number(msg, "id")?,
             status: u16::try_from(number(msg, "status")?).map_err(|_| "bad status")?,
             chunks: chunks(msg, "chunks")?,
+            format: get(msg, "format").ok().and_then(|f| f.as_string()),
+            name: get(msg, "name").ok().and_then(|n| n.as_string()),
         })
     }
 
@@ -119,8 +196,11 @@ pub enum DecodeReply {
         id: u32,
         parts: Box<ProfileParts>,
         shape: Option<ResultShape>,
-        /// The server's `DESCRIPTION` of a successful answer, when it wrote one.
+        /// The server's `DESCRIPTION` of a successful answer, when it wrote one (for a file:
+        /// how it was read).
         notice: Option<String>,
+        /// A file's event type (what its values are); `None` for an answer.
+        event_type: Option<String>,
         /// The request's body chunks, handed back unchanged.
         body: Vec<Uint8Array>,
     },
@@ -148,9 +228,13 @@ impl DecodeReply {
                 parts,
                 shape,
                 notice,
+                event_type,
                 body,
                 ..
             } => {
+                if let Some(event_type) = event_type {
+                    set(&msg, "event_type", event_type.as_str().into());
+                }
                 let chunks: Array = body.iter().collect();
                 set(&msg, "body", chunks.into());
                 for chunk in body {
@@ -249,12 +333,14 @@ impl DecodeReply {
             warnings,
         });
         let notice = get(msg, "notice").ok().and_then(|n| n.as_string());
+        let event_type = get(msg, "event_type").ok().and_then(|n| n.as_string());
         let body = chunks(msg, "body")?;
         Ok(DecodeReply::Decoded {
             id,
             parts,
             shape,
             notice,
+            event_type,
             body,
         })
     }

@@ -7,7 +7,7 @@
 
 #[cfg(target_arch = "wasm32")]
 mod entry {
-    use embers_decode_worker::{answer, prefault, warm_up, PREFAULT_BYTES, READY, WARM};
+    use embers_decode_worker::{answer_async, prefault, warm_up, PREFAULT_BYTES, READY, WARM};
     use wasm_bindgen::prelude::*;
     use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
@@ -59,10 +59,13 @@ mod entry {
         let scope: DedicatedWorkerGlobalScope = global.unchecked_into();
         let replies = scope.clone();
         let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+            let replies = replies.clone();
             // Only the page talks to a dedicated worker; anything unreadable is ignored.
-            if let Ok((msg, transfer)) = answer(&e.data()) {
-                let _ = replies.post_message_with_transfer(&msg, &transfer);
-            }
+            wasm_bindgen_futures::spawn_local(async move {
+                if let Ok((msg, transfer)) = answer_async(&e.data()).await {
+                    let _ = replies.post_message_with_transfer(&msg, &transfer);
+                }
+            });
         });
         scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
         on_message.forget();
@@ -70,10 +73,11 @@ mod entry {
         warm_up_in_slices(scope, WARM_UP_SLICES, None, Vec::new());
     }
 
-    /// The page's fallback: answers a request message on the calling thread.
+    /// The page's fallback: answers a request message on the calling thread (a promise of
+    /// the reply).
     #[wasm_bindgen]
-    pub fn decode_message(msg: JsValue) -> JsValue {
-        match answer(&msg) {
+    pub async fn decode_message(msg: JsValue) -> JsValue {
+        match answer_async(&msg).await {
             Ok((reply, _)) => reply,
             Err(e) => JsValue::from_str(&e),
         }

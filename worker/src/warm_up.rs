@@ -184,6 +184,8 @@ pub fn decode(body: &[u8]) {
         id: 0,
         status: 200,
         chunks: vec![Uint8Array::from(body)],
+        format: None,
+        name: None,
     };
     let (msg, _) = request.to_js();
     let _ = answer(&msg);

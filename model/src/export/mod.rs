@@ -1,8 +1,9 @@
 //! Writing profiles out: the ProfileTracing result shapes ([`encode`], for the service's answers
-//! and saved responses), folded stacks ([`folded`]) and a standalone interactive SVG ([`svg`]).
+//! and saved responses), folded stacks ([`folded`]), pprof ([`pprof`]) and a standalone interactive SVG ([`svg`]).
 
 pub mod encode;
 pub mod folded;
+pub mod pprof;
 #[cfg(feature = "openapi")]
 mod schema;
 pub mod svg;

@@ -2,29 +2,25 @@
 
 use std::borrow::Cow;
 
-use crate::contract::event::{measure, Measure};
+use crate::contract::event::{measure, quantity, Measure, Quantity};
 use crate::tree::symbol::kind_prefix_len;
 
-/// What the numbers of a profile measure, from its `profile_event_type`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ValueUnit {
-    /// Microseconds (every eBPF time event).
-    #[default]
-    Microseconds,
-    /// Bytes (`mem-*`/`hbm-*` events, though the server labels them microseconds).
-    Bytes,
-    /// Sample counts (folded stacks from `perf` and friends).
-    Samples,
-}
+/// What the numbers of a profile are: the contract's [`Quantity`], the one mapping from event
+/// types to units that the service stores by.
+pub type ValueUnit = Quantity;
 
-impl ValueUnit {
+impl Quantity {
     /// The unit that an event type's values really are in.
     pub fn for_event_type(event_type: &str) -> ValueUnit {
-        if crate::contract::event::is_memory_event(event_type) {
-            ValueUnit::Bytes
-        } else {
-            ValueUnit::Microseconds
-        }
+        quantity(event_type)
+    }
+
+    /// Whether values are counts, which name what they count ("1,234 samples").
+    pub fn is_count(self) -> bool {
+        matches!(
+            self,
+            Quantity::Samples | Quantity::Objects | Quantity::Goroutines | Quantity::Events
+        )
     }
 }
 
@@ -35,21 +31,38 @@ pub fn measure_name(event_type: &str) -> &'static str {
         Measure::WaitingTime => "waiting time",
         Measure::Allocated => "allocated bytes",
         Measure::InUse => "bytes in use",
+        Measure::CpuSamples => "CPU samples",
+        Measure::WallSamples => "wall-clock samples",
+        Measure::AllocatedObjects => "allocated objects",
+        Measure::ObjectsInUse => "objects in use",
+        Measure::Goroutines => "goroutines",
+        Measure::LockTime => "lock wait time",
+        Measure::BlockedTime => "blocked time",
+        Measure::Contentions => "lock contentions",
+        Measure::BlockingEvents => "blocking events",
         Measure::Other => "value",
     }
 }
 
 /// Formats a value with a unit picked for its size: `850 µs`, `12.3 ms`, `4.56 s`, `2.1 min`;
-/// `512 B`, `3.4 KiB`, `1.2 MiB`, `2.0 GiB`.
+/// `512 B`, `3.4 KiB`, `1.2 MiB`, `2.0 GiB`; `850 ns`; counts with their noun (`1,234 samples`).
 pub fn format_value(value: u64, unit: ValueUnit) -> String {
+    let count = |one: &str, many: &str| {
+        format!(
+            "{} {}",
+            format_count(value),
+            if value == 1 { one } else { many }
+        )
+    };
     match unit {
         ValueUnit::Microseconds => format_micros(value),
+        ValueUnit::Nanoseconds if value < 1_000 => format!("{value} ns"),
+        ValueUnit::Nanoseconds => format_micros(value / 1_000),
         ValueUnit::Bytes => format_bytes(value),
-        ValueUnit::Samples => format!(
-            "{} sample{}",
-            format_count(value),
-            if value == 1 { "" } else { "s" }
-        ),
+        ValueUnit::Samples => count("sample", "samples"),
+        ValueUnit::Objects => count("object", "objects"),
+        ValueUnit::Goroutines => count("goroutine", "goroutines"),
+        ValueUnit::Events => count("event", "events"),
     }
 }
 
@@ -211,6 +224,20 @@ mod tests {
             ValueUnit::for_event_type("off-cpu"),
             ValueUnit::Microseconds
         );
+    }
+
+    #[test]
+    fn sdk_event_types_are_formatted_as_what_they_count() {
+        let f = |v, e| format_value(v, ValueUnit::for_event_type(e));
+        assert_eq!(f(1234, "cpu"), "1,234 samples");
+        assert_eq!(f(5 * 1024 * 1024, "inuse_space"), "5 MiB");
+        assert_eq!(f(1, "alloc_objects"), "1 object");
+        assert_eq!(f(12, "goroutines"), "12 goroutines");
+        assert_eq!(f(850, "mutex_duration"), "850 ns");
+        assert_eq!(f(12_300_000, "block_duration"), "12.3 ms");
+        assert_eq!(f(3, "lock_count"), "3 events");
+        assert_eq!(measure_name("inuse_space"), "bytes in use");
+        assert_eq!(measure_name("cpu"), "CPU samples");
     }
 
     #[test]

@@ -9,8 +9,12 @@
 mod cursor;
 pub mod folded;
 mod int_rows;
+pub mod native;
 mod num;
 mod one_pass;
+pub mod perf;
+pub mod pprof;
+pub mod protobuf;
 pub mod shape_a;
 pub mod shape_b;
 

@@ -1,31 +1,29 @@
-//! Gunzip with a ceiling on the decompressed size: a few kilobytes of gzip can expand to
-//! gigabytes (a "gzip bomb"), so the output is cut off at `limit` bytes and the body refused.
+//! Gunzipping what senders compress (request bodies, pprof files, push samples) without trusting
+//! the size they decompress to: a gzip bomb stops at `limit` bytes with an error naming the
+//! limit, never exhausting memory.
 
 use std::io::Read;
 
-use flate2::read::MultiGzDecoder;
-
-/// Why a gzip body was refused.
+/// Why gzip data could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GunzipError {
-    /// It is not gzip, or it is cut short or corrupt.
+    /// The data is not valid gzip.
     #[error("the gzip data is corrupt: {0}")]
     Corrupt(String),
     /// It decompresses to more than the limit.
     #[error("the gzip data decompresses to more than {limit} bytes (--max-ingest-bytes)")]
     TooLarge {
-        /// The limit, in decompressed bytes.
+        /// The limit, bytes.
         limit: usize,
     },
 }
 
-/// The decompressed bytes of `bytes` (gzip, possibly several members one after another, as
-/// `cat a.gz b.gz` makes), refused once they pass `limit` bytes.
+/// `bytes` (one or more gzip members) decompressed, failing past `limit` bytes of output.
 pub fn gunzip_bounded(bytes: &[u8], limit: usize) -> Result<Vec<u8>, GunzipError> {
-    let mut out = Vec::with_capacity(bytes.len().saturating_mul(4).min(limit));
-    // One byte past the limit tells "exactly the limit" from "more".
-    let mut reader = MultiGzDecoder::new(bytes).take(limit as u64 + 1);
-    reader
+    let mut out = Vec::new();
+    let cap = u64::try_from(limit).unwrap_or(u64::MAX).saturating_add(1);
+    flate2::read::MultiGzDecoder::new(bytes)
+        .take(cap)
         .read_to_end(&mut out)
         .map_err(|e| GunzipError::Corrupt(e.to_string()))?;
     if out.len() > limit {
@@ -34,51 +32,72 @@ pub fn gunzip_bounded(bytes: &[u8], limit: usize) -> Result<Vec<u8>, GunzipError
     Ok(out)
 }
 
+/// `bytes` gzipped (what `go tool pprof` and browsers read as `.pb.gz`).
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    // Writing into a Vec cannot fail.
+    let _ = e.write_all(bytes);
+    e.finish().unwrap_or_default()
+}
+
+/// Whether `bytes` start with the gzip magic number.
+pub fn is_gzip(bytes: &[u8]) -> bool {
+    embers_model::wire::pprof::is_gzip(bytes)
+}
+
+/// `bytes` gunzipped (bounded) when they are gzip, else as they are.
+pub fn maybe_gunzip(bytes: &[u8], limit: usize) -> Result<std::borrow::Cow<'_, [u8]>, GunzipError> {
+    if is_gzip(bytes) {
+        gunzip_bounded(bytes, limit).map(std::borrow::Cow::Owned)
+    } else {
+        Ok(std::borrow::Cow::Borrowed(bytes))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use flate2::write::GzEncoder;
-    use flate2::Compression;
     use std::io::Write;
 
     fn gzip(data: &[u8]) -> Vec<u8> {
-        let mut e = GzEncoder::new(Vec::new(), Compression::default());
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         e.write_all(data).expect("write");
         e.finish().expect("finish")
     }
 
     #[test]
-    fn round_trips_up_to_the_limit_and_refuses_past_it() {
-        let data = vec![7u8; 10_000];
-        let z = gzip(&data);
-        assert_eq!(gunzip_bounded(&z, 10_000).expect("at the limit"), data);
+    fn round_trips_within_the_limit() {
+        assert_eq!(gunzip_bounded(&gzip(b"hello"), 5).expect("ok"), b"hello");
         assert_eq!(
-            gunzip_bounded(&z, 9_999),
-            Err(GunzipError::TooLarge { limit: 9_999 })
+            gunzip_bounded(&super::gzip(b"ours"), 4).expect("ok"),
+            b"ours"
         );
+        assert_eq!(maybe_gunzip(b"plain", 1).expect("ok").as_ref(), b"plain");
     }
 
     #[test]
     fn a_bomb_stops_at_the_limit() {
-        // 64 MiB of zeros compress to ~64 KiB; only limit + 1 bytes are ever inflated.
-        let z = gzip(&vec![0u8; 64 << 20]);
-        assert!(z.len() < 100_000, "{}", z.len());
-        let e = gunzip_bounded(&z, 1 << 20).expect_err("bomb");
-        assert!(e.to_string().contains("--max-ingest-bytes"), "{e}");
+        // 64 MiB of zeros compress to ~64 KiB.
+        let bomb = gzip(&vec![0u8; 64 << 20]);
+        assert!(bomb.len() < 100_000);
+        assert_eq!(
+            gunzip_bounded(&bomb, 1 << 20),
+            Err(GunzipError::TooLarge { limit: 1 << 20 })
+        );
     }
 
     #[test]
-    fn concatenated_members_and_corrupt_input() {
-        let mut z = gzip(b"ab");
-        z.extend(gzip(b"cd"));
-        assert_eq!(gunzip_bounded(&z, 100).expect("two members"), b"abcd");
-        let cut = &gzip(b"hello world")[..12];
+    fn corrupt_data_is_named() {
+        let mut bad = gzip(b"hello world");
+        let n = bad.len();
+        bad.truncate(n - 6);
         assert!(matches!(
-            gunzip_bounded(cut, 100),
+            gunzip_bounded(&bad, 100),
             Err(GunzipError::Corrupt(_))
         ));
         assert!(matches!(
-            gunzip_bounded(b"plain text", 100),
+            gunzip_bounded(b"\x1f\x8bxx", 100),
             Err(GunzipError::Corrupt(_))
         ));
     }

@@ -1,7 +1,111 @@
-//! Profile formats other agents send, decoded into the store's [`crate::store::Batch`]es:
-//! OTLP profiles (`otlp/`), with the bounded gunzip (`gzip`) every compressed body goes through.
-//! A decoder reads the whole request before anything is written, so a bad request writes
-//! nothing.
+//! Other profilers' formats in: one adapter per format, each turning what a sender sends into
+//! the store's [`Batch`]es, completely or not at all (a bad sample fails its whole request,
+//! before anything is written).
+//!
+//! - [`otlp`]: OTLP profiles (opentelemetry-proto v1.11; `docs/otlp.md`), protobuf and JSON;
+//! - [`pyroscope`]: Pyroscope's `/ingest` parameters (`name=app{k=v}`, `from`, `spyName`, ...)
+//!   and its body forms (`folded`, `lines`, `pprof`, multipart, and `perf`);
+//! - [`pprof`]: pprof bytes → one batch per stored sample type ([`embers_model::wire::pprof`]);
+//! - [`perf`]: `perf script` text → one batch per process;
+//! - [`push`]: Pyroscope's `PusherService/Push` (what Grafana Alloy's `pyroscope.write` sends);
+//! - [`labels`]: the labels those senders attach → the tag columns of the field table;
+//! - [`gzip`]: gunzipping bounded by `--max-ingest-bytes`.
+//!
+//! HTTP lives in `http/` (which calls these); the command line's `import` calls them too.
 
 pub mod gzip;
+pub mod labels;
 pub mod otlp;
+pub mod perf;
+pub mod pprof;
+pub mod push;
+pub mod pyroscope;
+
+use embers_model::wire::perf::PerfError;
+use embers_model::wire::pprof::PprofError;
+
+use crate::input::check_stack;
+use crate::limits::StackLimits;
+use crate::store::{Batch, BatchMeta, Sample};
+
+/// Why a sender's request cannot be stored; the message names the field or the problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FormatError {
+    /// The request (a parameter, a label, a part) is wrong.
+    #[error("{0}")]
+    Invalid(String),
+    /// A pprof profile is unusable.
+    #[error("{0}")]
+    Pprof(#[from] PprofError),
+    /// `perf script` text is unusable.
+    #[error("{0}")]
+    Perf(#[from] PerfError),
+    /// Compressed data is corrupt.
+    #[error("{0}")]
+    Gzip(String),
+    /// Decompressed data is over the ingest limit.
+    #[error("{0}")]
+    TooLarge(String),
+}
+
+impl From<gzip::GunzipError> for FormatError {
+    fn from(e: gzip::GunzipError) -> FormatError {
+        match e {
+            gzip::GunzipError::TooLarge { .. } => FormatError::TooLarge(e.to_string()),
+            gzip::GunzipError::Corrupt(_) => FormatError::Gzip(e.to_string()),
+        }
+    }
+}
+
+impl FormatError {
+    /// An invalid request, with its message.
+    pub fn invalid(message: impl Into<String>) -> FormatError {
+        FormatError::Invalid(message.into())
+    }
+
+    /// The same error with `context: ` in front of its message.
+    pub fn context(self, context: &str) -> FormatError {
+        match self {
+            FormatError::TooLarge(m) => FormatError::TooLarge(format!("{context}: {m}")),
+            other => FormatError::Invalid(format!("{context}: {other}")),
+        }
+    }
+}
+
+/// A batch of `stacks` (`;`-joined frames below the root) at `time`, each checked against
+/// `limits`; stacks with a zero value are left out.
+pub fn batch_of(
+    meta: BatchMeta,
+    stacks: impl IntoIterator<Item = (String, u64)>,
+    time: i64,
+    limits: &StackLimits,
+) -> Result<Batch, FormatError> {
+    let mut samples = Vec::new();
+    for (stack, value) in stacks {
+        if value == 0 {
+            continue;
+        }
+        if i64::try_from(value).is_err() {
+            return Err(FormatError::invalid(format!(
+                "a value of {} is {value}, over {}",
+                meta.event_type,
+                i64::MAX
+            )));
+        }
+        let frames: Vec<&str> = stack.split(';').collect();
+        check_stack(&frames, limits).map_err(|e| {
+            FormatError::invalid(format!(
+                "{} stack {}: {e}",
+                meta.event_type,
+                samples.len() + 1
+            ))
+        })?;
+        samples.push(Sample { time, stack, value });
+    }
+    Ok(Batch { meta, samples })
+}
+
+/// Unix seconds now.
+pub fn now_seconds() -> i64 {
+    crate::store::ingest::now_micros() / 1_000_000
+}

@@ -13,15 +13,17 @@ use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use embers_model::contract::body::parse_tracing_body;
+use embers_model::contract::body::{parse_tracing_body, TracingRequest};
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::schema::TracingBody;
 use embers_model::export::encode::{encode_result, EncodedResult};
+use embers_model::Profile;
 
 use crate::api_types::Answer;
 use crate::diagnostics::Diagnostics;
 use crate::error::{envelope_json, json_response};
-use crate::store::{QueryError, StoreError};
+use crate::store::budget::Budget;
+use crate::store::{QueryError, Store, StoreError};
 use crate::{tree, AppState, Error};
 
 /// The handler.
@@ -62,6 +64,61 @@ pub async fn handle(
     }
 }
 
+/// What a ProfileTracing query built: the tree (`None` for an empty match), the notice of a cut
+/// tree, and what the store ran.
+pub(crate) struct Built {
+    /// The tree.
+    pub profile: Option<Profile>,
+    /// `truncated: N of M nodes` when it was cut to the node limit, else empty.
+    pub notice: String,
+    /// The statements the store ran and their time.
+    pub statements: Vec<String>,
+    /// Time in the store.
+    pub elapsed: std::time::Duration,
+    /// When building the tree started.
+    pub started: Instant,
+}
+
+/// Queries the store for `req` and builds its tree, cut to the answer's node limit (blocking
+/// work: run it through the limiter). `fail` words a store failure.
+pub(crate) fn build(
+    store: &Store,
+    req: &TracingRequest,
+    budget: &Budget,
+    max_nodes: usize,
+    fail: impl Fn(StoreError) -> Error,
+) -> Result<Built, Error> {
+    let out = store.query(&req.selection()).map_err(|e| match e {
+        QueryError::NoAppService | QueryError::TooManyAppServices(_) => {
+            Error::invalid(e.to_string())
+        }
+        QueryError::Store(e) => fail(e),
+    })?;
+    let started = Instant::now();
+    let profile = tree::build_profile(
+        &out.root,
+        out.stacks.iter().map(|(s, v)| (s.as_str(), *v)),
+        req.request.kernel_depth(),
+        budget,
+    )
+    .map_err(&fail)?;
+    drop(out.stacks);
+    let (profile, cut) = match profile {
+        Some(p) => {
+            let (p, cut) = tree::limit_nodes(p, max_nodes);
+            (Some(p), cut)
+        }
+        None => (None, None),
+    };
+    Ok(Built {
+        profile,
+        notice: cut.map(|c| c.notice()).unwrap_or_default(),
+        statements: out.statements,
+        elapsed: out.elapsed,
+        started,
+    })
+}
+
 async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
     let req = parse_tracing_body(body).map_err(|e| Error::invalid(e.to_string()))?;
     let shape = req.shape.unwrap_or(state.default_shape);
@@ -80,35 +137,21 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
     let text = state
         .limiter
         .run_blocking(move |budget| {
-            let out = store.query(&req.selection()).map_err(|e| match e {
-                QueryError::NoAppService | QueryError::TooManyAppServices(_) => {
-                    Error::invalid(e.to_string())
-                }
-                QueryError::Store(e) => fail(e),
-            })?;
-            let started = Instant::now();
-            let profile = tree::build_profile(
-                &out.root,
-                out.stacks.iter().map(|(s, v)| (s.as_str(), *v)),
-                req.request.kernel_depth(),
-                budget,
-            )
-            .map_err(fail)?;
-            drop(out.stacks);
-            let (profile, cut) = match profile {
-                Some(p) => {
-                    let (p, cut) = tree::limit_nodes(p, max_nodes);
-                    (Some(p), cut)
-                }
-                None => (None, None),
-            };
-            let notice = cut.map(|c| c.notice()).unwrap_or_default();
-            let result = encode_result(profile.as_ref(), shape, &req.request.profile_event_type);
-            let format_time = format!("{:?}", started.elapsed());
+            let built = build(&store, &req, budget, max_nodes, fail)?;
+            let result = encode_result(
+                built.profile.as_ref(),
+                shape,
+                &req.request.profile_event_type,
+            );
+            let format_time = format!("{:?}", built.started.elapsed());
             let debug_value = debug.then(|| {
-                Diagnostics::new(&out.statements, &format!("{:?}", out.elapsed), &format_time)
+                Diagnostics::new(
+                    &built.statements,
+                    &format!("{:?}", built.elapsed),
+                    &format_time,
+                )
             });
-            Ok(envelope_json(SUCCESS, &notice, result, debug_value))
+            Ok(envelope_json(SUCCESS, &built.notice, result, debug_value))
         })
         .await?;
     Ok(json_response(StatusCode::OK, text))

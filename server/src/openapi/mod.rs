@@ -43,6 +43,9 @@ use crate::http;
         http::explore::function_timeline,
         http::ingest::handle,
         http::otlp::handle,
+        http::pprof::handle,
+        http::pyroscope::handle,
+        http::push::handle,
         http::processes::delete,
         http::snapshots::list,
         http::snapshots::save::handle,
@@ -83,6 +86,10 @@ pub fn document() -> Value {
     });
     // Without tokens no credentials are needed; with them, the bearer token.
     doc["security"] = json!([{}, {"token": []}]);
+    // Pyroscope's ingest has DeepFlow's agent's path too: the same operation.
+    let ingest = doc["paths"]["/ingest"].clone();
+    doc["paths"]["/api/v1/profile/ingest"] = ingest;
+    doc["paths"]["/api/v1/profile/ingest"]["post"]["operationId"] = json!("deepflow_ingest");
     errors::add(&mut doc);
     examples::add(&mut doc);
     doc

@@ -6,6 +6,7 @@ pub mod clickhouse;
 pub mod differential;
 pub mod explore;
 pub mod functions;
+pub mod golang;
 pub mod groups;
 pub mod http;
 pub mod otlp;

@@ -58,8 +58,11 @@ pub struct DecodedProfile {
     pub profile: Profile,
     /// The shape the server used (`None` for an empty result).
     pub shape: Option<ResultShape>,
-    /// The server's remark on a successful answer (e.g. that it cut the tree).
+    /// The server's remark on a successful answer (e.g. that it cut the tree), or how a file
+    /// was read.
     pub notice: Option<String>,
+    /// A file's event type (what its values are).
+    pub event_type: Option<String>,
     /// The body that was decoded, handed back by the decoder (its buffers moved to the worker
     /// and back, never copied).
     pub body: Vec<js_sys::Uint8Array>,
@@ -192,17 +195,41 @@ pub async fn decode(status: u16, body: &Body, id: u32) -> Result<DecodedProfile,
         id,
         status,
         chunks: body.chunks.clone(),
+        format: None,
+        name: None,
     };
+    run(&request, body.len).await
+}
+
+/// Reads a file another profiler wrote (`format`: `pprof`, gzipped or not, or `perf`) in a
+/// worker, its root named `name` unless the file names one.
+pub async fn decode_file(
+    file: js_sys::Uint8Array,
+    format: &str,
+    name: &str,
+) -> Result<DecodedProfile, DecodeFailure> {
+    let len = file.length() as usize;
+    let request = DecodeRequest {
+        id: next_id(),
+        status: 200,
+        chunks: vec![file],
+        format: Some(format.to_owned()),
+        name: Some(name.to_owned()),
+    };
+    run(&request, len).await
+}
+
+async fn run(request: &DecodeRequest, len: usize) -> Result<DecodedProfile, DecodeFailure> {
     marks::mark(marks::DECODE_START);
-    let reply = match pick(body.len) {
+    let reply = match pick(len) {
         Some(client) if client.ready().await => {
-            let reply = client.send(&request).await;
-            if body.len >= RECYCLE_AFTER_BYTES {
+            let reply = client.send(request).await;
+            if len >= RECYCLE_AFTER_BYTES {
                 retire(&client);
             }
             reply.map_err(unavailable)?
         }
-        _ => decode_on_page(&request).await?,
+        _ => decode_on_page(request).await?,
     };
     marks::mark(marks::DECODE_END);
     let decoded = read_reply(&reply);
@@ -237,9 +264,12 @@ async fn decode_on_page(request: &DecodeRequest) -> Result<JsValue, DecodeFailur
         }
     };
     let (msg, _) = request.to_js();
-    decode
+    let failed = |e: JsValue| unavailable(format!("Decoding failed: {}", js_error(&e)));
+    let reply: Promise = decode
         .call1(&JsValue::NULL, &msg)
-        .map_err(|e| unavailable(format!("Decoding failed: {}", js_error(&e))))
+        .map_err(failed)?
+        .unchecked_into();
+    JsFuture::from(reply).await.map_err(failed)
 }
 
 async fn load_page_decoder() -> Result<Function, JsValue> {
@@ -286,6 +316,7 @@ fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
             parts,
             shape,
             notice,
+            event_type,
             body,
             ..
         } => Ok(DecodedProfile {
@@ -294,6 +325,7 @@ fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
             })?,
             shape,
             notice,
+            event_type,
             body,
         }),
         DecodeReply::Failed { message, .. } => Err(DecodeFailure::Rejected(message)),

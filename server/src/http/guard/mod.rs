@@ -6,7 +6,8 @@
 //! 2. API requests that are not `GET`/`HEAD`/`OPTIONS` must come from the page's own origin,
 //!    an `--allow-origin` page, or a program ([`rules::cross_site`]).
 //! 3. Writes ([`rules::Access::Write`]) with a body need a content type no browser sends
-//!    cross-site without a CORS preflight ([`rules::write_content_type`]).
+//!    cross-site without a CORS preflight ([`rules::write_content_type`]), except on the
+//!    paths other profilers post to ([`rules::SENDER_PATHS`]), which take what they send.
 //! 4. API requests need the configured token ([`token::Tokens`]); the page and its files never
 //!    do, so the viewer always loads.
 //!
@@ -114,7 +115,7 @@ impl Guard {
         if !rules::is_safe(method) {
             rules::cross_site(headers, &self.allow_origins).map_err(Error::forbidden)?;
             let has_body = matches!(*method, Method::POST | Method::PUT | Method::PATCH);
-            if access == Access::Write && has_body {
+            if access == Access::Write && has_body && !rules::SENDER_PATHS.contains(&path) {
                 rules::write_content_type(headers)
                     .map_err(|e| Error::forbidden(format!("{method} {path}: {e}")))?;
             }

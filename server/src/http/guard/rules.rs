@@ -19,12 +19,15 @@ pub enum Access {
 /// The `POST` endpoints that only read. Any other `POST` under `/v1/` counts as a write, so an
 /// endpoint added later is guarded as one until it is listed here. `/mcp` (the MCP tools) only
 /// reads too.
-pub const QUERY_PATHS: [&str; 6] = [
+pub const QUERY_PATHS: [&str; 9] = [
     "/v1/profile/ProfileTracing",
+    "/v1/profile/pprof",
     "/v1/profile/services",
     "/v1/profile/timeline",
     "/v1/profile/tags",
     "/v1/profile/tag_values",
+    "/v1/profile/functions",
+    "/v1/profile/function_timeline",
     "/mcp",
 ];
 
@@ -39,14 +42,27 @@ pub const WRITE_TYPES: [&str; 4] = [
     "application/protobuf",
 ];
 
+/// The paths other profilers' senders post to, outside `/v1/` because they chose them:
+/// Pyroscope's ingest (its own path and DeepFlow's agent's) and push. They are API paths, and
+/// writes; being programs' endpoints, they take the content types those programs send
+/// (multipart, `binary/octet-stream`, `application/proto`, ...), which is safe because a
+/// browser's cross-site request is still refused by [`cross_site`] and tokens still apply.
+pub const SENDER_PATHS: [&str; 3] = [
+    "/ingest",
+    "/api/v1/profile/ingest",
+    "/push.v1.PusherService/Push",
+];
+
 /// Whether `path` is the API (answered with envelopes, or OTLP's answers under
-/// `/v1development/`; guarded with tokens and the cross-site rules) rather than the page:
-/// everything under `/v1/` and `/v1development/`, and `/mcp`.
+/// `/v1development/`, or the senders' own answers; guarded with tokens and the cross-site
+/// rules) rather than the page: everything under `/v1/` and `/v1development/`, the senders'
+/// paths and `/mcp`.
 pub fn is_api(path: &str) -> bool {
     path == "/v1"
         || path.starts_with("/v1/")
         || path.starts_with("/v1development/")
         || path == "/mcp"
+        || SENDER_PATHS.contains(&path)
 }
 
 /// Methods that change nothing (browsers send them anywhere; their answers stay unreadable to
@@ -218,6 +234,9 @@ mod tests {
             Access::Write
         );
         assert!(is_api("/v1") && is_api("/v1/x") && !is_api("/v10") && !is_api("/"));
+        assert!(is_api("/ingest") && is_api("/push.v1.PusherService/Push"));
+        assert_eq!(access(&Method::POST, "/ingest"), Access::Write);
+        assert_eq!(access(&Method::POST, "/v1/profile/pprof"), Access::Read);
     }
 
     #[test]

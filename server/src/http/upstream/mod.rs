@@ -81,6 +81,11 @@ impl Upstream {
         })
     }
 
+    /// The largest answer read from the querier (`--upstream-max-bytes`).
+    pub fn max_bytes(&self) -> u64 {
+        self.options.max_bytes
+    }
+
     /// The full ProfileTracing URL upstream.
     pub fn url(&self) -> String {
         format!("{}/v1/profile/ProfileTracing", self.base)

@@ -15,16 +15,18 @@
 //!               [--profile-host [--profile-host-interval 10s] [--profile-host-off-cpu]]
 //!               [--header-read-timeout 10s] [--idle-timeout 60s] [--max-connections 1024]
 //! embers-server mcp [--db PATH | --clickhouse-url URL...] [--upstream URL] [limits]
-//! embers-server import --app-service NAME [--db PATH] [--language eBPF] [--event-type on-cpu]
-//!               [--unit microseconds] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
+//! embers-server import [--format auto|folded|pprof|perf] [--app-service NAME] [--db PATH]
+//!               [--language eBPF] [--event-type on-cpu] [--unit microseconds]
+//!               [--sample-type TYPE] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
 //! ```
 //! The limits (`--max-stack-frames`, `--query-timeout`, ...) are in [`crate::limits::options`];
 //! `--retention`, `--synchronous` and
 //! `embers-server delete --app-service NAME [--db PATH | --clickhouse-url URL...]` in
 //! [`crate::retention`].
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+mod import;
+
+use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
 
@@ -35,14 +37,15 @@ use crate::demo::live::Feeder;
 use crate::host_profile::{self, HostProfileArgs};
 use crate::http::guard::args::GuardArgs;
 use crate::http::upstream::{Upstream, UpstreamArgs};
-use crate::input::{self, BatchInput};
-use crate::limits::options::{LimitArgs, StackArgs};
+pub use import::{import, Format, ImportArgs};
+
+use crate::limits::options::LimitArgs;
 use crate::limits::Limiter;
 use crate::listen::{self, ConnArgs};
 use crate::retention::{DeleteArgs, StorageArgs};
-use crate::store::{Store, Synchronous};
+use crate::store::Store;
 pub use crate::store_args::default_db_path;
-use crate::store_args::{open_serving_store, open_store, ClickHouseArgs};
+use crate::store_args::{open_serving_store, ClickHouseArgs};
 use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
@@ -72,7 +75,8 @@ pub struct Cli {
 pub enum Command {
     /// Serve the API and the viewer (the default).
     Serve(Box<ServeArgs>),
-    /// Import folded-stack files into the database (one transaction per file).
+    /// Import folded-stack, pprof or `perf script` files into the database (one transaction
+    /// per file).
     Import(ImportArgs),
     /// Delete every sample of one process (app_service) from the database.
     Delete(DeleteArgs),
@@ -141,41 +145,6 @@ pub struct ServeArgs {
     /// How long clients may hold connections, and how many.
     #[command(flatten)]
     pub connections: ConnArgs,
-}
-
-/// Options of `import`.
-#[derive(Debug, Clone, Args)]
-pub struct ImportArgs {
-    /// SQLite database file [default: as for serve].
-    #[arg(long)]
-    pub db: Option<PathBuf>,
-    /// Process name the stacks belong to (`Total` for per-host `[p] proc;[t] thread` stacks).
-    #[arg(long)]
-    pub app_service: String,
-    /// profile_language_type.
-    #[arg(long, default_value = embers_model::contract::event::DEFAULT_LANGUAGE)]
-    pub language: String,
-    /// profile_event_type.
-    #[arg(long, default_value = embers_model::contract::event::DEFAULT_EVENT_TYPE)]
-    pub event_type: String,
-    /// profile_value_unit.
-    #[arg(long, default_value = embers_model::contract::event::DEFAULT_UNIT)]
-    pub unit: String,
-    /// Unix seconds of every sample [default: now].
-    #[arg(long)]
-    pub time: Option<i64>,
-    /// A tag, NAME=VALUE (repeatable), e.g. --tag host=node-a --tag k8s.label.app=web.
-    #[arg(long = "tag", value_name = "NAME=VALUE")]
-    pub tags: Vec<String>,
-    /// Folded-stack files (`frame;frame value` per line); `-` reads standard input.
-    #[arg(required = true)]
-    pub files: Vec<PathBuf>,
-    /// Limits on the stacks.
-    #[command(flatten)]
-    pub stacks: StackArgs,
-    /// The ClickHouse store, instead of --db.
-    #[command(flatten)]
-    pub clickhouse: ClickHouseArgs,
 }
 
 /// Run `serve` until Ctrl-C or SIGTERM.
@@ -319,56 +288,6 @@ fn shutdown_signal() -> Result<impl std::future::Future<Output = ()>, String> {
     }
 }
 
-/// Run `import`: each file is parsed completely, then written in one transaction. Stops at the
-/// first bad file (earlier files stay imported) with `file: line N: message`.
-pub fn import(args: &ImportArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref(), &args.clickhouse, Synchronous::Normal)?;
-    let mut tags = Vec::new();
-    for tag in &args.tags {
-        let (name, value) = tag
-            .split_once('=')
-            .ok_or_else(|| format!("--tag {tag}: expected NAME=VALUE"))?;
-        tags.push((
-            name.trim().to_owned(),
-            serde_json::Value::String(value.to_owned()),
-        ));
-    }
-    let now = crate::store::ingest::now_micros() / 1_000_000;
-    for file in &args.files {
-        let label = file.display().to_string();
-        let text = read_input(file).map_err(|e| format!("{label}: {e}"))?;
-        let batch_input = BatchInput {
-            app_service: args.app_service.clone(),
-            profile_language_type: args.language.clone(),
-            profile_event_type: args.event_type.clone(),
-            profile_value_unit: args.unit.clone(),
-            time: args.time,
-            tags: tags.iter().cloned().collect(),
-            folded: text,
-        };
-        let batch = input::to_batch(&batch_input, now, &args.stacks.limits())
-            .map_err(|e| format!("{label}: {e}"))?;
-        let stats = store
-            .insert(&[batch])
-            .map_err(|e| format!("{label}: {e}"))?;
-        println!(
-            "{label}: imported {} samples ({} new stacks)",
-            stats.samples, stats.new_stacks
-        );
-    }
-    Ok(())
-}
-
-fn read_input(path: &Path) -> std::io::Result<String> {
-    if path.as_os_str() == "-" {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text)?;
-        Ok(text)
-    } else {
-        std::fs::read_to_string(path)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -389,7 +308,7 @@ mod tests {
         let cli = Cli::parse_from(["embers-server", "serve", "--db", "/tmp/x.db"]);
         match cli.command {
             Some(Command::Serve(args)) => {
-                assert_eq!(args.db.as_deref(), Some(Path::new("/tmp/x.db")));
+                assert_eq!(args.db.as_deref(), Some(std::path::Path::new("/tmp/x.db")));
                 assert_eq!(args.listen, "127.0.0.1:8080");
                 assert_eq!(args.static_dir, PathBuf::from("dist"));
                 assert_eq!(args.result_shape, ResultShape::B);
@@ -416,7 +335,8 @@ mod tests {
             Some(Command::Import(args)) => {
                 assert_eq!(args.tags, vec!["host=a", "k8s.label.app=web"]);
                 assert_eq!(args.files.len(), 2);
-                assert_eq!(args.event_type, "on-cpu");
+                assert_eq!(args.event_type, None);
+                assert_eq!(args.format, Format::Auto);
             }
             other => panic!("{other:?}"),
         }

@@ -1,0 +1,83 @@
+// Other profilers' files in the viewer: a real Go CPU profile (runtime/pprof, gzipped) opened
+// with the file picker and a real `perf script` capture dropped on the page are read by the
+// decode worker and drawn; Export → pprof of the profile on screen (a noise-control step
+// applied) reads back to the same graph.
+
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import { openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
+import { parseStatus } from '../lib/viewer.mjs';
+
+const env = useServerAndBrowser();
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const GO_CPU = readFileSync(path.join(ROOT, 'model/tests/data/pprof/go-cpu.pb.gz'));
+const PERF = readFileSync(path.join(ROOT, 'server/tests/data/perf/workload-g.txt'));
+
+/** The status fields a round trip keeps (not the decode time). */
+const essentials = (s) => ({ nodes: s.nodes, functions: s.functions, depth: s.depth, valueText: s.valueText });
+
+/** Drops a file on the page, as a user dragging it from their desktop. */
+async function dropFile(v, name, buffer) {
+  const transfer = await v.page.evaluateHandle(({ name, bytes }) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], name));
+    return dt;
+  }, { name, bytes: [...buffer] });
+  await v.page.dispatchEvent('body', 'drop', { dataTransfer: transfer });
+}
+
+/** Waits for a graph rooted at `root` and returns its parsed status. */
+async function graphOf(v, root) {
+  const s = await v.poll(async () => parseStatus(await v.status()), (x) => x?.root === root, { what: `${root} drawn`, timeout: 20_000 });
+  await v.waitForCanvasStable();
+  return s;
+}
+
+test('F1. a Go pprof file and a perf script capture open as graphs; Export → pprof reads back', async (t) => {
+  const v = await openViewer(t, env);
+
+  // The picker: a gzipped pprof, gunzipped in the worker by the browser's DecompressionStream.
+  await v.importFile('go-cpu.pb.gz', GO_CPU, 'application/octet-stream');
+  const go = await graphOf(v, 'go-cpu');
+  assert.match(go.valueText, /^[\d,]+ samples$/, 'Go CPU is counted in samples, as DeepFlow stores cpu');
+  assert.equal((await v.el('server-notice').textContent()).trim(), 'pprof sample type samples/count');
+  assert.ok((await v.labels()).some((l) => l.startsWith('main.hotLoop')), 'the hot function is drawn');
+  assert.equal(v.requests.length, 0, 'opening a file sends no query');
+
+  // A drop: perf script of a real workload, processes under Total, threads, kernel frames.
+  await dropFile(v, 'workload.perf', PERF);
+  const perf = await graphOf(v, 'Total');
+  assert.ok(perf.nodes > 100, `${perf.nodes} nodes`);
+  const labels = await v.labels();
+  for (const layer of ['[p] gzip', '[p] python3']) {
+    assert.ok(labels.some((l) => l.startsWith(layer)), `${layer} drawn: ${labels.slice(0, 20)}`);
+  }
+
+  // Export → pprof of what is on screen (threads folded away), and back.
+  await v.redrawAfter(() => v.addNoise('threads'));
+  const shown = parseStatus(await v.status());
+  assert.ok(shown.nodes < perf.nodes, 'the step removed the thread layer');
+  const file = await v.download('export-pprof');
+  assert.equal(file.name, 'embers-Total.pprof');
+  assert.equal(file.buffer[0], 0x0a, 'a profile.proto message');
+  await v.importFile('exported.pprof', file.buffer, 'application/octet-stream');
+  const back = await v.poll(async () => parseStatus(await v.status()), (x) => x?.root === 'Total' && x.nodes === shown.nodes,
+    { what: 'the pprof export read back' });
+  assert.deepEqual(essentials(back), essentials(shown));
+  assert.ok(!(await v.labels()).some((l) => l.startsWith('[t] ')), 'no thread layer in the export');
+  v.assertNoErrors();
+});
+
+test('F2. a broken pprof file is a named error, and the page keeps working', async (t) => {
+  const v = await openViewer(t, env);
+  await v.importFile('cut.pb.gz', GO_CPU.subarray(0, 60), 'application/octet-stream');
+  await v.el('error').waitFor({ state: 'visible' });
+  assert.match(await v.errorText(), /Could not import cut\.pb\.gz: the file is not valid gzip/);
+  await v.importFile('go-cpu.pb.gz', GO_CPU, 'application/octet-stream');
+  await graphOf(v, 'go-cpu');
+  v.assertNoErrors({ allow: [/not valid gzip/] });
+});

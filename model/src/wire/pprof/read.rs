@@ -1,0 +1,60 @@
+//! A whole pprof file → one profile to show (the viewer's *Open* and drop, in its decode
+//! worker): the sample type [`primary`] picks among those the service would store (else the
+//! profile's default or last type, named as it is), its values scaled as stored, under the root
+//! an Embers export named or `fallback_root`.
+
+use super::fold::fold;
+use super::sample_types::{choose, primary, EventChoice, Scale};
+use super::{decode, PprofError};
+use crate::tree::profile::Profile;
+
+/// A profile read from pprof, with what its values are.
+#[derive(Clone, Debug)]
+pub struct ReadPprof {
+    /// The call tree.
+    pub profile: Profile,
+    /// The event type its values are shown as (`cpu`, `inuse_space`, `on-cpu`, ...).
+    pub event_type: String,
+    /// The sample type read, `type/unit`.
+    pub sample_type: String,
+}
+
+/// Reads uncompressed pprof `bytes` into the profile of its primary sample type.
+pub fn read_profile(bytes: &[u8], fallback_root: &str) -> Result<ReadPprof, PprofError> {
+    let p = decode(bytes)?;
+    let choices = choose(&p);
+    let choice = match primary(&p, &choices) {
+        Some(c) => c.clone(),
+        None => {
+            let default = p.default_sample_type;
+            let index = p
+                .sample_types
+                .iter()
+                .position(|t| default != 0 && t.kind == default)
+                .unwrap_or(p.sample_types.len().saturating_sub(1));
+            EventChoice {
+                index,
+                event_type: p.string(p.sample_types[index].kind).to_owned(),
+                unit: String::new(),
+                scale: Scale::AsSent,
+                cumulative: super::sample_types::Cumulative::No,
+                ebpf: false,
+            }
+        }
+    };
+    let root = p.root_name().unwrap_or(fallback_root);
+    let mut table = fold(&p, root, choice.index)?;
+    if choice.scale != Scale::AsSent {
+        for v in &mut table.self_value {
+            let scaled = u64::try_from(*v).ok().and_then(|v| choice.scale.apply(v));
+            *v = scaled
+                .and_then(|s| i64::try_from(s).ok())
+                .unwrap_or(i64::MAX);
+        }
+    }
+    Ok(ReadPprof {
+        profile: Profile::from_table(table),
+        event_type: choice.event_type,
+        sample_type: p.sample_type_name(choice.index),
+    })
+}

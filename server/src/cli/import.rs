@@ -1,0 +1,251 @@
+//! `embers-server import`: files (or standard input) into the store, one transaction per file,
+//! in any format the service ingests:
+//!
+//! - `folded`: `frame;frame value` lines (`--app-service` required; `eBPF`, `on-cpu`,
+//!   microseconds unless told otherwise);
+//! - `pprof` (gzipped or not): every sample type Embers stores by default, or `--sample-type`
+//!   (stored as `--event-type` when given); the app is `--app-service`, else the one an Embers
+//!   export names;
+//! - `perf`: `perf script` output, one app per process unless `--app-service` says otherwise.
+//!
+//! `--format auto` (the default) tells them apart: gzip or a valid pprof message is pprof, text
+//! whose first line is a `perf script` sample header is perf, anything else folded.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use embers_model::contract::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, DEFAULT_UNIT};
+use embers_model::wire::perf::is_perf_script;
+use embers_model::wire::pprof;
+
+use crate::formats::{gzip, perf, pprof as pprof_batches, FormatError};
+use crate::input::{self, BatchInput};
+use crate::limits::options::StackArgs;
+use crate::limits::StackLimits;
+use crate::store::{Batch, Synchronous, Tags};
+use crate::store_args::{open_store, ClickHouseArgs};
+
+/// The most a gzipped file may decompress to (the service's default ingest limit).
+const MAX_FILE_BYTES: usize = crate::DEFAULT_INGEST_LIMIT;
+
+/// What a file holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Decide by content.
+    Auto,
+    /// Folded stacks.
+    Folded,
+    /// pprof (profile.proto), gzipped or not.
+    Pprof,
+    /// `perf script` output.
+    Perf,
+}
+
+/// Options of `import`.
+#[derive(Debug, Clone, Args)]
+pub struct ImportArgs {
+    /// SQLite database file [default: as for serve].
+    #[arg(long)]
+    pub db: Option<PathBuf>,
+    /// The format of the files.
+    #[arg(long, value_enum, default_value_t = Format::Auto)]
+    pub format: Format,
+    /// Process name the stacks belong to (`Total` for per-host `[p] proc;[t] thread` stacks);
+    /// required for folded stacks.
+    #[arg(long)]
+    pub app_service: Option<String>,
+    /// profile_language_type [default: eBPF; pprof: by content].
+    #[arg(long)]
+    pub language: Option<String>,
+    /// profile_event_type [default: on-cpu; pprof: by sample type; perf: by event].
+    #[arg(long)]
+    pub event_type: Option<String>,
+    /// profile_value_unit of folded stacks [default: microseconds].
+    #[arg(long)]
+    pub unit: Option<String>,
+    /// pprof: the one sample type to store (`cpu`, `alloc_space`, `cpu/nanoseconds`).
+    #[arg(long)]
+    pub sample_type: Option<String>,
+    /// Unix seconds of every sample [default: now; pprof: the profile's own time].
+    #[arg(long)]
+    pub time: Option<i64>,
+    /// A tag, NAME=VALUE (repeatable), e.g. --tag host=node-a --tag k8s.label.app=web.
+    #[arg(long = "tag", value_name = "NAME=VALUE")]
+    pub tags: Vec<String>,
+    /// Files to import; `-` reads standard input.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Limits on the stacks.
+    #[command(flatten)]
+    pub stacks: StackArgs,
+    /// The ClickHouse store, instead of --db.
+    #[command(flatten)]
+    pub clickhouse: ClickHouseArgs,
+}
+
+/// Run `import`: each file is parsed completely, then written in one transaction. Stops at the
+/// first bad file (earlier files stay imported) with `file: message`.
+pub fn import(args: &ImportArgs) -> Result<(), String> {
+    let store = open_store(args.db.as_deref(), &args.clickhouse, Synchronous::Normal)?;
+    let mut pairs = Vec::new();
+    for tag in &args.tags {
+        let (name, value) = tag
+            .split_once('=')
+            .ok_or_else(|| format!("--tag {tag}: expected NAME=VALUE"))?;
+        pairs.push((name.trim().to_owned(), value.to_owned()));
+    }
+    let now = crate::formats::now_seconds();
+    for file in &args.files {
+        let label = file.display().to_string();
+        let bytes = read_input(file).map_err(|e| format!("{label}: {e}"))?;
+        let batches = batches_of(args, &bytes, &pairs, now).map_err(|e| format!("{label}: {e}"))?;
+        let stats = store
+            .insert(&batches)
+            .map_err(|e| format!("{label}: {e}"))?;
+        println!(
+            "{label}: imported {} samples ({} new stacks) in {} batch{}",
+            stats.samples,
+            stats.new_stacks,
+            batches.len(),
+            if batches.len() == 1 { "" } else { "es" }
+        );
+    }
+    Ok(())
+}
+
+/// What format `bytes` are in, when `--format auto`.
+fn detect(bytes: &[u8]) -> Format {
+    if gzip::is_gzip(bytes) || pprof::decode(bytes).is_ok() {
+        return Format::Pprof;
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) if is_perf_script(text) => Format::Perf,
+        _ => Format::Folded,
+    }
+}
+
+/// The batches of one file.
+fn batches_of(
+    args: &ImportArgs,
+    bytes: &[u8],
+    pairs: &[(String, String)],
+    now: i64,
+) -> Result<Vec<Batch>, String> {
+    let limits = args.stacks.limits();
+    let format = match args.format {
+        Format::Auto => detect(bytes),
+        f => f,
+    };
+    let text = || std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}"));
+    match format {
+        Format::Pprof => pprof_file(args, bytes, pairs, &limits),
+        Format::Perf => {
+            let tags = tags(pairs)?;
+            let target = perf::Target {
+                app_service: args.app_service.as_deref(),
+                language: args.language.as_deref(),
+                event_type: args.event_type.as_deref(),
+                time: args.time.unwrap_or(now),
+                tags: &tags,
+            };
+            perf::batches(text()?, &target, &limits).map_err(|e| e.to_string())
+        }
+        Format::Folded | Format::Auto => {
+            let app_service = args.app_service.clone().ok_or(
+                "folded stacks need --app-service (the process they belong to)".to_owned(),
+            )?;
+            let input = BatchInput {
+                app_service,
+                profile_language_type: opt(&args.language, DEFAULT_LANGUAGE),
+                profile_event_type: opt(&args.event_type, DEFAULT_EVENT_TYPE),
+                profile_value_unit: opt(&args.unit, DEFAULT_UNIT),
+                time: args.time,
+                tags: pairs
+                    .iter()
+                    .map(|(n, v)| (n.clone(), serde_json::Value::String(v.clone())))
+                    .collect(),
+                folded: String::new(),
+            };
+            let batch =
+                input::to_batch_of(&input, text()?, now, &limits).map_err(|e| e.to_string())?;
+            Ok(vec![batch])
+        }
+    }
+}
+
+fn opt(given: &Option<String>, default: &str) -> String {
+    given.clone().unwrap_or_else(|| default.to_owned())
+}
+
+fn tags(pairs: &[(String, String)]) -> Result<Tags, String> {
+    input::build_tags(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+        .map_err(|e| e.to_string())
+}
+
+/// The batches of a pprof file.
+fn pprof_file(
+    args: &ImportArgs,
+    bytes: &[u8],
+    pairs: &[(String, String)],
+    limits: &StackLimits,
+) -> Result<Vec<Batch>, String> {
+    let bytes =
+        gzip::maybe_gunzip(bytes, MAX_FILE_BYTES).map_err(|e| FormatError::from(e).to_string())?;
+    let root = pprof::decode(&bytes)
+        .ok()
+        .and_then(|p| p.root_name().map(str::to_owned));
+    let app_service = args
+        .app_service
+        .clone()
+        .or(root)
+        .ok_or("pprof files need --app-service (the process they belong to)".to_owned())?;
+    let mut tags = tags(pairs)?;
+    if tags.column("app_instance").is_none() {
+        tags.set("app_instance", &app_service)?;
+    }
+    let selection = match &args.sample_type {
+        Some(sample_type) => pprof_batches::Selection::Pick {
+            sample_type,
+            event_type: args.event_type.as_deref(),
+        },
+        None => pprof_batches::Selection::Default,
+    };
+    let target = pprof_batches::Target {
+        app_service: &app_service,
+        language: args.language.as_deref(),
+        time: args.time,
+        tags: &tags,
+        selection,
+        unit: args.unit.as_deref(),
+        max_text_bytes: pprof_batches::text_budget(MAX_FILE_BYTES),
+    };
+    pprof_batches::batches(&bytes, None, &target, limits).map_err(|e| e.to_string())
+}
+
+fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_are_told_apart_by_content() {
+        assert_eq!(detect(b"\x1f\x8b\x08\x00"), Format::Pprof);
+        assert_eq!(detect(b"main;work 3\n"), Format::Folded);
+        assert_eq!(
+            detect(b"gzip 7 [000] 1.5: 5025125 cpu-clock:ppp:\n\t46a0 [unknown] (/usr/bin/gzip)\n"),
+            Format::Perf
+        );
+        // An empty message is a valid (empty) protobuf, but no pprof: no sample type.
+        assert_eq!(detect(b""), Format::Folded);
+    }
+}

@@ -1,0 +1,130 @@
+//! `POST /push.v1.PusherService/Push`: Pyroscope's push API as a Connect unary call, what
+//! Grafana Alloy's `pyroscope.write` sends (`url = "http://embers:8080"`). Bodies are
+//! `application/proto` or `application/json` (optionally `Content-Encoding: gzip`), read by
+//! [`crate::formats::push`]; every series is written in one transaction, or nothing.
+//!
+//! Answers follow the Connect protocol: success is an empty `PushResponse` in the request's
+//! encoding; an error is `{"code": "invalid_argument", "message": "..."}` with HTTP 400 (413
+//! `resource_exhausted` past the size limit, 500 `internal`), so a Connect client shows the
+//! message.
+
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+
+use crate::formats::push;
+use crate::{AppState, Error};
+
+/// The handler.
+#[utoipa::path(
+    post,
+    path = "/push.v1.PusherService/Push",
+    tag = "ingest",
+    summary = "Pyroscope's push API (Connect unary), as Grafana Alloy's pyroscope.write sends it",
+    description = "A `PushRequest`: series of labels, each with gzipped pprof samples, as \
+                   `application/proto` or `application/json` (optionally `Content-Encoding: gzip`); \
+                   every series written in one transaction or none. Answers follow Connect: an empty \
+                   `PushResponse` in the request's encoding, or `{code, message}`.",
+    request_body(
+        description = "A push.v1.PushRequest.",
+        content((Vec<u8> = "application/proto"), (Object = "application/json")),
+    ),
+    responses(
+        (status = 200, description = "All stored: an empty PushResponse.",
+         content((Vec<u8> = "application/proto"), (Object = "application/json"))),
+        (status = 400, description = "The request is wrong: Connect's `{\"code\": \"invalid_argument\", \"message\"}` naming the problem.", body = Object, content_type = "application/json"),
+        (status = 413, description = "Over --max-ingest-bytes, compressed or not: `resource_exhausted`.", body = Object, content_type = "application/json"),
+        (status = 500, description = "A server failure: `internal`.", body = Object, content_type = "application/json"),
+        (status = 503, description = "The store cannot write now: `unavailable`; retry.", body = Object, content_type = "application/json"),
+    ),
+)]
+pub async fn handle(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    match answer(&state, &headers, body).await {
+        Ok(response) => response,
+        Err(e) => connect_error(&e),
+    }
+}
+
+/// How the request (and so the answer) is encoded.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Codec {
+    Proto,
+    Json,
+}
+
+fn codec(headers: &HeaderMap) -> Result<Codec, Error> {
+    let ct = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .map(|v| v.trim().to_ascii_lowercase())
+        .unwrap_or_default();
+    match ct.as_str() {
+        "application/proto" | "application/protobuf" | "application/x-protobuf" => Ok(Codec::Proto),
+        "application/json" => Ok(Codec::Json),
+        other => Err(Error::invalid(format!(
+            "Content-Type '{other}' is not a Connect unary encoding: send application/proto or \
+             application/json (streaming and gRPC are not served here)"
+        ))),
+    }
+}
+
+async fn answer(
+    state: &AppState,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Error> {
+    let codec = codec(headers)?;
+    let limit = state.limits.ingest;
+    let body = super::pyroscope::decoded_body(headers, super::read_body(body, limit)?, limit)?;
+    let limits = state.limiter.caps().stacks;
+    let ingest = tokio::task::spawn_blocking(move || {
+        let series = match codec {
+            Codec::Proto => push::decode_proto(&body)?,
+            Codec::Json => push::decode_json(&body)?,
+        };
+        push::batches(&series, &limits, limit)
+    })
+    .await
+    .map_err(|e| Error::internal(format!("push task failed: {e}")))?
+    .map_err(super::pyroscope::format_error)?;
+    if !ingest.ignored_labels.is_empty() {
+        tracing::debug!(labels = ?ingest.ignored_labels, "push: labels that are no field left out");
+    }
+    super::pyroscope::store(state, ingest.batches, ingest.ignored_labels).await?;
+    let (content_type, body) = match codec {
+        Codec::Proto => ("application/proto", Vec::new()),
+        Codec::Json => ("application/json", b"{}".to_vec()),
+    };
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
+        body,
+    )
+        .into_response())
+}
+
+/// An error as Connect's error JSON, with the HTTP status Connect pairs with its code.
+fn connect_error(e: &Error) -> Response {
+    let code = match e.status() {
+        StatusCode::BAD_REQUEST => "invalid_argument",
+        StatusCode::PAYLOAD_TOO_LARGE => "resource_exhausted",
+        StatusCode::UNAUTHORIZED => "unauthenticated",
+        StatusCode::FORBIDDEN => "permission_denied",
+        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
+        _ => "internal",
+    };
+    let body = serde_json::json!({ "code": code, "message": e.description() });
+    let mut response = (e.status(), body.to_string()).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}

@@ -1,0 +1,3 @@
+module embers.test/hot
+
+go 1.19
