@@ -124,21 +124,21 @@ fn run(args: Args) -> Result<(), String> {
         write(
             &args.out,
             "shape-a.json",
-            &synth.to_shape_a_json(),
+            synth.to_shape_a_json(),
             &mut sizes,
         )?;
     } else {
         let _ = std::fs::remove_file(args.out.join("shape-a.json"));
     }
     if !args.skip_folded {
-        write(&args.out, "stacks.folded", &synth.to_folded(), &mut sizes)?;
+        write(&args.out, "stacks.folded", synth.to_folded(), &mut sizes)?;
     } else {
         let _ = std::fs::remove_file(args.out.join("stacks.folded"));
     }
     write(
         &args.out,
         "speedscope.json",
-        &speedscope_json(&synth),
+        speedscope_json(&synth),
         &mut sizes,
     )?;
     let (grafana, max_level) = grafana_json(&synth);

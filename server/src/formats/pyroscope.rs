@@ -244,10 +244,11 @@ pub fn batches(
             previous,
             config,
         } => {
-            let config: Option<SampleTypeConfig> = config
-                .map(|c| serde_json::from_slice(c))
-                .transpose()
-                .map_err(|e| FormatError::invalid(format!("sample_type_config: {e}")))?;
+            let config: Option<SampleTypeConfig> =
+                config
+                    .map(serde_json::from_slice)
+                    .transpose()
+                    .map_err(|e| FormatError::invalid(format!("sample_type_config: {e}")))?;
             let selection = config
                 .as_ref()
                 .map_or(Selection::Default, Selection::Configured);

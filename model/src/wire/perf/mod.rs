@@ -1,11 +1,12 @@
 //! `perf script` text → stacks: the output of `perf record -g` (or `--call-graph dwarf`) as every
-//! Linux user can print it. Each sample is a header line and its call chain, leaf first:
+//! Linux user can print it. Each sample is a header line and its call chain, leaf first (each
+//! frame line starts with a tab):
 //!
 //! ```text
 //! python3 4242/4243 [001] 12345.678901:   10101010 cpu-clock:pppH:
-//! 	ffffffff8103c3f6 native_safe_halt+0x6 ([kernel.kallsyms])
-//! 	    7f0e1c2b3a10 PyEval_EvalFrameDefault+0x123 (/usr/lib/libpython3.11.so.1.0)
-//! 	    55d0e4a1b2c3 main+0x20 (/usr/bin/python3.11)
+//!         ffffffff8103c3f6 native_safe_halt+0x6 ([kernel.kallsyms])
+//!             7f0e1c2b3a10 PyEval_EvalFrameDefault+0x123 (/usr/lib/libpython3.11.so.1.0)
+//!             55d0e4a1b2c3 main+0x20 (/usr/bin/python3.11)
 //! ```
 //!
 //! Frames are named by [`crate::wire::native`]: kernel frames `[k] fn`, shared-library frames

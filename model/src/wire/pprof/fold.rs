@@ -47,7 +47,8 @@ pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofE
     let mut locations = Vec::new();
     // The packed location ids of the sample walked last.
     let mut previous: Option<&[u8]> = None;
-    for i in 0..p.samples.len() {
+    // One thread per sample (`thread_frames`).
+    for (i, &thread) in threads.iter().enumerate().take(p.samples.len()) {
         let v = p.samples.values.get(i * k + value).copied().unwrap_or(0);
         if v == 0 {
             continue;
@@ -63,7 +64,7 @@ pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofE
             Some(&SampleLocations::Packed { bytes, at }) => Some((bytes, at)),
             _ => None,
         };
-        let same_thread = trie.prev_thread == Some(threads[i]);
+        let same_thread = trie.prev_thread == Some(thread);
         let shortcut = match (packed, previous) {
             (Some((bytes, _)), Some(prev)) if same_thread => shared_tail(prev, bytes),
             _ => None,
@@ -75,7 +76,7 @@ pub fn fold(p: &Pprof<'_>, root: &str, value: usize) -> Result<NodeTable, PprofE
             }
             _ => {
                 sample_locations(p, i, &mut locations)?;
-                trie.walk(&mut table, &frames, threads[i], &locations)?
+                trie.walk(&mut table, &frames, thread, &locations)?
             }
         };
         previous = packed.map(|(bytes, _)| bytes);
@@ -368,7 +369,7 @@ impl Trie {
         }
         let next = u32::try_from(table.len())
             .ok()
-            .filter(|&n| n < NONE.min(NO_PARENT))
+            .filter(|&n| n < NO_PARENT)
             .ok_or(PprofError::TooLarge("nodes"))?;
         table.push(func, parent, 0, 0);
         self.first_child.push(NONE);
