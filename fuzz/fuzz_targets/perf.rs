@@ -11,10 +11,15 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
     alloc::bounded(text.len(), || {
-        let Ok(script) = parse_perf_script(&text) else { return };
+        let Ok(script) = parse_perf_script(&text) else {
+            return;
+        };
         let tree = script.tree();
         check::profile_invariants(&tree);
-        let sum = script.samples.iter().fold(0u64, |a, s| a.saturating_add(s.value));
+        let sum = script
+            .samples
+            .iter()
+            .fold(0u64, |a, s| a.saturating_add(s.value));
         assert_eq!(tree.root_total(), sum);
         for (process, stacks) in script.stacks_by_process() {
             assert!(!process.is_empty());

@@ -33,7 +33,11 @@ fn round_trip(profile: &Profile) {
     let back = decode(&written).expect("Embers' own pprof decodes");
     assert_eq!(back.root_name(), Some("root"));
     let again = Profile::from_table(fold(&back, "x", 0).expect("Embers' own pprof folds"));
-    assert_eq!(to_folded(&again), to_folded(profile), "the round trip changes the tree");
+    assert_eq!(
+        to_folded(&again),
+        to_folded(profile),
+        "the round trip changes the tree"
+    );
 }
 
 fn service(data: &[u8]) {
@@ -47,13 +51,21 @@ fn service(data: &[u8]) {
         unit: None,
         max_text_bytes: data.len() * 4 + 4096,
     };
-    let Ok(stored) = batches(data, None, &target, &LIMITS) else { return };
+    let Ok(stored) = batches(data, None, &target, &LIMITS) else {
+        return;
+    };
     for batch in &stored {
         for s in &batch.samples {
-            assert!(i64::try_from(s.value).is_ok() && s.value > 0, "value {}", s.value);
+            assert!(
+                i64::try_from(s.value).is_ok() && s.value > 0,
+                "value {}",
+                s.value
+            );
             let frames: Vec<&str> = s.stack.split(';').collect();
             assert!(frames.len() <= LIMITS.max_frames, "too deep: {}", s.stack);
-            assert!(frames.iter().all(|f| !f.is_empty() && f.len() <= LIMITS.max_frame_bytes));
+            assert!(frames
+                .iter()
+                .all(|f| !f.is_empty() && f.len() <= LIMITS.max_frame_bytes));
         }
     }
 }

@@ -27,12 +27,18 @@ fuzz_target!(|data: &[u8]| {
     alloc::bounded(data.len(), || {
         let Ok(p) = params(&pairs) else { return };
         assert!(!p.app.trim().is_empty());
-        let Ok(ingest) = batches(&p, Body::Raw(body), &LIMITS, 1 << 20) else { return };
+        let Ok(ingest) = batches(&p, Body::Raw(body), &LIMITS, 1 << 20) else {
+            return;
+        };
         for b in &ingest.batches {
             assert!(!b.meta.language.is_empty() && !b.meta.event_type.is_empty());
             for s in &b.samples {
                 assert!(s.time > 0 && s.value > 0 && i64::try_from(s.value).is_ok());
-                assert!(s.stack.split(';').count() <= LIMITS.max_frames, "{}", s.stack);
+                assert!(
+                    s.stack.split(';').count() <= LIMITS.max_frames,
+                    "{}",
+                    s.stack
+                );
             }
         }
     });
