@@ -87,8 +87,12 @@ pub fn params(query: &[(String, String)]) -> Result<Params, FormatError> {
                     .parse::<i64>()
                     .ok()
                     .filter(|&t| t > 0)
+                    .map(unix_seconds)
                     .ok_or_else(|| {
-                        FormatError::invalid(format!("{key} must be Unix seconds, got '{v}'"))
+                        FormatError::invalid(format!(
+                            "{key} must be Unix time in seconds (or milliseconds, microseconds, \
+                             nanoseconds), got '{v}'"
+                        ))
                     })
             })
             .transpose()
@@ -124,7 +128,7 @@ pub fn params(query: &[(String, String)]) -> Result<Params, FormatError> {
     if let Some(u) = units.filter(|u| Quantity::from_unit_label(u).is_none()) {
         return Err(FormatError::invalid(format!(
             "units must be one of samples, objects, goroutines, bytes, lock_samples, \
-             lock_nanoseconds, microseconds; got '{u}'"
+             lock_nanoseconds, microseconds, nanoseconds; got '{u}'"
         )));
     }
     let language = get("spyName")
@@ -352,6 +356,18 @@ fn text_batch(
         params.time.unwrap_or_else(super::now_seconds),
         limits,
     )
+}
+
+/// Unix seconds from a time in seconds, milliseconds, microseconds or nanoseconds, told apart
+/// by size as senders mix them: no time in seconds passes 1e11 (the year 5138), and no time
+/// in milliseconds since 1973 is below it.
+fn unix_seconds(t: i64) -> i64 {
+    match t {
+        t if t >= 100_000_000_000_000_000 => t / 1_000_000_000,
+        t if t >= 100_000_000_000_000 => t / 1_000_000,
+        t if t >= 100_000_000_000 => t / 1_000,
+        t => t,
+    }
 }
 
 #[cfg(test)]

@@ -36,10 +36,10 @@ use crate::{AppState, Error};
                    optionally gzip (`Content-Encoding`). `name` is `app{label=value,...}`: labels \
                    become tags of the field table, the others are left out and listed in the \
                    answer's `ignored_labels`. Written in one transaction or not at all; see \
-                   docs/api.md for what is stored.",
+                   docs/formats.md for what is stored.",
     params(
         ("name" = String, Query, description = "`app{label=value,...}`: the application (app_service) and its labels."),
-        ("from" = Option<i64>, Query, description = "Unix seconds (or ms/µs/ns: told by size); now when absent."),
+        ("from" = Option<i64>, Query, description = "Unix time in seconds (milliseconds, microseconds and nanoseconds are told by their size); now when absent."),
         ("until" = Option<i64>, Query, description = "Unix seconds (as `from`); `from` when absent."),
         ("sampleRate" = Option<i64>, Query, description = "Samples per second (default 100): with eBPF text profiles, a sample is 1e6/sampleRate µs on-CPU."),
         ("spyName" = Option<String>, Query, description = "The sender (gospy, javaspy, pyspy, rbspy, phpspy, dotnetspy, nodespy, ebpfspy, ...): the profile_language_type by DeepFlow's map."),

@@ -46,6 +46,10 @@ fn params_map_spy_names_and_suffixes_and_refuse_nonsense() {
     assert_eq!(p.suffix_event.as_deref(), Some("alloc_space"));
     assert_eq!(p.language.as_deref(), Some("Golang"));
     assert_eq!(p.time, Some(1_700_000_000));
+    for from in ["1700000000", "1700000000123", "1700000000123456", "1700000000123456789"] {
+        let p = params(&q(&[("name", "a"), ("from", from)])).expect("params");
+        assert_eq!(p.time, Some(1_700_000_000), "from={from}");
+    }
     let unparsable = params(&q(&[("name", "we{ird"), ("spyName", "pyroscope-rs")])).expect("ok");
     assert_eq!(
         (unparsable.app.as_str(), unparsable.language.as_deref()),
@@ -55,7 +59,7 @@ fn params_map_spy_names_and_suffixes_and_refuse_nonsense() {
         (vec![("from", "1")], "name is required"),
         (
             vec![("name", "a"), ("from", "yesterday")],
-            "from must be Unix seconds, got 'yesterday'",
+            "from must be Unix time in seconds (or milliseconds, microseconds, nanoseconds), got 'yesterday'",
         ),
         (
             vec![("name", "a"), ("from", "9"), ("until", "8")],
