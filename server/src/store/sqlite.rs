@@ -15,8 +15,7 @@ use rusqlite::Connection;
 use super::functions::FrameCache;
 use super::{
     budget, fn_rollup, ingest, query, rollup, saturate, schema, Batch, InsertStats, Outage,
-    QueryError,
-    QueryOutput, StoreError, Synchronous,
+    QueryError, QueryOutput, StoreError, Synchronous,
 };
 
 /// Most idle reader connections kept for reuse.
