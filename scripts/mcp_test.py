@@ -7,7 +7,7 @@ lists the tools and calls each with good and bad arguments. The texts are checke
 figures computed here from the service's own HTTP API (ProfileTracing, services, timeline) and
 against the demo's planted regression: api-gateway's
 github.com/example/gateway/render.jsonEncodeResponse grows in the last 20 minutes, and
-compare_profiles must name it first.
+compare_profiles and top_functions (what grew against the previous period) must name it first.
 
     .tools/venv/bin/python scripts/mcp_test.py [--bin target/release/embers-server]
 
@@ -30,7 +30,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 REGRESSION = "github.com/example/gateway/render.jsonEncodeResponse"
-TOOLS = {"list_services", "summarize_profile", "compare_profiles", "timeline", "list_snapshots", "read_snapshot"}
+TOOLS = {"list_services", "top_functions", "summarize_profile", "compare_profiles", "timeline", "list_snapshots", "read_snapshot"}
 results = []
 
 
@@ -94,6 +94,7 @@ async def exercise(session, transport, base, snapshot_id):
     await services(session, transport, base, (now - 3599, now))
     await summary(session, transport, base, last20)
     await compare(session, transport, base, last20, before)
+    await top_functions(session, transport, base, last20, before)
     await timeline(session, transport, base, (now - 3599, now))
     await snapshots(session, transport, base, snapshot_id, last20)
     await bad_arguments(session, transport)
@@ -151,6 +152,40 @@ async def compare(session, transport, base, last20, before):
           not error and f"  {REGRESSION}" in text.split("Grew")[1].splitlines()[1], text[:600])
 
 
+def first_row(text):
+    """The first numbered row of a top_functions table, and the line below it (its services)."""
+    lines = text.splitlines()
+    i = next((i for i, l in enumerate(lines) if re.match(r"\s*1\. ", l)), None)
+    return ("", "") if i is None or i + 1 >= len(lines) else (lines[i], lines[i + 1])
+
+
+async def top_functions(session, transport, base, last20, before):
+    body = {"time_start": last20[0], "time_end": last20[1], "profile_event_type": "on-cpu",
+            "profile_language_type": "eBPF", "limit": 5}
+    error, text = await call(session, "top_functions", {"time_start": last20[0], "time_end": last20[1], "limit": 5})
+    want = post(base, "/v1/profile/functions", body)["result"]
+    top = want["values"][0]
+    row, places = first_row(text)
+    m = re.match(r"\s*1\.\s+([\d.<]+)%\s+.+?\s{2}(\S.*)$", row)
+    check(f"{transport}: top_functions' hottest function and self share are the functions endpoint's",
+          not error and m is not None and row.split("  ")[-1] == top[0] and abs(percent(m.group(1)) - top[3]) < 0.1,
+          f"{top[0]} {top[3]:.2f} vs {row!r}")
+    check(f"{transport}: top_functions names the services it runs in",
+          places.strip().startswith("in ") and all(p[0] in places for p in top[11][:5]), f"{top[11][:5]} vs {places!r}")
+    args = {"time_start": last20[0], "time_end": last20[1], "baseline": "previous", "limit": 5}
+    error, text = await call(session, "top_functions", args)
+    grew = post(base, "/v1/profile/functions", {**body, "baseline_time_start": before[0], "baseline_time_end": before[1],
+                                                "metric": "total", "order_by": "place_change"})["result"]
+    first = grew["values"][0]
+    row, places = first_row(text)
+    m = re.match(r"\s*1\.\s+\+([\d.]+) pp\s", row)
+    check(f"{transport}: top_functions against the previous period names the planted regression first, as the endpoint does",
+          not error and first[0] == REGRESSION and row.endswith("  " + REGRESSION) and m is not None
+          and abs(float(m.group(1)) - first[9]) < 0.6 and "api-gateway +" in places,
+          f"{first[0]} {first[9]:.2f} vs {row!r} {places!r}")
+    check(f"{transport}: top_functions names its baseline", f"Baseline: " in text and "Comparison:" in text, text[:300])
+
+
 async def timeline(session, transport, base, rng):
     error, text = await call(session, "timeline", {"app_service": "api-gateway", "time_start": rng[0], "time_end": rng[1]})
     body = {"app_service": "api-gateway", "profile_language_type": "eBPF", "profile_event_type": "on-cpu",
@@ -183,6 +218,13 @@ BAD = [
     ("timeline", {"group_by": "no such tag!"}, "group_by"),
     ("read_snapshot", {"id": "A" * 26}, "there is no snapshot"),
     ("list_services", {"last": "30d"}, "longer than a week"),
+    ("top_functions", {"limit": 0}, "limit must be 1 to 50, got 0"),
+    ("top_functions", {"limit": 500}, "limit must be 1 to 50, got 500"),
+    ("top_functions", {"metric": "cycles"}, 'metric must be "self" or "total"'),
+    ("top_functions", {"baseline": "last week"}, 'baseline must be "previous" or "yesterday"'),
+    ("top_functions", {"order_by": "change"}, "need a baseline"),
+    ("top_functions", {"baseline": "previous", "baseline_time_start": 5}, "not both"),
+    ("top_functions", {"tag_filter": "host = "}, "tag_filter"),
 ]
 
 

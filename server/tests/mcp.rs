@@ -58,7 +58,8 @@ async fn tools_answer_over_http_from_the_store() {
             "list_snapshots",
             "read_snapshot",
             "summarize_profile",
-            "timeline"
+            "timeline",
+            "top_functions"
         ]
     );
     let args = json!({"app_service": "web", "time_start": T0, "time_end": T0 + 60, "rows": 2});
@@ -78,6 +79,57 @@ async fn tools_answer_over_http_from_the_store() {
     let bad = json!({"name": "summarize_profile", "arguments": {"app_service": "web", "time_start": T0 + 9, "time_end": T0}});
     let (error, text) = tool_text(&call(&server, &[], &rpc(3, "tools/call", bad)).await);
     assert!(error && text.contains("is after time_end"), "{text}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn top_functions_list_the_hottest_and_what_grew() {
+    let db = TempDb::new();
+    let server = TestServer::start(&db.path()).await;
+    server
+        .ingest(json!({"app_service": "web", "time": T0 - 30,
+                       "folded": "[t] web;main;render;json.Marshal 10\n[t] web;main;read 90\n"}))
+        .await;
+    server
+        .ingest(json!({"app_service": "web", "time": T0 + 10,
+                       "folded": "[t] web;main;render;json.Marshal 75\n[t] web;main;read 25\n"}))
+        .await;
+    let ask = |id, args: Value| {
+        rpc(
+            id,
+            "tools/call",
+            json!({"name": "top_functions", "arguments": args}),
+        )
+    };
+    let range = json!({"time_start": T0, "time_end": T0 + 59, "limit": 2});
+    let (error, text) = tool_text(&call(&server, &[], &ask(1, range.clone())).await);
+    assert!(!error, "{text}");
+    let expected = "\
+Top functions, by self CPU time: every service, on-cpu (eBPF), 2023-11-14 22:13:20–22:14:19 UTC
+Total: 100 µs of CPU time.
+5 functions; 1 to 2 below.
+  #   self%       self    total%      total  function
+  1.    75%      75 µs       75%      75 µs  json.Marshal
+       in web 75 µs
+  2.    25%      25 µs       25%      25 µs  read
+       in web 25 µs
+";
+    assert_eq!(text, expected);
+    let mut grew = range;
+    grew["baseline"] = json!("previous");
+    let (error, text) = tool_text(&call(&server, &[], &ask(2, grew)).await);
+    assert!(!error, "{text}");
+    assert!(
+        text.contains("Baseline: 2023-11-14 22:12:20–22:13:19 UTC, 100 µs of CPU time."),
+        "{text}"
+    );
+    assert!(
+        text.contains("  1.   +65 pp     10% → 75%          75 µs  json.Marshal\n       in web +65 pp (75 µs)\n"),
+        "{text}"
+    );
+    let bad = ask(3, json!({"limit": 51}));
+    let (error, text) = tool_text(&call(&server, &[], &bad).await);
+    assert!(error && text == "limit must be 1 to 50, got 51", "{text}");
     server.stop().await;
 }
 
@@ -119,6 +171,6 @@ async fn mcp_sits_behind_the_guard() {
     );
     let ok = call(&server, &[bearer], &list).await;
     assert_eq!(ok.status, 200, "{}", ok.body);
-    assert_eq!(ok.body["result"]["tools"].as_array().map(Vec::len), Some(6));
+    assert_eq!(ok.body["result"]["tools"].as_array().map(Vec::len), Some(7));
     server.stop().await;
 }

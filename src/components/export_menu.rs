@@ -1,5 +1,5 @@
-//! The Export menu (PNG, interactive SVG, folded stacks, ProfileTracing JSON, pprof) and the ways in
-//! for a saved profile (file picker, drag-and-drop anywhere on the page).
+//! The Export menu (PNG, interactive SVG, folded stacks, ProfileTracing JSON, pprof, the summary
+//! as text) and the ways in for a saved profile (file picker, drag-and-drop anywhere on the page).
 
 use embers_model::export::svg::{render_svg_diff, SvgDiff, SvgOptions};
 use embers_model::view::color::Palette;
@@ -112,6 +112,44 @@ async fn export_pprof(l: &Loaded) {
     }
 }
 
+/// The page's clipboard: `navigator.clipboard` is undefined outside a secure context, so it is
+/// read as a plain value first.
+fn clipboard() -> Option<web_sys::Clipboard> {
+    web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w.navigator(), &"clipboard".into()).ok())
+        .filter(|c| c.is_object())
+        .map(|c| c.unchecked_into::<web_sys::Clipboard>())
+}
+
+/// Copies the summary `text` to the clipboard and says so; where the page may not (the
+/// clipboard refused, or none outside a secure context), downloads it as `file_name` instead.
+fn copy_summary(text: String, file_name: String, notice: RwSignal<Option<Saved>>) {
+    // Written now, while the click still counts as the user's gesture; awaited after.
+    let lines = text.lines().count();
+    let clipboard = clipboard();
+    let written = clipboard
+        .as_ref()
+        .map(|c| wasm_bindgen_futures::JsFuture::from(c.write_text(&text)));
+    let fallback = move |why: &str| {
+        download(&file_name, "text/plain", &text);
+        notice.set(Some(Saved::Note(format!(
+            "{why}: the summary was downloaded as {file_name}."
+        ))));
+    };
+    let Some(written) = written else {
+        fallback("This page has no clipboard");
+        return;
+    };
+    spawn_local(async move {
+        match written.await {
+            Ok(_) => notice.set(Some(Saved::Note(format!(
+                "Summary copied to the clipboard ({lines} lines)."
+            )))),
+            Err(_) => fallback("The clipboard was refused"),
+        }
+    });
+}
+
 /// The Export menu.
 #[component]
 pub fn ExportMenu(view: ViewState) -> impl IntoView {
@@ -163,6 +201,12 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
             );
         }
     };
+    let summary = move |_| {
+        if let Some(text) = view.summary() {
+            let stem = shown().map_or_else(|| "embers".to_owned(), |l| file_stem(&l));
+            copy_summary(text, format!("{stem}-summary.txt"), saved);
+        }
+    };
     let comparing = move || {
         view.shown
             .with(|s| s.as_ref().is_some_and(|l| l.diff.is_some()))
@@ -179,6 +223,8 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
                 })}
                 <button type="button" data-testid="export-json" on:click=json>"ProfileTracing JSON"</button>
                 <button type="button" data-testid="export-pprof" on:click=pprof>"pprof (go tool pprof)"</button>
+                <button type="button" data-testid="export-summary" on:click=summary
+                    title="The hottest functions and paths (or, comparing, what grew and shrank) as text, as the MCP tools write it">"Summary (copy as text)"</button>
                 <SaveSnapshot />
                 <ImportButton view=view />
             </div>
@@ -187,11 +233,13 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
     }
 }
 
-/// The last snapshot saved, shown with its permalink (or why saving failed).
+/// What the menu last did: the snapshot saved, with its permalink (or why saving failed), or
+/// where the summary went.
 #[derive(Clone, Debug, PartialEq)]
 enum Saved {
     Link(String),
     Failed(String),
+    Note(String),
 }
 
 /// Saves what is shown (the answer as received, and its request) as a snapshot.
@@ -249,6 +297,11 @@ fn SnapshotNotice(saved: RwSignal<Option<Saved>>) -> impl IntoView {
             }.into_any(),
             Saved::Failed(why) => view! {
                 <span class="snapshot-notice bad" data-testid="snapshot-failed">{why}
+                    <button type="button" class="ghost small" on:click=move |_| saved.set(None)>"×"</button>
+                </span>
+            }.into_any(),
+            Saved::Note(note) => view! {
+                <span class="snapshot-notice" data-testid="export-notice" role="status">{note}
                     <button type="button" class="ghost small" on:click=move |_| saved.set(None)>"×"</button>
                 </span>
             }.into_any(),

@@ -67,7 +67,7 @@ pub(super) struct Sources {
 
 impl Sources {
     /// The view steps that change the tree (transforms, inversion, search filter).
-    fn spec(&self) -> ViewSpec {
+    pub(super) fn spec(&self) -> ViewSpec {
         let filter = self.filter.get();
         ViewSpec {
             transforms: self.transforms.get(),
@@ -83,7 +83,7 @@ impl Sources {
 
     /// What is loaded: the comparison, and the baseline when comparing; `None` while either
     /// side has nothing to show.
-    fn loaded(&self) -> Option<(Arc<Loaded>, Option<Arc<Loaded>>)> {
+    pub(super) fn loaded(&self) -> Option<(Arc<Loaded>, Option<Arc<Loaded>>)> {
         let LoadState::Loaded(c) = self.comparison.get() else {
             return None;
         };
@@ -97,13 +97,13 @@ impl Sources {
 
 /// A side with the view's tree-changing steps applied: the profile (borrowed when none apply),
 /// a note, and what steps that drop samples removed of how much.
-struct Side<'a> {
-    profile: Cow<'a, Profile>,
+pub(super) struct Side<'a> {
+    pub(super) profile: Cow<'a, Profile>,
     note: Option<String>,
     dropped: Option<(u64, u64)>,
 }
 
-fn transformed<'a>(l: &'a Loaded, spec: &ViewSpec) -> Side<'a> {
+pub(super) fn transformed<'a>(l: &'a Loaded, spec: &ViewSpec) -> Side<'a> {
     let untouched = spec.transforms.is_empty()
         && spec.mode == TreeMode::TopDown
         && !(spec.search.filter && spec.search.is_active());

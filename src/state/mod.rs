@@ -6,6 +6,7 @@ pub mod derived;
 pub mod fetched;
 pub mod loaded;
 pub mod matcher;
+pub mod summary;
 pub mod transform;
 pub mod view_spec;
 pub mod view_state;

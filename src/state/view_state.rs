@@ -61,6 +61,8 @@ pub struct ViewState {
     pub sandwich_open: RwSignal<bool>,
     zoom_path: RwSignal<Vec<String>>,
     focus: RwSignal<Option<Focus>>,
+    /// What the displayed profile follows (the summary reads the sides from it).
+    pub(super) sources: Sources,
     /// Zoom path the next result opens at (from the page URL), once.
     pending_zoom: StoredValue<Vec<String>>,
     /// The displayed profile (after transforms), `None` until something is loaded.
@@ -121,6 +123,7 @@ impl ViewState {
             sandwich_open,
             zoom_path,
             focus,
+            sources,
             pending_zoom: StoredValue::new(spec.zoom_path),
             shown,
             zoom: Memo::new(move |_| {

@@ -8,6 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::tree::diff::{Diff, DiffMode};
+use crate::tree::order::sort_by_dyn;
 use crate::tree::profile::Profile;
 use crate::tree::stats::{diff_stats, DiffStats};
 use crate::view::format::{format_change, format_percent};
@@ -102,7 +103,7 @@ fn changes(diff: &Diff, totals: [u64; 2]) -> Vec<Change> {
             stats,
         })
         .collect();
-    all.sort_by(|a, b| {
+    sort_by_dyn(&mut all, &|a, b| {
         b.change
             .total_cmp(&a.change)
             .then_with(|| depths[a.func as usize].cmp(&depths[b.func as usize]))

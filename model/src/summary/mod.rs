@@ -2,12 +2,13 @@
 //! paths ([`profile`]), and what grew and shrank between two ([`compare`]). Pure and
 //! deterministic — ties are broken by name, never by hash order — and bounded: at most
 //! [`MAX_ROWS`] rows per list, names cut to [`MAX_NAME_CHARS`] characters, paths to
-//! [`MAX_PATH_FRAMES`] frames. The service's MCP tools answer with these texts; the viewer's
-//! planned *Export → Summary* is meant to copy the same.
+//! [`MAX_PATH_FRAMES`] frames. The service's MCP tools answer with these texts, and the
+//! viewer's *Export → Summary* copies the same, titled alike ([`title`]).
 
 pub mod compare;
 pub mod profile;
 mod text;
+pub mod title;
 
 pub use compare::compare_summary;
 pub use profile::profile_summary;

@@ -4,6 +4,7 @@
 
 use std::fmt::Write as _;
 
+use crate::tree::order::sort_by_dyn;
 use crate::tree::profile::{NodeId, Profile};
 use crate::tree::stats::{function_stats, FunctionStats};
 use crate::view::format::format_count;
@@ -50,7 +51,11 @@ fn everywhere(profile: &Profile, stats: &[FunctionStats], total: u64) -> Vec<u32
         .filter(|s| s.func != root && s.total as f64 >= total as f64 * EVERYWHERE)
         .map(|s| s.func)
         .collect();
-    funcs.sort_by_key(|&f| (depths[f as usize], profile.function_name(f).to_owned()));
+    // The page's one shared sort (`tree::order`): a sort of its own costs the bundle KBs.
+    sort_by_dyn(&mut funcs, &|&a, &b| {
+        (depths[a as usize], profile.function_name(a))
+            .cmp(&(depths[b as usize], profile.function_name(b)))
+    });
     funcs
 }
 
@@ -84,7 +89,7 @@ fn ranked<'a>(
     key: impl Fn(&FunctionStats) -> u64,
 ) -> Vec<&'a FunctionStats> {
     let mut rows: Vec<&FunctionStats> = stats.filter(|s| key(s) > 0).collect();
-    rows.sort_by(|a, b| {
+    sort_by_dyn(&mut rows, &|a, b| {
         key(b).cmp(&key(a)).then_with(|| {
             profile
                 .function_name(a.func)
@@ -148,7 +153,7 @@ fn write_paths(out: &mut String, profile: &Profile, total: u64, rows: usize, val
         .filter(|&n| n != 0 && profile.self_value(n) > 0)
         .collect();
     // Ties by preorder position, which follows the names (children are sorted).
-    nodes.sort_by(|&a, &b| {
+    sort_by_dyn(&mut nodes, &|&a, &b| {
         profile
             .self_value(b)
             .cmp(&profile.self_value(a))

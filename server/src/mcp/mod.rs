@@ -6,6 +6,7 @@
 
 mod api;
 pub mod args;
+mod functions;
 pub mod stdio;
 mod text;
 mod tools;
@@ -32,9 +33,10 @@ pub const MCP_PATH: &str = "/mcp";
 /// What an assistant is told the server is for.
 const INSTRUCTIONS: &str = "Embers holds eBPF CPU profiles (flame graphs) of services. Start with \
 list_services to see which services have samples and their names; summarize_profile shows where \
-one spends its time; compare_profiles shows what grew or shrank between two time ranges (or \
-against a saved snapshot) — the first 'Grew' line is where a regression starts; timeline shows \
-when. Times are Unix seconds, or `last` such as 20m or 1h ending now.";
+one spends its time; top_functions lists the hottest functions across services, or with a \
+baseline (previous, yesterday) what grew in any of them; compare_profiles shows what grew or shrank \
+in one service between two time ranges (or against a saved snapshot) — the first 'Grew' line is \
+where a regression starts; timeline shows when. Times are Unix seconds, or `last` such as 20m or 1h ending now.";
 
 /// The MCP server: the tools over the service's API.
 #[derive(Clone, Debug)]
@@ -71,8 +73,8 @@ impl ServerHandler for Embers {
     tag = "mcp",
     summary = "The Model Context Protocol (streamable HTTP) for assistants",
     description = "JSON-RPC 2.0 messages of the Model Context Protocol: initialize, tools/list, \
-                   tools/call (list_services, summarize_profile, compare_profiles, timeline, \
-                   list_snapshots, read_snapshot). Stateless; send `Accept: application/json, \
+                   tools/call (list_services, top_functions, summarize_profile, \
+                   compare_profiles, timeline, list_snapshots, read_snapshot). Stateless; send `Accept: application/json, \
                    text/event-stream`. Needs the query token when the service has one.",
     request_body(content = Object, content_type = "application/json", description = "A JSON-RPC 2.0 request or notification."),
     responses(

@@ -1,21 +1,27 @@
-//! The list tools' texts: services per event type with shares, a timeline with its peak, the
-//! snapshots. Bounded like the summaries (rows, names) and deterministic (the answers' own
+//! The list tools' texts: services per event type with shares, the fleet's top functions (or
+//! what grew), a timeline with its peak, the snapshots. Bounded like the summaries (rows, names) and deterministic (the answers' own
 //! order, which the contract's finishing steps fix).
 
 use std::fmt::Write as _;
 
 use embers_model::contract::event::TOTAL_APP_SERVICE;
-use embers_model::contract::explore::{ServiceRow, TimelineAnswer};
+use embers_model::contract::explore::{
+    FunctionMetric, FunctionOrder, FunctionRow, FunctionsAnswer, PlaceValue, ServiceRow,
+    TimelineAnswer,
+};
 use embers_model::contract::snapshot::SnapshotMeta;
+use embers_model::summary::title::utc;
 use embers_model::summary::{MAX_NAME_CHARS, MAX_ROWS};
-use embers_model::view::format::{format_percent, format_value, measure_name, ValueUnit};
-
-use crate::http::snapshots::save::utc;
+use embers_model::view::format::{
+    format_change, format_count, format_percent, format_value, measure_name, ValueUnit,
+};
 
 /// Services listed per event type unless asked otherwise.
 const DEFAULT_SERVICE_ROWS: usize = 20;
 /// Most timeline lines.
 const MAX_BUCKET_LINES: usize = 200;
+/// Places (services) named per function.
+const PLACES_SHOWN: usize = 5;
 
 fn cut(name: &str) -> String {
     let mut out: String = name.chars().take(MAX_NAME_CHARS).collect();
@@ -86,6 +92,190 @@ pub fn services(rows: &[ServiceRow], range: &str, limit: Option<usize>) -> Strin
         }
     }
     out
+}
+
+/// What a functions list is about: its heading, event type, metric, order and, when
+/// comparing, the baseline's label.
+pub struct FunctionsAsked<'a> {
+    /// What and when (`every service, on-cpu (eBPF), 2026-… UTC`).
+    pub heading: &'a str,
+    /// The event type, for units and the measure's name.
+    pub event_type: &'a str,
+    /// What ranks and is shown.
+    pub metric: FunctionMetric,
+    /// How the list is sorted.
+    pub order: FunctionOrder,
+    /// The baseline's range, when comparing.
+    pub baseline: Option<&'a str>,
+}
+
+impl FunctionsAsked<'_> {
+    fn of(&self, self_value: u64, total: u64) -> u64 {
+        match self.metric {
+            FunctionMetric::SelfValue => self_value,
+            FunctionMetric::Total => total,
+        }
+    }
+
+    fn metric_word(&self) -> &'static str {
+        match self.metric {
+            FunctionMetric::SelfValue => "self",
+            FunctionMetric::Total => "total",
+        }
+    }
+}
+
+/// A `functions` answer as a numbered table: each function's self and total with shares of
+/// every selected sample, or, against a baseline, its change in percentage points and its
+/// share on both sides; below each, the services it runs in.
+pub fn functions(answer: &FunctionsAnswer, asked: &FunctionsAsked) -> String {
+    let measure = measure_name(asked.event_type);
+    let what = match (asked.baseline, asked.order) {
+        (None, _) => "Top functions",
+        (Some(_), FunctionOrder::PlaceChange) => "What grew inside a service",
+        (Some(_), _) => "What grew",
+    };
+    let mut out = format!(
+        "{what}, by {} {measure}: {}\n",
+        asked.metric_word(),
+        asked.heading
+    );
+    let total = value(answer.value, asked.event_type);
+    match (asked.baseline, answer.baseline_value) {
+        (Some(label), Some(base)) => {
+            let _ = writeln!(
+                out,
+                "Baseline: {label}, {} of {measure}. Comparison: {total}.",
+                value(base, asked.event_type)
+            );
+            out.push_str(if base == 0 {
+                "The baseline has no samples: every change is the function's whole share now.\n"
+            } else {
+                "Shares are of each side's own total, so ranges of different length compare fairly.\n"
+            });
+        }
+        _ => {
+            let _ = writeln!(out, "Total: {total} of {measure}.");
+        }
+    }
+    if let Some(c) = &answer.coverage {
+        let _ = writeln!(out, "Note: {}", c.note);
+    }
+    if answer.values.is_empty() {
+        out.push_str("No functions: no samples match.\n");
+        return out;
+    }
+    let _ = writeln!(
+        out,
+        "{} functions; {} to {} below.",
+        format_count(answer.rows),
+        answer.offset + 1,
+        answer.offset + answer.values.len() as u64
+    );
+    function_header(&mut out, asked);
+    for (i, row) in answer.values.iter().enumerate() {
+        function_line(&mut out, answer, asked, i + 1, row);
+    }
+    out
+}
+
+fn function_header(out: &mut String, asked: &FunctionsAsked) {
+    let metric = asked.metric_word();
+    if asked.baseline.is_none() {
+        let _ = writeln!(
+            out,
+            "{:>3}  {:>6} {:>10}    {:>6} {:>10}  function",
+            "#", "self%", "self", "total%", "total"
+        );
+        return;
+    }
+    let change = match asked.order {
+        FunctionOrder::PlaceChange => "the largest change of its share inside one service",
+        _ => "the change of its share of every selected sample",
+    };
+    let _ = writeln!(
+        out,
+        "change: {change}; then its share of every selected sample, baseline → comparison, \
+         and its {metric} value now."
+    );
+    let _ = writeln!(
+        out,
+        "{:>3}  {:>8}  {:>6} → {:<6}  {:>10}  function",
+        "#", "change", "before", "now", metric
+    );
+}
+
+fn function_line(
+    out: &mut String,
+    answer: &FunctionsAnswer,
+    asked: &FunctionsAsked,
+    n: usize,
+    row: &FunctionRow,
+) {
+    let ev = asked.event_type;
+    let name = cut(&row.function);
+    match (answer.baseline_value, row.baseline_self, row.baseline_total) {
+        (Some(base_all), Some(b_self), Some(b_total)) => {
+            let change = match asked.order {
+                FunctionOrder::PlaceChange => row.place_change,
+                _ => row.change,
+            };
+            let now = asked.of(row.self_value, row.total);
+            let _ = writeln!(
+                out,
+                "{n:>3}. {:>8}  {:>6} → {:<6}  {:>10}  {name}",
+                format_change(change.unwrap_or(0.0) / 100.0),
+                format_percent(asked.of(b_self, b_total), base_all),
+                format_percent(now, answer.value),
+                value(now, ev)
+            );
+        }
+        _ => {
+            let _ = writeln!(
+                out,
+                "{n:>3}. {:>6} {:>10}    {:>6} {:>10}  {name}",
+                format_percent(row.self_value, answer.value),
+                value(row.self_value, ev),
+                format_percent(row.total, answer.value),
+                value(row.total, ev)
+            );
+        }
+    }
+    let places: Vec<String> = row
+        .places
+        .iter()
+        .take(PLACES_SHOWN)
+        .map(|p| place(p, asked))
+        .collect();
+    let more = (row.place_count as usize).saturating_sub(places.len());
+    let _ = writeln!(
+        out,
+        "       in {}{}",
+        places.join(", "),
+        if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        }
+    );
+}
+
+/// `api-gateway 1.2 s`, or `api-gateway +45 pp (1.2 s)` when comparing.
+fn place(p: &PlaceValue, asked: &FunctionsAsked) -> String {
+    let v = value(asked.of(p.self_value, p.total), asked.event_type);
+    let group = p
+        .group
+        .as_deref()
+        .map(|g| format!(" [{}]", cut(g)))
+        .unwrap_or_default();
+    match p.change {
+        Some(change) => format!(
+            "{}{group} {} ({v})",
+            cut(&p.app_service),
+            format_change(change / 100.0)
+        ),
+        None => format!("{}{group} {v}", cut(&p.app_service)),
+    }
 }
 
 /// A timeline as lines `time  [group]  value`, with its peak and quietest bucket.

@@ -3,15 +3,18 @@
 //! [`embers_model::summary`], lists by [`super::text`]. A bad argument or a refused request is
 //! a tool error whose text says what to change.
 //!
-//! Adding a tool (e.g. top functions, once `/v1/profile/functions` exists): an argument struct
-//! in `args.rs`, a method here calling `self.api`, its text in `text.rs` or the model.
+//! Adding a tool: an argument struct in `args.rs` (or a file of its own, as `functions.rs`), a
+//! method here calling `self.api`, its text in `text.rs` or the model.
 
 use embers_model::contract::envelope::Table;
 use embers_model::contract::explore::{
-    ServiceRow, ServicesRequest, TimelineAnswer, TimelineRequest,
+    FunctionOrder, FunctionsAnswer, ServiceRow, ServicesRequest, TimelineAnswer, TimelineRequest,
 };
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::snapshot::{is_valid_id, SnapshotMeta, ID_LEN, SNAPSHOTS_PATH};
+use embers_model::summary::title::{
+    compare_title, profile_title, range_label, side_label, snapshot_title,
+};
 use embers_model::summary::{compare_summary, profile_summary, Subject, DEFAULT_ROWS};
 use embers_model::Profile;
 use rmcp::handler::server::wrapper::Parameters;
@@ -21,8 +24,8 @@ use serde::Deserialize;
 
 use super::api;
 use super::args::{non_blank, now, Range, Which};
+use super::functions::{self, FunctionsArgs};
 use super::{text, Embers};
-use crate::http::snapshots::save::range_label;
 
 /// `list_services`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -115,21 +118,6 @@ fn request(which: &Which, (start, end): (i64, i64)) -> ProfileRequest {
     }
 }
 
-/// `api-gateway, on-cpu (eBPF), 2026-11-27 02:40:00–03:40:00 UTC[, where host='a']`.
-fn title(request: &ProfileRequest, range: &str) -> String {
-    let filter = if request.tag_filter.is_empty() {
-        String::new()
-    } else {
-        format!(", where {}", request.tag_filter)
-    };
-    format!(
-        "{}, {} ({}), {range}{filter}",
-        request.app_service.as_deref().unwrap_or_default(),
-        request.profile_event_type,
-        request.profile_language_type
-    )
-}
-
 fn subject(title: String, event_type: &str, rows: Option<usize>) -> Subject {
     Subject {
         title,
@@ -181,7 +169,8 @@ impl Embers {
             }
             Some(id) => {
                 let (meta, profile) = self.snapshot(id).await?;
-                Ok((format!("snapshot {} ({})", meta.id, meta.name), profile))
+                let label = side_label(&meta.request, Some((&meta.id, &meta.name)));
+                Ok((label, profile))
             }
             None => {
                 let (b_start, b_end) = if given_range {
@@ -240,10 +229,13 @@ impl Embers {
         let range = args.range.resolve(now(), "")?;
         let request = request(&args.which, range);
         let profile = self.profile(&request).await?;
-        let title = title(&request, &range_label(range.0, range.1));
         Ok(profile_summary(
             &profile,
-            &subject(title, &request.profile_event_type, args.rows),
+            &subject(
+                profile_title(&request),
+                &request.profile_event_type,
+                args.rows,
+            ),
         ))
     }
 
@@ -258,14 +250,54 @@ impl Embers {
         let request = request(&args.which, range);
         let (baseline_label, baseline) = self.baseline(&args, range).await?;
         let comparison = self.profile(&request).await?;
-        let comparison_label = range_label(range.0, range.1);
-        let title = format!("Comparing {}", title(&request, &comparison_label));
-        let subject = subject(title, &request.profile_event_type, args.rows);
+        let comparison_label = side_label(&request, None);
+        let subject = subject(
+            compare_title(&request),
+            &request.profile_event_type,
+            args.rows,
+        );
         Ok(compare_summary(
             &baseline,
             &comparison,
             [&baseline_label, &comparison_label],
             &subject,
+        ))
+    }
+
+    #[tool(
+        description = "The hottest functions across every service (or one), by self (default) or total value, with shares and the services each runs in. With a baseline (`previous` period, `yesterday`, or baseline_time_start/end) it lists what grew, by the change of share in percentage points (by default the largest change inside one service), so the first line is where a regression starts."
+    )]
+    async fn top_functions(
+        &self,
+        Parameters(args): Parameters<FunctionsArgs>,
+    ) -> Result<String, String> {
+        let range = args.range.resolve(now(), "")?;
+        let (body, base) = functions::request(&args, range)?;
+        let answer = self.api.post("/v1/profile/functions", &body).await?;
+        let answer: FunctionsAnswer = api::result(&answer)?;
+        let heading = profile_title(&ProfileRequest {
+            app_service: Some(
+                body.app_service
+                    .clone()
+                    .unwrap_or_else(|| "every service".to_owned()),
+            ),
+            profile_language_type: body.profile_language_type.clone().unwrap_or_default(),
+            profile_event_type: body.profile_event_type.clone(),
+            tag_filter: body.tag_filter.clone(),
+            time_start: range.0,
+            time_end: range.1,
+            max_kernel_stack_depth: None,
+        });
+        let baseline = base.map(|(start, end)| range_label(start, end));
+        Ok(text::functions(
+            &answer,
+            &text::FunctionsAsked {
+                heading: &heading,
+                event_type: &body.profile_event_type,
+                metric: body.metric.unwrap_or_default(),
+                order: body.order_by.unwrap_or(FunctionOrder::Value),
+                baseline: baseline.as_deref(),
+            },
         ))
     }
 
@@ -324,13 +356,7 @@ impl Embers {
         Parameters(args): Parameters<SnapshotArgs>,
     ) -> Result<String, String> {
         let (meta, profile) = self.snapshot(&args.id).await?;
-        let range = range_label(meta.request.time_start, meta.request.time_end);
-        let title = format!(
-            "Snapshot {} \"{}\": {}",
-            meta.id,
-            meta.name,
-            title(&meta.request, &range)
-        );
+        let title = snapshot_title(&meta.id, &meta.name, &meta.request);
         Ok(profile_summary(
             &profile,
             &subject(title, &meta.request.profile_event_type, args.rows),

@@ -2,8 +2,7 @@
 //! ProfileTracing answer the model decodes, then store the answer's bytes exactly as they came
 //! (they are borrowed from the body, never re-serialised).
 
-use std::fmt::Write as _;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -14,6 +13,7 @@ use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::snapshot::{SnapshotMeta, SnapshotSave, SNAPSHOT_MEMBER};
+use embers_model::summary::title::range_label;
 use embers_model::wire::decode_response_table;
 use serde_json::Value;
 
@@ -185,28 +185,6 @@ pub fn default_name(request: &ProfileRequest, root: Option<&str>) -> String {
     )
 }
 
-/// `2026-11-22 09:00:00–09:20:00 UTC` (the end's date only when it differs).
-pub fn range_label(time_start: i64, time_end: i64) -> String {
-    let (start, end) = (utc(time_start), utc(time_end));
-    let end = match (start.split_once(' '), end.split_once(' ')) {
-        (Some((day, _)), Some((end_day, time))) if day == end_day => time.to_owned(),
-        _ => end,
-    };
-    format!("{start}–{end} UTC")
-}
-
-/// `2026-11-22 09:00:00`, or `@<seconds>` for a time outside years 1970–9999.
-pub fn utc(secs: i64) -> String {
-    let time = u64::try_from(secs)
-        .ok()
-        .and_then(|s| UNIX_EPOCH.checked_add(Duration::from_secs(s)));
-    let mut text = String::new();
-    match time.map(|t| write!(text, "{}", humantime::format_rfc3339_seconds(t))) {
-        Some(Ok(())) => text.trim_end_matches('Z').replacen('T', " ", 1),
-        _ => format!("@{secs}"),
-    }
-}
-
 fn now_secs() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -243,8 +221,6 @@ mod tests {
             default_name(&request(None, t, t), None),
             "Total, 2023-11-14 22:13:20–22:13:20 UTC"
         );
-        assert_eq!(utc(i64::MAX), format!("@{}", i64::MAX));
-        assert_eq!(utc(-5), "@-5");
     }
 
     #[test]
