@@ -180,7 +180,7 @@ impl Collector {
             event: key.event,
             pid: key.pid,
             tid: key.tid,
-            wanted: self.options.wants(&n.process),
+            wanted: self.options.wants(&n.process, n.kernel_thread),
             process: n.process,
             thread: n.thread,
             frames,

@@ -13,6 +13,8 @@
 mod common;
 #[path = "host_profile/graph.rs"]
 mod graph;
+#[path = "host_profile/kernel_threads.rs"]
+mod kernel_threads;
 #[path = "host_profile/workloads.rs"]
 mod workloads;
 
@@ -266,6 +268,38 @@ async fn check_program(
     );
 }
 
+/// Kernel threads are only in `Total`: no stored service is one of this machine's kernel
+/// threads. With `must_see`, `Total` must show one (at 997 Hz some always runs in a 2.5 s run),
+/// so the check cannot pass for want of kernel threads.
+async fn check_no_kernel_thread_services(server: &TestServer, range: (i64, i64), must_see: bool) {
+    let kernel = kernel_threads::now();
+    let total = graph_of(server, "Total", "on-cpu", range).await;
+    let seen: Vec<String> = kernel_threads::in_total(&total)
+        .into_iter()
+        .filter(|p| kernel_threads::is_one(p, &kernel))
+        .collect();
+    assert!(
+        !must_see || !seen.is_empty(),
+        "no kernel thread in Total (kernel threads now: {kernel:?}):\n{total}"
+    );
+    let body = json!({"time_start": range.0, "time_end": range.1});
+    let services = common::ok(server, "/v1/profile/services", body).await;
+    let rows = services["result"]["values"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(rows.len() > 1, "services of the run: {services}");
+    let stored: Vec<&str> = rows.iter().filter_map(|r| r[0].as_str()).collect();
+    let kernel_services: Vec<&&str> = stored
+        .iter()
+        .filter(|s| kernel_threads::is_one(s, &kernel) || seen.iter().any(|k| k == *s))
+        .collect();
+    assert!(
+        kernel_services.is_empty(),
+        "kernel threads got per-process graphs: {kernel_services:?} (in Total: {seen:?})"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn three_programs_sent_over_http_show_their_known_shapes() {
     let _one = SERIAL.lock().await;
@@ -318,7 +352,9 @@ async fn profile_host_writes_straight_to_the_store() {
     })
     .await
     .expect("join");
-    check_program(&server, &nofp, slept, (start, now() + 1), false).await;
+    let range = (start, now() + 1);
+    check_program(&server, &nofp, slept, range, false).await;
+    check_no_kernel_thread_services(&server, range, false).await;
     server.stop().await;
 }
 
@@ -333,7 +369,13 @@ async fn frame_pointer_mode_counts_in_the_kernel() {
     let db = TempDb::new();
     let server = TestServer::start(&db.path()).await;
     let sink = http_sink(&server);
-    let run = profile(&[&fp], options(Unwind::Fp), Box::new(sink)).await;
+    // Every process gets its graph, as by default: kernel threads must still not.
+    let every = Options {
+        process_regex: None,
+        ..options(Unwind::Fp)
+    };
+    let run = profile(&[&fp], every, Box::new(sink)).await;
     check_program(&server, &fp, run.slept[0], run.range, true).await;
+    check_no_kernel_thread_services(&server, run.range, true).await;
     server.stop().await;
 }

@@ -1,0 +1,61 @@
+//! Kernel threads in a real run: which processes of this machine are kernel threads (the
+//! `PF_KTHREAD` flag in `/proc/<pid>/stat`), found in `Total` as `[p] <name>`, to check that none
+//! of them got a per-process graph (they are left out unless `--include-kernel-threads`).
+
+use std::collections::BTreeSet;
+
+const PF_KTHREAD: u64 = 0x0020_0000;
+
+/// The names of this machine's kernel threads now, as `/proc` shows them (a workqueue worker's
+/// with its queue after `-` or `+`: `kworker/u8:0-events_unbound`).
+pub fn now() -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter_map(|stat| {
+            let (head, rest) = stat.rsplit_once(')')?;
+            let (_, comm) = head.split_once('(')?;
+            // After the name: state, ppid, pgrp, session, tty_nr, tpgid, flags.
+            let flags: u64 = rest.split_whitespace().nth(6)?.parse().ok()?;
+            (flags & PF_KTHREAD != 0).then(|| comm.to_owned())
+        })
+        .collect()
+}
+
+/// Whether `name` (a task's 15-byte comm, as the collector sampled it) is one of `kernel`.
+pub fn is_one(name: &str, kernel: &[String]) -> bool {
+    !name.is_empty()
+        && kernel.iter().any(|k| {
+            k == name
+                || k.strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with(['-', '+']))
+        })
+}
+
+/// The processes of a canonical `Total` graph (`Total;[p] <name>[;[t] <thread>] value`).
+pub fn in_total(total: &str) -> BTreeSet<String> {
+    total
+        .lines()
+        .filter_map(|l| l.rsplit_once(' ')?.0.strip_prefix("Total;[p] "))
+        .map(|rest| rest.split(";[t] ").next().unwrap_or(rest).to_owned())
+        .collect()
+}
+
+#[test]
+fn reads_proc_and_matches_workqueue_names() {
+    let kernel = now();
+    if std::fs::read_to_string("/proc/2/comm").is_ok_and(|c| c.trim() == "kthreadd") {
+        assert!(kernel.iter().any(|k| k == "kthreadd"), "{kernel:?}");
+    }
+    let kernel = vec![
+        "kworker/u8:0-events_unbound".to_owned(),
+        "rcu_preempt".into(),
+    ];
+    assert!(is_one("kworker/u8:0", &kernel) && is_one("rcu_preempt", &kernel));
+    assert!(!is_one("kworker/u8", &kernel) && !is_one("", &kernel) && !is_one("bash", &kernel));
+    let total = "Total;[p] rcu_preempt 1003\nTotal;[p] web;[t] worker 5\nTotal;[p] a b 7\n";
+    let names: Vec<String> = in_total(total).into_iter().collect();
+    assert_eq!(names, ["a b", "rcu_preempt", "web"]);
+}
