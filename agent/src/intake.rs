@@ -13,6 +13,7 @@ use crate::frame::Frame;
 use crate::modules::Modules;
 use crate::procs::unwind::unwind;
 use crate::procs::{Processes, Unknown};
+pub use crate::report::Counters;
 use crate::window;
 
 /// A distinct stack of one thread.
@@ -55,23 +56,6 @@ fn names_of<'a>(thread: &'a str, process: &'a str, kernel_thread: bool) -> Names
         process,
         kernel_thread,
     }
-}
-
-/// What happened to the window's stacks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Events read from the ring buffer.
-    pub events: u64,
-    /// User stacks walked (from a stack copy, or only their leaf when there was none).
-    pub unwound: u64,
-    /// Of those, stacks that ended before a root frame.
-    pub cut_short: u64,
-    /// Samples of processes that exited before their mappings were read.
-    pub exited: u64,
-    /// Samples of processes whose mappings may not be read.
-    pub denied: u64,
-    /// Records that did not parse.
-    pub bad_records: u64,
 }
 
 /// The window being collected.

@@ -17,6 +17,7 @@ use libbpf_rs::{Link, MapCore, MapFlags, OpenObject, RingBuffer, RingBufferBuild
 
 use crate::error::AgentError;
 use crate::options::{Options, Unwind};
+pub use crate::report::KernelStats;
 
 #[allow(
     clippy::all,
@@ -34,50 +35,16 @@ use skel::{ProfileSkel, ProfileSkelBuilder};
 /// How many counters the program keeps (`STAT_COUNT`).
 const STATS: usize = 7;
 
-/// The program's counters (`enum stat` in `profile.bpf.c`), summed over CPUs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KernelStats {
-    /// On-CPU samples taken.
-    pub samples: u64,
-    /// Events dropped: the ring buffer was full.
-    pub lost_events: u64,
-    /// fp-mode samples dropped: a counts map was full.
-    pub lost_counts: u64,
-    /// Stacks lost: a stack map was full.
-    pub lost_stacks: u64,
-    /// Samples whose user stack could not be read at all.
-    pub no_user_stack: u64,
-    /// Off-CPU waits recorded.
-    pub blocks: u64,
-    /// Of those, waits whose task ran user code again before its user stack could be read:
-    /// only where it waited is known.
-    pub late_waits: u64,
-}
-
-impl KernelStats {
-    fn from_slots(s: &[u64; STATS]) -> KernelStats {
-        KernelStats {
-            samples: s[0],
-            lost_events: s[1],
-            lost_counts: s[2],
-            lost_stacks: s[3],
-            no_user_stack: s[4],
-            blocks: s[5],
-            late_waits: s[6],
-        }
-    }
-
-    /// What happened since `before`.
-    pub fn since(&self, before: &KernelStats) -> KernelStats {
-        KernelStats {
-            samples: self.samples.saturating_sub(before.samples),
-            lost_events: self.lost_events.saturating_sub(before.lost_events),
-            lost_counts: self.lost_counts.saturating_sub(before.lost_counts),
-            lost_stacks: self.lost_stacks.saturating_sub(before.lost_stacks),
-            no_user_stack: self.no_user_stack.saturating_sub(before.no_user_stack),
-            blocks: self.blocks.saturating_sub(before.blocks),
-            late_waits: self.late_waits.saturating_sub(before.late_waits),
-        }
+/// The counters from their slots (in `enum stat` order).
+fn from_slots(s: &[u64; STATS]) -> KernelStats {
+    KernelStats {
+        samples: s[0],
+        lost_events: s[1],
+        lost_counts: s[2],
+        lost_stacks: s[3],
+        no_user_stack: s[4],
+        blocks: s[5],
+        late_waits: s[6],
     }
 }
 
@@ -281,7 +248,7 @@ impl Probe {
                     .sum();
             }
         }
-        KernelStats::from_slots(&slots)
+        from_slots(&slots)
     }
 
     /// CPUs sampled.
