@@ -129,7 +129,7 @@ mod tests {
             "kernel threads only in Total"
         );
         let with = Options {
-            include_kernel_threads: false,
+            include_kernel_threads: true,
             ..Options::default()
         };
         assert!(with.wants("kworker/0:1", true));
@@ -150,7 +150,7 @@ mod tests {
         };
         assert!(o.wants("nginx: worker", false) && !o.wants("redis", false));
         let kernel_nginx = Options {
-            include_kernel_threads: false,
+            include_kernel_threads: true,
             ..o.clone()
         };
         assert!(kernel_nginx.wants("nginx", true) && !kernel_nginx.wants("kworker/1:0", true));
