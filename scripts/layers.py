@@ -52,7 +52,7 @@ LAYERS = {
         "api_types": [],
         "http": [
             "error", "diagnostics", "store", "retention", "tree", "input", "formats", "limits",
-            "api_types", "root",
+            "api_types", "host_profile", "root",
         ],
         "openapi": ["http", "error", "store", "tree", "api_types", "mcp"],
         "mcp": ["http", "store_args", "limits", "store", "root"],

@@ -13,6 +13,8 @@
 mod common;
 #[path = "host_profile/graph.rs"]
 mod graph;
+#[path = "host_profile/health.rs"]
+mod health;
 #[path = "host_profile/kernel_threads.rs"]
 mod kernel_threads;
 #[path = "host_profile/workloads.rs"]
@@ -268,38 +270,6 @@ async fn check_program(
     );
 }
 
-/// Kernel threads are only in `Total`: no stored service is one of this machine's kernel
-/// threads. With `must_see`, `Total` must show one (at 997 Hz some always runs in a 2.5 s run),
-/// so the check cannot pass for want of kernel threads.
-async fn check_no_kernel_thread_services(server: &TestServer, range: (i64, i64), must_see: bool) {
-    let kernel = kernel_threads::now();
-    let total = graph_of(server, "Total", "on-cpu", range).await;
-    let seen: Vec<String> = kernel_threads::in_total(&total)
-        .into_iter()
-        .filter(|p| kernel_threads::is_one(p, &kernel))
-        .collect();
-    assert!(
-        !must_see || !seen.is_empty(),
-        "no kernel thread in Total (kernel threads now: {kernel:?}):\n{total}"
-    );
-    let body = json!({"time_start": range.0, "time_end": range.1});
-    let services = common::ok(server, "/v1/profile/services", body).await;
-    let rows = services["result"]["values"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    assert!(rows.len() > 1, "services of the run: {services}");
-    let stored: Vec<&str> = rows.iter().filter_map(|r| r[0].as_str()).collect();
-    let kernel_services: Vec<&&str> = stored
-        .iter()
-        .filter(|s| kernel_threads::is_one(s, &kernel) || seen.iter().any(|k| k == *s))
-        .collect();
-    assert!(
-        kernel_services.is_empty(),
-        "kernel threads got per-process graphs: {kernel_services:?} (in Total: {seen:?})"
-    );
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn three_programs_sent_over_http_show_their_known_shapes() {
     let _one = SERIAL.lock().await;
@@ -334,17 +304,22 @@ async fn profile_host_writes_straight_to_the_store() {
     let nofp = workloads::c_nofp(dir.path());
     let db = TempDb::new();
     let store = Arc::new(Store::open(&db.path()).expect("store"));
-    let server = TestServer::start_over(store.clone(), dir.path().join("no-viewer"), |_| {}).await;
     let args = HostProfileArgs {
         profile_host: true,
         profile_host_interval: Duration::from_secs(1),
         profile_host_off_cpu: true,
     };
     let start = now() - 1;
-    let profiler = host_profile::start(&args, store, Default::default())
+    let profiler = host_profile::start(&args, store.clone(), Default::default())
         .expect("starts")
         .expect("asked for");
+    let status = profiler.status();
+    let server = TestServer::start_over(store, dir.path().join("no-viewer"), |s| {
+        s.collector = Some(status);
+    })
+    .await;
     let child = nofp.start(SECONDS, NAPS);
+    health::check_after_a_window(&server).await;
     let slept = tokio::task::spawn_blocking(move || {
         let slept = workloads::finish(child, "embers-nofp");
         drop(profiler);
@@ -354,7 +329,7 @@ async fn profile_host_writes_straight_to_the_store() {
     .expect("join");
     let range = (start, now() + 1);
     check_program(&server, &nofp, slept, range, false).await;
-    check_no_kernel_thread_services(&server, range, false).await;
+    kernel_threads::check_no_services(&server, range, false).await;
     server.stop().await;
 }
 
@@ -376,6 +351,6 @@ async fn frame_pointer_mode_counts_in_the_kernel() {
     };
     let run = profile(&[&fp], every, Box::new(sink)).await;
     check_program(&server, &fp, run.slept[0], run.range, true).await;
-    check_no_kernel_thread_services(&server, run.range, true).await;
+    kernel_threads::check_no_services(&server, run.range, true).await;
     server.stop().await;
 }

@@ -4,6 +4,11 @@
 
 use std::collections::BTreeSet;
 
+use serde_json::json;
+
+use crate::common::TestServer;
+use crate::graph_of;
+
 const PF_KTHREAD: u64 = 0x0020_0000;
 
 /// The names of this machine's kernel threads now, as `/proc` shows them (a workqueue worker's
@@ -41,6 +46,38 @@ pub fn in_total(total: &str) -> BTreeSet<String> {
         .filter_map(|l| l.rsplit_once(' ')?.0.strip_prefix("Total;[p] "))
         .map(|rest| rest.split(";[t] ").next().unwrap_or(rest).to_owned())
         .collect()
+}
+
+/// Kernel threads are only in `Total`: no stored service is one of this machine's kernel
+/// threads. With `must_see`, `Total` must show one (at 997 Hz some always runs in a 2.5 s run),
+/// so the check cannot pass for want of kernel threads.
+pub async fn check_no_services(server: &TestServer, range: (i64, i64), must_see: bool) {
+    let kernel = now();
+    let total = graph_of(server, "Total", "on-cpu", range).await;
+    let seen: Vec<String> = in_total(&total)
+        .into_iter()
+        .filter(|p| is_one(p, &kernel))
+        .collect();
+    assert!(
+        !must_see || !seen.is_empty(),
+        "no kernel thread in Total (kernel threads now: {kernel:?}):\n{total}"
+    );
+    let body = json!({"time_start": range.0, "time_end": range.1});
+    let services = crate::common::ok(server, "/v1/profile/services", body).await;
+    let rows = services["result"]["values"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(rows.len() > 1, "services of the run: {services}");
+    let stored: Vec<&str> = rows.iter().filter_map(|r| r[0].as_str()).collect();
+    let kernel_services: Vec<&&str> = stored
+        .iter()
+        .filter(|s| is_one(s, &kernel) || seen.iter().any(|k| k == *s))
+        .collect();
+    assert!(
+        kernel_services.is_empty(),
+        "kernel threads got per-process graphs: {kernel_services:?} (in Total: {seen:?})"
+    );
 }
 
 #[test]
