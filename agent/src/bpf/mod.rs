@@ -99,12 +99,29 @@ fn ring_bytes(unwind: Unwind, cpus: usize, stack_bytes: u32) -> u32 {
     wanted.clamp(8 << 20, 256 << 20).next_power_of_two() as u32
 }
 
+/// The program's ring buffer, each record handed to `on_record`.
+fn ring_buffer(
+    skel: &ProfileSkel<'static>,
+    mut on_record: impl FnMut(&[u8]) + 'static,
+) -> Result<RingBuffer<'static>, AgentError> {
+    let mut builder = RingBufferBuilder::new();
+    builder
+        .add(&skel.maps.events, move |data: &[u8]| {
+            on_record(data);
+            0
+        })
+        .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
+    builder
+        .build()
+        .map_err(|e| AgentError::bpf("connected to its ring buffer", e))
+}
+
 impl Probe {
     /// Load, configure and attach; every ring buffer record goes to `on_record` (during
     /// [`Probe::poll`]).
     pub fn start(
         options: &Options,
-        mut on_record: impl FnMut(&[u8]) + 'static,
+        on_record: impl FnMut(&[u8]) + 'static,
     ) -> Result<Probe, AgentError> {
         let online = perf::online_cpus().map_err(AgentError::NoCpu)?;
         // The skeleton borrows its object for its whole life; one small leak per start.
@@ -154,16 +171,7 @@ impl Probe {
         } else {
             Vec::new()
         };
-        let mut builder = RingBufferBuilder::new();
-        builder
-            .add(&skel.maps.events, move |data: &[u8]| {
-                on_record(data);
-                0
-            })
-            .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
-        let ring = builder
-            .build()
-            .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
+        let ring = ring_buffer(&skel, on_record)?;
         let mut probe = Probe {
             ring,
             cpus: Vec::new(),
