@@ -3,7 +3,7 @@
 //! ```text
 //! embers-agent (--to http://embers:8080 [--token-file FILE] | --print)
 //!              [--frequency 99] [--interval 10s] [--off-cpu [--min-block 1ms]]
-//!              [--process-regex RE] [--include-idle] [--tag NAME=VALUE]...
+//!              [--process-regex RE] [--include-idle] [--include-kernel-threads] [--tag NAME=VALUE]...
 //!              [--unwind dwarf|fp] [--stack-bytes 32KiB] [--buffer 64MiB] [--max-request-bytes 4MiB]
 //!              [--duration 1m] [--check]
 //! ```
@@ -63,6 +63,10 @@ pub struct Cli {
     /// Also sample the idle task (pid 0).
     #[arg(long)]
     pub include_idle: bool,
+    /// Give kernel threads (kworker/0:1, ksoftirqd/0, ...) per-process graphs too; by default
+    /// their time is only in the Total graph, as `[p] <name>`.
+    #[arg(long)]
+    pub include_kernel_threads: bool,
     /// A tag of every sample, NAME=VALUE (repeatable): region, az, pod_cluster, host, ...
     #[arg(long = "tag", value_name = "NAME=VALUE")]
     pub tags: Vec<String>,
@@ -125,6 +129,7 @@ impl Cli {
             min_block: self.min_block,
             process_regex: self.process_regex.clone(),
             include_idle: self.include_idle,
+            include_kernel_threads: self.include_kernel_threads,
             tags: parse_tags(&self.tags)?,
             stack_bytes: u32::try_from(self.stack_bytes).unwrap_or(u32::MAX),
             unwind: match self.unwind {
@@ -192,8 +197,10 @@ mod tests {
             "region=eu",
             "--unwind",
             "fp",
+            "--include-kernel-threads",
         ]);
         let o = cli.options().expect("valid");
+        assert!(o.include_kernel_threads);
         assert_eq!(o.interval, Duration::from_secs(2));
         assert!(o.off_cpu && o.unwind == Unwind::Fp);
         assert_eq!(

@@ -14,8 +14,9 @@ use serde_json::Value;
 use crate::bpf::{KernelStats, Probe};
 use crate::error::AgentError;
 use crate::frame::Frame;
-use crate::intake::{Counters, Intake, Names, StackKey};
+use crate::intake::{Intake, Names, StackKey};
 use crate::options::{Options, Unwind};
+use crate::report::WindowReport;
 use crate::sink::Sink;
 use crate::symbols::Symbols;
 use crate::window::{Event, Fold, Named};
@@ -34,21 +35,6 @@ pub struct Collector {
     tags: BTreeMap<String, Value>,
     kernel_before: KernelStats,
     windows: u64,
-}
-
-/// What one window held, for the stats line.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WindowReport {
-    /// Unix seconds the window ended at.
-    pub time: i64,
-    /// Batches handed to the sink.
-    pub batches: usize,
-    /// Distinct stacks.
-    pub stacks: usize,
-    /// The kernel's counters for the window.
-    pub kernel: KernelStats,
-    /// What happened in user space.
-    pub intake: Counters,
 }
 
 impl Collector {
@@ -146,6 +132,7 @@ impl Collector {
             sink.accept(time, batches);
         }
         self.windows += 1;
+        sink.window(&report);
         self.log(&report, sink);
         self.probe.follow_cpus();
         report
@@ -180,7 +167,7 @@ impl Collector {
             event: key.event,
             pid: key.pid,
             tid: key.tid,
-            wanted: self.options.wants(&n.process),
+            wanted: self.options.wants(&n.process, n.kernel_thread),
             process: n.process,
             thread: n.thread,
             frames,

@@ -13,6 +13,7 @@ use crate::frame::Frame;
 use crate::modules::Modules;
 use crate::procs::unwind::unwind;
 use crate::procs::{Processes, Unknown};
+pub use crate::report::Counters;
 use crate::window;
 
 /// A distinct stack of one thread.
@@ -37,23 +38,24 @@ pub struct Names {
     pub thread: String,
     /// Its process's.
     pub process: String,
+    /// Whether it is a kernel thread.
+    pub kernel_thread: bool,
 }
 
-/// What happened to the window's stacks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Events read from the ring buffer.
-    pub events: u64,
-    /// User stacks walked (from a stack copy, or only their leaf when there was none).
-    pub unwound: u64,
-    /// Of those, stacks that ended before a root frame.
-    pub cut_short: u64,
-    /// Samples of processes that exited before their mappings were read.
-    pub exited: u64,
-    /// Samples of processes whose mappings may not be read.
-    pub denied: u64,
-    /// Records that did not parse.
-    pub bad_records: u64,
+/// [`Names`] borrowed from a record.
+#[derive(Clone, Copy)]
+struct NamesRef<'a> {
+    thread: &'a str,
+    process: &'a str,
+    kernel_thread: bool,
+}
+
+fn names_of<'a>(thread: &'a str, process: &'a str, kernel_thread: bool) -> NamesRef<'a> {
+    NamesRef {
+        thread,
+        process,
+        kernel_thread,
+    }
 }
 
 /// The window being collected.
@@ -114,8 +116,7 @@ impl Intake {
                 user,
                 kernel: kernel_frames(&e.kernel),
             },
-            &e.thread,
-            &e.process,
+            names_of(&e.thread, &e.process, e.kernel_thread),
             e.value,
         );
     }
@@ -130,7 +131,11 @@ impl Intake {
             user,
             kernel: kernel_frames(&d.kernel),
         };
-        self.add(key, &d.thread, &d.process, d.count);
+        self.add(
+            key,
+            names_of(&d.thread, &d.process, d.kernel_thread),
+            d.count,
+        );
     }
 
     /// One ring buffer record, as bytes.
@@ -141,12 +146,16 @@ impl Intake {
         }
     }
 
-    fn add(&mut self, key: StackKey, thread: &str, process: &str, value: u64) {
+    fn add(&mut self, key: StackKey, now: NamesRef<'_>, value: u64) {
         let names = self.names.entry(key.tid).or_default();
-        if names.thread != thread || names.process != process {
+        if names.thread != now.thread
+            || names.process != now.process
+            || names.kernel_thread != now.kernel_thread
+        {
             *names = Names {
-                thread: thread.to_owned(),
-                process: process.to_owned(),
+                thread: now.thread.to_owned(),
+                process: now.process.to_owned(),
+                kernel_thread: now.kernel_thread,
             };
         }
         *self.stacks.entry(key).or_default() += value;
@@ -218,5 +227,42 @@ impl Intake {
         // processes; a fresh cache each window keeps stale rules out.
         self.cache = CacheX86_64::new();
         (stacks, names, counters)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bpf::events::Regs;
+
+    fn kernel_sample(tid: u32, kernel_thread: bool) -> Event<'static> {
+        Event {
+            kind: Kind::OnCpu,
+            pid: tid,
+            tid,
+            kernel_thread,
+            value: 1,
+            regs: Regs::default(),
+            thread: "kworker/0:1".into(),
+            process: "kworker/0:1".into(),
+            kernel: vec![0xffff_ffff_8100_0010],
+            user: Vec::new(),
+            stack_start: 0,
+            stack: &[],
+        }
+    }
+
+    #[test]
+    fn the_kernel_thread_bit_reaches_the_names() {
+        let mut intake = Intake::new();
+        intake.event(&kernel_sample(7, true));
+        intake.event(&kernel_sample(8, false));
+        let (stacks, names, counters) = intake.take();
+        assert_eq!(counters.events, 2);
+        assert_eq!(stacks.len(), 2);
+        assert!(names[&7].kernel_thread && !names[&8].kernel_thread);
+        assert!(stacks
+            .keys()
+            .all(|k| k.user.is_empty() && k.kernel.len() == 1));
     }
 }

@@ -7,7 +7,8 @@
 //! buffer, counters) → `intake` (each record unwound by `procs` against `modules` while the
 //! process still exists, summed per stack as [`frame::Frame`]s) → at a window's end `symbols`
 //! names the frames (`names` holds DeepFlow's name forms) and `window` folds them into ingest
-//! batches → a [`sink::Sink`]. `collector` runs that loop; [`spawn`] runs it on a thread.
+//! batches → a [`sink::Sink`], with each window's [`report::WindowReport`]. `collector` runs
+//! that loop; [`spawn`] runs it on a thread.
 
 pub mod bpf;
 pub mod cli;
@@ -22,6 +23,7 @@ pub mod names;
 pub mod options;
 pub mod preflight;
 pub mod procs;
+pub mod report;
 pub mod sink;
 pub mod symbols;
 pub mod window;
@@ -33,6 +35,7 @@ use std::thread::JoinHandle;
 pub use collector::Collector;
 pub use error::AgentError;
 pub use options::{Options, Unwind};
+pub use report::WindowReport;
 pub use sink::Sink;
 
 /// A collector running on its own thread.
@@ -82,7 +85,12 @@ pub fn spawn(options: Options, mut sink: Box<dyn Sink + Send>) -> Result<Running
                     return Ok(());
                 }
             };
-            collector.run(sink.as_mut(), &flag)
+            let result = collector.run(sink.as_mut(), &flag);
+            if let Err(e) = &result {
+                tracing::error!("the collector stopped: {e}");
+                sink.failed(e);
+            }
+            result
         })
         .map_err(|e| AgentError::Config(format!("cannot start the collector thread: {e}")))?;
     let mut running = Running {

@@ -41,6 +41,8 @@ pub struct Options {
     pub process_regex: Option<Regex>,
     /// Also sample the idle task (pid 0).
     pub include_idle: bool,
+    /// Kernel threads get per-process graphs too (by default they are only in `Total`).
+    pub include_kernel_threads: bool,
     /// Tags of every batch (the machine's are added unless given here).
     pub tags: BTreeMap<String, Value>,
     /// How user stacks are walked.
@@ -60,6 +62,7 @@ impl Default for Options {
             min_block: Duration::from_millis(1),
             process_regex: None,
             include_idle: false,
+            include_kernel_threads: false,
             tags: BTreeMap::new(),
             unwind: Unwind::Dwarf,
             stack_bytes: DEFAULT_STACK_BYTES,
@@ -100,11 +103,15 @@ impl Options {
         (1_000_000 + u64::from(self.frequency) / 2) / u64::from(self.frequency.max(1))
     }
 
-    /// Whether `process` gets a per-process graph.
-    pub fn wants(&self, process: &str) -> bool {
-        self.process_regex
-            .as_ref()
-            .is_none_or(|r| r.is_match(process))
+    /// Whether `process` gets a per-process graph: kernel threads (kworker/0:1, ksoftirqd/0,
+    /// ...) only with `include_kernel_threads` — each is a process of its own, and a graph each
+    /// would bury the services in dozens of them; `Total` shows their time as `[p] <name>`.
+    pub fn wants(&self, process: &str, kernel_thread: bool) -> bool {
+        (self.include_kernel_threads || !kernel_thread)
+            && self
+                .process_regex
+                .as_ref()
+                .is_none_or(|r| r.is_match(process))
     }
 }
 
@@ -116,7 +123,16 @@ mod tests {
     fn checks_and_derived_values() {
         let o = Options::default().check().expect("defaults are fine");
         assert_eq!(o.us_per_sample(), 10101);
-        assert!(o.wants("anything"));
+        assert!(o.wants("anything", false));
+        assert!(
+            !o.wants("kworker/0:1", true),
+            "kernel threads only in Total"
+        );
+        let with = Options {
+            include_kernel_threads: true,
+            ..Options::default()
+        };
+        assert!(with.wants("kworker/0:1", true));
         let o = Options {
             frequency: 0,
             ..Options::default()
@@ -132,7 +148,12 @@ mod tests {
             frequency: 1000,
             ..Options::default()
         };
-        assert!(o.wants("nginx: worker") && !o.wants("redis"));
+        assert!(o.wants("nginx: worker", false) && !o.wants("redis", false));
+        let kernel_nginx = Options {
+            include_kernel_threads: true,
+            ..o.clone()
+        };
+        assert!(kernel_nginx.wants("nginx", true) && !kernel_nginx.wants("kworker/1:0", true));
         assert_eq!(o.us_per_sample(), 1000);
     }
 }

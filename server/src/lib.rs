@@ -87,6 +87,8 @@ pub struct AppState {
     pub limiter: Arc<Limiter>,
     /// Who may use the service and the headers every answer gets.
     pub guard: Arc<Guard>,
+    /// This host's collector (`--profile-host`), for `/healthz`.
+    pub collector: Option<Arc<host_profile::HostStatus>>,
 }
 
 impl AppState {
@@ -102,6 +104,7 @@ impl AppState {
             limits: Limits::default(),
             limiter: Arc::new(Limiter::new(limits::Caps::default())),
             guard: Arc::new(Guard::default()),
+            collector: None,
         }
     }
 }

@@ -13,6 +13,10 @@
 mod common;
 #[path = "host_profile/graph.rs"]
 mod graph;
+#[path = "host_profile/health.rs"]
+mod health;
+#[path = "host_profile/kernel_threads.rs"]
+mod kernel_threads;
 #[path = "host_profile/workloads.rs"]
 mod workloads;
 
@@ -300,17 +304,22 @@ async fn profile_host_writes_straight_to_the_store() {
     let nofp = workloads::c_nofp(dir.path());
     let db = TempDb::new();
     let store = Arc::new(Store::open(&db.path()).expect("store"));
-    let server = TestServer::start_over(store.clone(), dir.path().join("no-viewer"), |_| {}).await;
     let args = HostProfileArgs {
         profile_host: true,
         profile_host_interval: Duration::from_secs(1),
         profile_host_off_cpu: true,
     };
     let start = now() - 1;
-    let profiler = host_profile::start(&args, store, Default::default())
+    let profiler = host_profile::start(&args, store.clone(), Default::default())
         .expect("starts")
         .expect("asked for");
+    let status = profiler.status();
+    let server = TestServer::start_over(store, dir.path().join("no-viewer"), |s| {
+        s.collector = Some(status);
+    })
+    .await;
     let child = nofp.start(SECONDS, NAPS);
+    health::check_after_a_window(&server).await;
     let slept = tokio::task::spawn_blocking(move || {
         let slept = workloads::finish(child, "embers-nofp");
         drop(profiler);
@@ -318,7 +327,9 @@ async fn profile_host_writes_straight_to_the_store() {
     })
     .await
     .expect("join");
-    check_program(&server, &nofp, slept, (start, now() + 1), false).await;
+    let range = (start, now() + 1);
+    check_program(&server, &nofp, slept, range, false).await;
+    kernel_threads::check_no_services(&server, range, false).await;
     server.stop().await;
 }
 
@@ -333,7 +344,13 @@ async fn frame_pointer_mode_counts_in_the_kernel() {
     let db = TempDb::new();
     let server = TestServer::start(&db.path()).await;
     let sink = http_sink(&server);
-    let run = profile(&[&fp], options(Unwind::Fp), Box::new(sink)).await;
+    // Every process gets its graph, as by default: kernel threads must still not.
+    let every = Options {
+        process_regex: None,
+        ..options(Unwind::Fp)
+    };
+    let run = profile(&[&fp], every, Box::new(sink)).await;
     check_program(&server, &fp, run.slept[0], run.range, true).await;
+    kernel_threads::check_no_services(&server, run.range, true).await;
     server.stop().await;
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use libbpf_rs::{MapCore, MapFlags, MapMut};
 
-use super::events::KERNEL_DEPTH;
+use super::events::{KERNEL_DEPTH, TASK_KERNEL_THREAD};
 use super::skel::ProfileSkel;
 
 /// How long a sample already running when the set is switched may take to finish; BPF
@@ -21,6 +21,8 @@ pub struct Drained {
     pub pid: u32,
     /// Thread id.
     pub tid: u32,
+    /// Whether the task is a kernel thread.
+    pub kernel_thread: bool,
     /// The thread's name.
     pub thread: String,
     /// The process's name.
@@ -44,6 +46,8 @@ pub struct CountKey {
     pub kernel: i32,
     /// User stack id (negative: none).
     pub user: i32,
+    /// Whether the task is a kernel thread (`TASK_KERNEL_THREAD` in its flags).
+    pub kernel_thread: bool,
 }
 
 fn word(b: &[u8], at: usize) -> Option<[u8; 4]> {
@@ -51,13 +55,14 @@ fn word(b: &[u8], at: usize) -> Option<[u8; 4]> {
 }
 
 impl CountKey {
-    /// Read a key's 16 bytes.
+    /// Read a key's 20 bytes.
     pub fn parse(b: &[u8]) -> Option<CountKey> {
         Some(CountKey {
             pid: u32::from_ne_bytes(word(b, 0)?),
             tid: u32::from_ne_bytes(word(b, 4)?),
             kernel: i32::from_ne_bytes(word(b, 8)?),
             user: i32::from_ne_bytes(word(b, 12)?),
+            kernel_thread: u32::from_ne_bytes(word(b, 16)?) & TASK_KERNEL_THREAD != 0,
         })
     }
 }
@@ -135,6 +140,7 @@ pub fn drain(skel: &mut ProfileSkel<'static>) -> Vec<Drained> {
         out.push(Drained {
             pid: key.pid,
             tid: key.tid,
+            kernel_thread: key.kernel_thread,
             thread,
             process,
             kernel: stack(stacks, key.kernel),
@@ -157,7 +163,7 @@ mod tests {
 
     #[test]
     fn parses_keys_stacks_and_names_as_laid_out_in_c() {
-        assert_eq!(size_of::<types::count_key>(), 16);
+        assert_eq!(size_of::<types::count_key>(), 20);
         assert_eq!(size_of::<types::names>(), 32);
         let mut raw = Vec::new();
         for v in [7u32, 8] {
@@ -165,16 +171,18 @@ mod tests {
         }
         raw.extend_from_slice(&(-14i32).to_ne_bytes());
         raw.extend_from_slice(&3i32.to_ne_bytes());
+        raw.extend_from_slice(&TASK_KERNEL_THREAD.to_ne_bytes());
         assert_eq!(
             CountKey::parse(&raw),
             Some(CountKey {
                 pid: 7,
                 tid: 8,
                 kernel: -14,
-                user: 3
+                user: 3,
+                kernel_thread: true,
             })
         );
-        assert_eq!(CountKey::parse(&raw[..10]), None);
+        assert_eq!(CountKey::parse(&raw[..16]), None);
         let mut stack = vec![0u8; 8 * KERNEL_DEPTH];
         stack[..8].copy_from_slice(&5u64.to_ne_bytes());
         stack[8..16].copy_from_slice(&6u64.to_ne_bytes());

@@ -14,8 +14,10 @@ pub const EVENT_BYTES: usize = 96 + 8 * (KERNEL_DEPTH + USER_DEPTH);
 /// Most bytes of user stack a `struct sample` can carry.
 pub const MAX_STACK_BYTES: usize = 65536;
 
-const KIND_ON_CPU: u32 = 1;
-const KIND_OFF_CPU: u32 = 2;
+const KIND_ON_CPU: u16 = 1;
+const KIND_OFF_CPU: u16 = 2;
+/// `TASK_KERNEL_THREAD` of `enum task_flag`.
+pub const TASK_KERNEL_THREAD: u32 = 1;
 
 /// What the record measured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +48,8 @@ pub struct Event<'a> {
     pub pid: u32,
     /// Thread id.
     pub tid: u32,
+    /// Whether the task is a kernel thread (`PF_KTHREAD`, as the kernel saw it).
+    pub kernel_thread: bool,
     /// On-CPU: samples (1); off-CPU: nanoseconds waited.
     pub value: u64,
     /// User registers (all 0 for a kernel thread).
@@ -72,7 +76,7 @@ pub enum EventError {
     Short(usize),
     /// An unknown kind.
     #[error("a ring buffer record has unknown kind {0}")]
-    Kind(u32),
+    Kind(u16),
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
@@ -110,7 +114,7 @@ pub fn parse(b: &[u8]) -> Result<Event<'_>, EventError> {
     if b.len() < EVENT_BYTES {
         return Err(EventError::Short(b.len()));
     }
-    let kind = match u32_at(b, 0) {
+    let kind = match u16_at(b, 0) {
         KIND_ON_CPU => Kind::OnCpu,
         KIND_OFF_CPU => Kind::OffCpu,
         other => return Err(EventError::Kind(other)),
@@ -121,6 +125,7 @@ pub fn parse(b: &[u8]) -> Result<Event<'_>, EventError> {
         kind,
         pid: u32_at(b, 4),
         tid: u32_at(b, 8),
+        kernel_thread: u32::from(u16_at(b, 2)) & TASK_KERNEL_THREAD != 0,
         value: u64_at(b, 16),
         regs: Regs {
             ip: u64_at(b, 24),
@@ -146,6 +151,7 @@ mod tests {
     fn offsets_match_the_c_layout() {
         assert_eq!(size_of::<types::event>(), EVENT_BYTES);
         assert_eq!(size_of::<types::sample>(), EVENT_BYTES + MAX_STACK_BYTES);
+        assert_eq!(offset_of!(types::event, flags), 2);
         assert_eq!(offset_of!(types::event, pid), 4);
         assert_eq!(offset_of!(types::event, tid), 8);
         assert_eq!(offset_of!(types::event, value), 16);
@@ -163,9 +169,9 @@ mod tests {
         assert_eq!(offset_of!(types::sample, stack), EVENT_BYTES);
     }
 
-    fn record(kind: u32, stack: &[u8]) -> Vec<u8> {
+    fn record(kind: u16, stack: &[u8]) -> Vec<u8> {
         let mut b = vec![0u8; EVENT_BYTES];
-        b[0..4].copy_from_slice(&kind.to_le_bytes());
+        b[0..2].copy_from_slice(&kind.to_le_bytes());
         b[4..8].copy_from_slice(&42u32.to_le_bytes());
         b[8..12].copy_from_slice(&43u32.to_le_bytes());
         b[16..24].copy_from_slice(&5_000_000u64.to_le_bytes());
@@ -204,6 +210,10 @@ mod tests {
         );
         assert_eq!(e.stack, &[1, 2, 3, 4]);
         assert_eq!(e.stack_start, 0x7ff0_0000);
+        assert!(!e.kernel_thread);
+        let mut kthread = record(KIND_ON_CPU, &[]);
+        kthread[2..4].copy_from_slice(&1u16.to_le_bytes());
+        assert!(parse(&kthread).expect("parses").kernel_thread);
         assert_eq!(parse(&b[..100]), Err(EventError::Short(100)));
         assert_eq!(parse(&record(9, &[])), Err(EventError::Kind(9)));
         let mut lying = record(KIND_ON_CPU, &[]);

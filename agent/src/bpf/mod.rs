@@ -17,6 +17,7 @@ use libbpf_rs::{Link, MapCore, MapFlags, OpenObject, RingBuffer, RingBufferBuild
 
 use crate::error::AgentError;
 use crate::options::{Options, Unwind};
+pub use crate::report::KernelStats;
 
 #[allow(
     clippy::all,
@@ -34,50 +35,16 @@ use skel::{ProfileSkel, ProfileSkelBuilder};
 /// How many counters the program keeps (`STAT_COUNT`).
 const STATS: usize = 7;
 
-/// The program's counters (`enum stat` in `profile.bpf.c`), summed over CPUs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct KernelStats {
-    /// On-CPU samples taken.
-    pub samples: u64,
-    /// Events dropped: the ring buffer was full.
-    pub lost_events: u64,
-    /// fp-mode samples dropped: a counts map was full.
-    pub lost_counts: u64,
-    /// Stacks lost: a stack map was full.
-    pub lost_stacks: u64,
-    /// Samples whose user stack could not be read at all.
-    pub no_user_stack: u64,
-    /// Off-CPU waits recorded.
-    pub blocks: u64,
-    /// Of those, waits whose task ran user code again before its user stack could be read:
-    /// only where it waited is known.
-    pub late_waits: u64,
-}
-
-impl KernelStats {
-    fn from_slots(s: &[u64; STATS]) -> KernelStats {
-        KernelStats {
-            samples: s[0],
-            lost_events: s[1],
-            lost_counts: s[2],
-            lost_stacks: s[3],
-            no_user_stack: s[4],
-            blocks: s[5],
-            late_waits: s[6],
-        }
-    }
-
-    /// What happened since `before`.
-    pub fn since(&self, before: &KernelStats) -> KernelStats {
-        KernelStats {
-            samples: self.samples.saturating_sub(before.samples),
-            lost_events: self.lost_events.saturating_sub(before.lost_events),
-            lost_counts: self.lost_counts.saturating_sub(before.lost_counts),
-            lost_stacks: self.lost_stacks.saturating_sub(before.lost_stacks),
-            no_user_stack: self.no_user_stack.saturating_sub(before.no_user_stack),
-            blocks: self.blocks.saturating_sub(before.blocks),
-            late_waits: self.late_waits.saturating_sub(before.late_waits),
-        }
+/// The counters from their slots (in `enum stat` order).
+fn from_slots(s: &[u64; STATS]) -> KernelStats {
+    KernelStats {
+        samples: s[0],
+        lost_events: s[1],
+        lost_counts: s[2],
+        lost_stacks: s[3],
+        no_user_stack: s[4],
+        blocks: s[5],
+        late_waits: s[6],
     }
 }
 
@@ -132,12 +99,29 @@ fn ring_bytes(unwind: Unwind, cpus: usize, stack_bytes: u32) -> u32 {
     wanted.clamp(8 << 20, 256 << 20).next_power_of_two() as u32
 }
 
+/// The program's ring buffer, each record handed to `on_record`.
+fn ring_buffer(
+    skel: &ProfileSkel<'static>,
+    mut on_record: impl FnMut(&[u8]) + 'static,
+) -> Result<RingBuffer<'static>, AgentError> {
+    let mut builder = RingBufferBuilder::new();
+    builder
+        .add(&skel.maps.events, move |data: &[u8]| {
+            on_record(data);
+            0
+        })
+        .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
+    builder
+        .build()
+        .map_err(|e| AgentError::bpf("connected to its ring buffer", e))
+}
+
 impl Probe {
     /// Load, configure and attach; every ring buffer record goes to `on_record` (during
     /// [`Probe::poll`]).
     pub fn start(
         options: &Options,
-        mut on_record: impl FnMut(&[u8]) + 'static,
+        on_record: impl FnMut(&[u8]) + 'static,
     ) -> Result<Probe, AgentError> {
         let online = perf::online_cpus().map_err(AgentError::NoCpu)?;
         // The skeleton borrows its object for its whole life; one small leak per start.
@@ -187,16 +171,7 @@ impl Probe {
         } else {
             Vec::new()
         };
-        let mut builder = RingBufferBuilder::new();
-        builder
-            .add(&skel.maps.events, move |data: &[u8]| {
-                on_record(data);
-                0
-            })
-            .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
-        let ring = builder
-            .build()
-            .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
+        let ring = ring_buffer(&skel, on_record)?;
         let mut probe = Probe {
             ring,
             cpus: Vec::new(),
@@ -281,7 +256,7 @@ impl Probe {
                     .sum();
             }
         }
-        KernelStats::from_slots(&slots)
+        from_slots(&slots)
     }
 
     /// CPUs sampled.

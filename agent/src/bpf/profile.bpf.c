@@ -24,6 +24,9 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 #define PF_KTHREAD 0x00200000
 
 enum event_kind { EVENT_ON_CPU = 1, EVENT_OFF_CPU = 2 };
+/* Bits of event.flags and count_key.flags. The kernel knows a kernel thread exactly (PF_KTHREAD)
+ * when it samples it; user space would have to ask /proc, too late for one that exited. */
+enum task_flag { TASK_KERNEL_THREAD = 1 };
 
 /* Counters, one per CPU (user space sums them). Keep in step with bpf/events.rs. */
 enum stat {
@@ -50,7 +53,8 @@ volatile u32 window = 0;
  * KERNEL_DEPTH slots), user[user_len] (USER_DEPTH slots) and, for on-CPU events with
  * copy_stacks, stack_len bytes of user stack starting at stack_start (= sp). */
 struct event {
-	u32 kind;
+	u16 kind;
+	u16 flags;       /* task_flag bits */
 	u32 pid;         /* process (tgid) */
 	u32 tid;
 	u32 cpu;
@@ -78,6 +82,7 @@ struct count_key {
 	u32 tid;
 	s32 kernel_stack;
 	s32 user_stack;
+	u32 flags; /* task_flag bits */
 };
 
 struct names {
@@ -158,6 +163,11 @@ static __always_inline u64 wakeup(void)
 static __always_inline bool is_kernel_thread(struct task_struct *task)
 {
 	return BPF_CORE_READ(task, flags) & PF_KTHREAD;
+}
+
+static __always_inline u16 task_flags(struct task_struct *task)
+{
+	return is_kernel_thread(task) ? TASK_KERNEL_THREAD : 0;
 }
 
 /* The task's user registers as saved on kernel entry: right whether the sample interrupted user
@@ -244,6 +254,7 @@ static __always_inline int sample_to_ring(void *ctx, struct task_struct *task)
 	struct event *e = &s->e;
 	u64 id = bpf_get_current_pid_tgid();
 	e->kind = EVENT_ON_CPU;
+	e->flags = task_flags(task);
 	e->pid = id >> 32;
 	e->tid = (u32)id;
 	e->cpu = cpu;
@@ -269,7 +280,8 @@ static __always_inline int sample_to_counts(void *ctx, struct task_struct *task,
 	bool second = window & 1;
 	void *stacks = second ? (void *)&stacks1 : (void *)&stacks0;
 	void *counts = second ? (void *)&counts1 : (void *)&counts0;
-	struct count_key key = { .pid = pid, .tid = tid, .kernel_stack = -1, .user_stack = -1 };
+	struct count_key key = { .pid = pid, .tid = tid, .kernel_stack = -1, .user_stack = -1,
+				 .flags = task_flags(task) };
 	key.kernel_stack = bpf_get_stackid(ctx, stacks, 0);
 	if (!is_kernel_thread(task))
 		key.user_stack = bpf_get_stackid(ctx, stacks, BPF_F_USER_STACK);
@@ -348,6 +360,7 @@ static __always_inline void send_wait(void *ctx, struct pending *p, struct task_
 		return;
 	struct event *e = &s->e;
 	e->kind = EVENT_OFF_CPU;
+	e->flags = task_flags(task);
 	e->pid = p->pid;
 	e->tid = p->tid;
 	e->cpu = cpu;

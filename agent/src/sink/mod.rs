@@ -11,6 +11,9 @@ use std::time::Duration;
 
 use embers_model::contract::ingest::BatchInput;
 
+use crate::error::AgentError;
+use crate::report::WindowReport;
+
 /// Takes each window's batches.
 pub trait Sink {
     /// One window's batches, timed `time` (Unix seconds). Must not block for long: sampling
@@ -24,6 +27,13 @@ pub trait Sink {
     fn report(&self) -> String {
         String::new()
     }
+
+    /// What the window just handed over (or an empty one) held: its samples, losses and cut
+    /// stacks, for a sink that reports them on.
+    fn window(&mut self, _report: &WindowReport) {}
+
+    /// The collector stopped sampling because of `error` (it was logged too).
+    fn failed(&mut self, _error: &AgentError) {}
 }
 
 /// Request bodies `{"batches": [...]}` of at most `max_bytes` each (a single batch bigger than

@@ -165,7 +165,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         start_demo(&store, args.demo_live).await?;
     }
     // Kept until the server stops; dropping it stores the window in progress.
-    let _profiler = host_profile::start_or_say_why(
+    let profiler = host_profile::start_or_say_why(
         &args.host_profile,
         store.clone(),
         args.limits.caps().stacks,
@@ -192,6 +192,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         },
         limiter: Arc::new(Limiter::new(args.limits.caps())),
         guard: Arc::new(args.guard.guard(&args.listen)?),
+        collector: profiler.as_ref().map(host_profile::HostProfiler::status),
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await

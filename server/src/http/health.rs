@@ -10,6 +10,7 @@ use axum::response::Response;
 use serde::Serialize;
 
 use crate::error::json_response;
+use crate::host_profile::CollectorHealth;
 use crate::store::{Backend, Outage};
 use crate::AppState;
 
@@ -17,9 +18,13 @@ use crate::AppState;
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// `{"mode": "local" | "upstream", "status": "ok", "version": ...}` (alphabetical, as answered
-/// since the first release).
+/// since the first release), and `collector` when the service profiles its host.
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct Health {
+    /// This host's collector (`serve --profile-host`): running or why not, and what its
+    /// windows held. Absent when the service does not profile its host.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    collector: Option<CollectorHealth>,
     /// `local` (own store) or `upstream` (a DeepFlow querier answers).
     mode: &'static str,
     /// Always `ok`.
@@ -46,11 +51,12 @@ fn mode(state: &AppState) -> &'static str {
 )]
 pub async fn handle(State(state): State<AppState>) -> Response {
     let health = Health {
+        collector: state.collector.as_ref().map(|c| c.snapshot()),
         mode: mode(&state),
         status: "ok",
         version: env!("CARGO_PKG_VERSION"),
     };
-    // Three strings always serialise.
+    // Strings, integers and options of them always serialise.
     json_response(
         StatusCode::OK,
         serde_json::to_string(&health).unwrap_or_default(),

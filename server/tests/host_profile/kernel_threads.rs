@@ -1,0 +1,98 @@
+//! Kernel threads in a real run: which processes of this machine are kernel threads (the
+//! `PF_KTHREAD` flag in `/proc/<pid>/stat`), found in `Total` as `[p] <name>`, to check that none
+//! of them got a per-process graph (they are left out unless `--include-kernel-threads`).
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+use crate::common::TestServer;
+use crate::graph_of;
+
+const PF_KTHREAD: u64 = 0x0020_0000;
+
+/// The names of this machine's kernel threads now, as `/proc` shows them (a workqueue worker's
+/// with its queue after `-` or `+`: `kworker/u8:0-events_unbound`).
+pub fn now() -> Vec<String> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter_map(|stat| {
+            let (head, rest) = stat.rsplit_once(')')?;
+            let (_, comm) = head.split_once('(')?;
+            // After the name: state, ppid, pgrp, session, tty_nr, tpgid, flags.
+            let flags: u64 = rest.split_whitespace().nth(6)?.parse().ok()?;
+            (flags & PF_KTHREAD != 0).then(|| comm.to_owned())
+        })
+        .collect()
+}
+
+/// Whether `name` (a task's 15-byte comm, as the collector sampled it) is one of `kernel`.
+pub fn is_one(name: &str, kernel: &[String]) -> bool {
+    !name.is_empty()
+        && kernel.iter().any(|k| {
+            k == name
+                || k.strip_prefix(name)
+                    .is_some_and(|rest| rest.starts_with(['-', '+']))
+        })
+}
+
+/// The processes of a canonical `Total` graph (`Total;[p] <name>[;[t] <thread>] value`).
+pub fn in_total(total: &str) -> BTreeSet<String> {
+    total
+        .lines()
+        .filter_map(|l| l.rsplit_once(' ')?.0.strip_prefix("Total;[p] "))
+        .map(|rest| rest.split(";[t] ").next().unwrap_or(rest).to_owned())
+        .collect()
+}
+
+/// Kernel threads are only in `Total`: no stored service is one of this machine's kernel
+/// threads. With `must_see`, `Total` must show one (at 997 Hz some always runs in a 2.5 s run),
+/// so the check cannot pass for want of kernel threads.
+pub async fn check_no_services(server: &TestServer, range: (i64, i64), must_see: bool) {
+    let kernel = now();
+    let total = graph_of(server, "Total", "on-cpu", range).await;
+    let seen: Vec<String> = in_total(&total)
+        .into_iter()
+        .filter(|p| is_one(p, &kernel))
+        .collect();
+    assert!(
+        !must_see || !seen.is_empty(),
+        "no kernel thread in Total (kernel threads now: {kernel:?}):\n{total}"
+    );
+    let body = json!({"time_start": range.0, "time_end": range.1});
+    let services = crate::common::ok(server, "/v1/profile/services", body).await;
+    let rows = services["result"]["values"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(rows.len() > 1, "services of the run: {services}");
+    let stored: Vec<&str> = rows.iter().filter_map(|r| r[0].as_str()).collect();
+    let kernel_services: Vec<&&str> = stored
+        .iter()
+        .filter(|s| is_one(s, &kernel) || seen.iter().any(|k| k == *s))
+        .collect();
+    assert!(
+        kernel_services.is_empty(),
+        "kernel threads got per-process graphs: {kernel_services:?} (in Total: {seen:?})"
+    );
+}
+
+#[test]
+fn reads_proc_and_matches_workqueue_names() {
+    let kernel = now();
+    if std::fs::read_to_string("/proc/2/comm").is_ok_and(|c| c.trim() == "kthreadd") {
+        assert!(kernel.iter().any(|k| k == "kthreadd"), "{kernel:?}");
+    }
+    let kernel = vec![
+        "kworker/u8:0-events_unbound".to_owned(),
+        "rcu_preempt".into(),
+    ];
+    assert!(is_one("kworker/u8:0", &kernel) && is_one("rcu_preempt", &kernel));
+    assert!(!is_one("kworker/u8", &kernel) && !is_one("", &kernel) && !is_one("bash", &kernel));
+    let total = "Total;[p] rcu_preempt 1003\nTotal;[p] web;[t] worker 5\nTotal;[p] a b 7\n";
+    let names: Vec<String> = in_total(total).into_iter().collect();
+    assert_eq!(names, ["a b", "rcu_preempt", "web"]);
+}
