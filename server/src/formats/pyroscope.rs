@@ -80,23 +80,7 @@ pub fn params(query: &[(String, String)]) -> Result<Params, FormatError> {
         })?;
     let (app, labels) = parse_key(name).unwrap_or_else(|| (name.trim().to_owned(), Vec::new()));
     let (app, suffix_event) = split_suffix(&app);
-    let seconds = |key: &str| -> Result<Option<i64>, FormatError> {
-        get(key)
-            .map(|v| {
-                v.trim()
-                    .parse::<i64>()
-                    .ok()
-                    .filter(|&t| t > 0)
-                    .map(unix_seconds)
-                    .ok_or_else(|| {
-                        FormatError::invalid(format!(
-                            "{key} must be Unix time in seconds (or milliseconds, microseconds, \
-                             nanoseconds), got '{v}'"
-                        ))
-                    })
-            })
-            .transpose()
-    };
+    let seconds = |key: &str| get(key).map(|v| time_param(key, v)).transpose();
     let (from, until) = (seconds("from")?, seconds("until")?);
     if let (Some(f), Some(u)) = (from, until) {
         if f > u {
@@ -356,6 +340,21 @@ fn text_batch(
         params.time.unwrap_or_else(super::now_seconds),
         limits,
     )
+}
+
+/// The Unix seconds of parameter `key`'s value `v`.
+fn time_param(key: &str, v: &str) -> Result<i64, FormatError> {
+    v.trim()
+        .parse::<i64>()
+        .ok()
+        .filter(|&t| t > 0)
+        .map(unix_seconds)
+        .ok_or_else(|| {
+            FormatError::invalid(format!(
+                "{key} must be Unix time in seconds (or milliseconds, microseconds, nanoseconds), \
+                 got '{v}'"
+            ))
+        })
 }
 
 /// Unix seconds from a time in seconds, milliseconds, microseconds or nanoseconds, told apart

@@ -46,7 +46,12 @@ fn params_map_spy_names_and_suffixes_and_refuse_nonsense() {
     assert_eq!(p.suffix_event.as_deref(), Some("alloc_space"));
     assert_eq!(p.language.as_deref(), Some("Golang"));
     assert_eq!(p.time, Some(1_700_000_000));
-    for from in ["1700000000", "1700000000123", "1700000000123456", "1700000000123456789"] {
+    for from in [
+        "1700000000",
+        "1700000000123",
+        "1700000000123456",
+        "1700000000123456789",
+    ] {
         let p = params(&q(&[("name", "a"), ("from", from)])).expect("params");
         assert_eq!(p.time, Some(1_700_000_000), "from={from}");
     }
