@@ -73,6 +73,9 @@ test('F2. What grew finds the planted regression first; a click compares api-gat
   assert.equal(list[0].fn, REGRESSION, `first: ${JSON.stringify(list.slice(0, 3))}`);
   assert.equal(list[0].app, 'api-gateway');
   assert.match(list[0].change, /^\+\d+\.\d pp$/);
+  // A long name is shortened from the front: the function's own name stays readable.
+  const shown = await v.frame.locator('[data-testid=grew-list] [data-testid=function-name]').first().textContent();
+  assert.ok(shown.length < REGRESSION.length && shown.endsWith('render.jsonEncodeResponse'), `shown: ${shown}`);
   const color = await v.frame.locator('[data-testid=function-change]').first().evaluate((el) => getComputedStyle(el).color);
   const [r, , b] = color.match(/\d+/g).map(Number);
   assert.ok(r > b, `grew is red: ${color}`);

@@ -7,6 +7,7 @@
 use embers_model::contract::explore::{FunctionMetric, FunctionRow, FunctionsAnswer};
 use embers_model::view::color::diff_color;
 use embers_model::view::format::{format_percent, format_value, ValueUnit};
+use embers_model::view::names::shorten;
 use leptos::prelude::*;
 
 use crate::components::rows::move_focus;
@@ -147,6 +148,9 @@ fn Rows(ctx: Ctx, answer: FunctionsAnswer, pages: RwSignal<usize>) -> impl IntoV
     .into_any()
 }
 
+/// Characters of a function's name a row shows: what the name column holds at 1100 px.
+const NAME_CHARS: usize = 46;
+
 /// One function: its row (opens the busiest or most grown service), then its services.
 #[component]
 fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool) -> impl IntoView {
@@ -175,6 +179,7 @@ fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool)
         true => (change.abs() / scale).min(1.0),
         false => (value as f64 / all.max(1) as f64).min(1.0),
     };
+    let shown = shorten(&name, NAME_CHARS).map_or_else(String::new, |s| s.into_owned());
     let title = match grew {
         true => format!("Compare {first} with the baseline, {name} selected"),
         false => format!("Open the flame graph of {first} with {name} selected"),
@@ -194,7 +199,8 @@ fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool)
     view! {
         <button type="button" class="service-row fn-row" data-testid="function-row" data-function=name.clone()
             data-app-service=first.clone() title=title on:click=open>
-            <span class="svc-name">{name.clone()}</span>
+            // Seen shortened from the front (the function's own name stays), read out whole.
+            <span class="svc-name"><span aria-hidden="true" data-testid="function-name">{shown}</span><span class="sr-only">{name.clone()}</span></span>
             {match grew {
                 true => view! {
                     <span class="fn-change" data-testid="function-change" style:color=color>{format!("{:+.1} pp", change)}</span>
