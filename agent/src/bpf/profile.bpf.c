@@ -244,6 +244,16 @@ static __always_inline void user_side(void *ctx, struct sample *s, struct task_s
 	e->user_len = u > 0 ? u / sizeof(u64) : 0;
 }
 
+/* Sends a filled sample through the ring buffer: the event and the stack bytes it copied. */
+static __always_inline void send(struct sample *s)
+{
+	u64 size = sizeof(struct event) + s->e.stack_len;
+	if (size > sizeof(*s))
+		size = sizeof(*s);
+	if (bpf_ringbuf_output(&events, s, size, wakeup()))
+		count(STAT_LOST_EVENTS);
+}
+
 /* An on-CPU sample of the current task, sent through the ring buffer. */
 static __always_inline int sample_to_ring(void *ctx, struct task_struct *task)
 {
@@ -267,11 +277,7 @@ static __always_inline int sample_to_ring(void *ctx, struct task_struct *task)
 	e->stack_len = 0;
 	if (!is_kernel_thread(task))
 		user_side(ctx, s, task);
-	u64 size = sizeof(struct event) + e->stack_len;
-	if (size > sizeof(*s))
-		size = sizeof(*s);
-	if (bpf_ringbuf_output(&events, s, size, wakeup()))
-		count(STAT_LOST_EVENTS);
+	send(s);
 	return 0;
 }
 
@@ -379,11 +385,7 @@ static __always_inline void send_wait(void *ctx, struct pending *p, struct task_
 	} else if (!is_kernel_thread(task)) {
 		user_side(ctx, s, task);
 	}
-	u64 size = sizeof(struct event) + e->stack_len;
-	if (size > sizeof(*s))
-		size = sizeof(*s);
-	if (bpf_ringbuf_output(&events, s, size, wakeup()))
-		count(STAT_LOST_EVENTS);
+	send(s);
 	count(STAT_BLOCKS);
 }
 
