@@ -9,7 +9,7 @@
 //! `cargo bench -p embers-server --bench backends_bench` (a backend that is not running is
 //! skipped with a note). Sizes: `EMBERS_BENCH_SAMPLES`, `EMBERS_BENCH_STACKS`; backends:
 //! `EMBERS_BENCH_BACKENDS=sqlite,single,shards`; concurrent ClickHouse writers: `EMBERS_BENCH_WRITERS`
-//! (default 2).
+//! (default 2); `EMBERS_BENCH_KEEP=1` stops after the queries and keeps the database.
 
 use std::time::{Duration, Instant};
 
@@ -180,6 +180,36 @@ fn removal(store: &Store) -> Result<(), String> {
     Ok(())
 }
 
+/// Waits (at most two minutes) until ClickHouse has merged what was just ingested, then runs
+/// the service's compaction of the settled function rollup: the queries time data at rest, as
+/// a day's samples would be, not reads competing with merges for the two cores.
+fn settle(store: &Store) -> Result<(), String> {
+    let Store::ClickHouse(c) = store else {
+        return Ok(());
+    };
+    let t = Instant::now();
+    while c.running_merges().map_err(|e| e.to_string())? > 0 {
+        if t.elapsed() > Duration::from_secs(120) {
+            println!("  merges still running after 2 min: timing anyway");
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    println!(
+        "  background merges done {} after the ingest",
+        ms(t.elapsed())
+    );
+    // What the service's maintenance loop does within a minute of a partition settling: the
+    // bench's day is long past.
+    let t = Instant::now();
+    let merged = store.compact(T0 + 2 * DAY).map_err(|e| e.to_string())?;
+    println!(
+        "  compaction of the function rollup: {merged} partitions merged in {}",
+        ms(t.elapsed())
+    );
+    Ok(())
+}
+
 fn run(name: &str, stacks: &[String], n: usize) -> Result<(), String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let writers = env_usize("EMBERS_BENCH_WRITERS", 2).max(1);
@@ -208,6 +238,7 @@ fn run(name: &str, stacks: &[String], n: usize) -> Result<(), String> {
     println!("{name}: {}", store.describe());
     generation_cost(stacks, n, per_call);
     ingest(&store, stacks, n, per_call, writers)?;
+    settle(&store)?;
     queries(&store)?;
     let bytes = match &store {
         Store::Sqlite(s) => std::fs::metadata(s.path())
@@ -216,6 +247,10 @@ fn run(name: &str, stacks: &[String], n: usize) -> Result<(), String> {
         Store::ClickHouse(c) => c.disk_bytes().map_err(|e| e.to_string())?,
     };
     println!("  size on disk: {:.0} MB", bytes as f64 / 1e6);
+    if std::env::var_os("EMBERS_BENCH_KEEP").is_some() {
+        // Left as ingested, to try queries on by hand.
+        return Ok(());
+    }
     steady_ingest(&store, stacks, per_call, writers)?;
     if let Store::ClickHouse(c) = &store {
         removal(&store)?;

@@ -22,7 +22,7 @@ pub const DEFAULT_RETENTION: &str = "72h";
 pub const BATCH: usize = 2000;
 /// Free pages given back per step of incremental vacuum (4 MiB with 4 KiB pages).
 const RECLAIM_PAGES: u32 = 1024;
-/// Time between two retention passes.
+/// Time between two maintenance rounds (retention, rollup compaction).
 pub const EVERY: Duration = Duration::from_secs(60);
 
 /// Storage options of `serve`.
@@ -114,20 +114,31 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| StoreError::Invalid(format!("retention task failed: {e}")))?
 }
 
-/// Run a pass now and then every `every`, for as long as the runtime runs.
-pub async fn run(store: Arc<Store>, retention: Duration, every: Duration) {
+/// The service's maintenance, now and then every `every`, for as long as the runtime runs: a
+/// retention pass (when `retention` is set), then merging what is settled of the function
+/// rollup ([`Store::compact`]).
+pub async fn run(store: Arc<Store>, retention: Option<Duration>, every: Duration) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        match pass(&store, retention).await {
-            Ok(r) if r != Removed::default() => tracing::info!(
-                samples = r.samples,
-                rollup_rows = r.rollup_rows,
-                "retention removed expired data"
-            ),
-            Ok(_) => {}
-            Err(e) => tracing::warn!("retention pass failed: {e}"),
+        if let Some(retention) = retention {
+            match pass(&store, retention).await {
+                Ok(r) if r != Removed::default() => tracing::info!(
+                    samples = r.samples,
+                    rollup_rows = r.rollup_rows,
+                    "retention removed expired data"
+                ),
+                Ok(_) => {}
+                Err(e) => tracing::warn!("retention pass failed: {e}"),
+            }
+        }
+        let s = store.clone();
+        let now = crate::store::ingest::now_micros() / 1_000_000;
+        match blocking(move || s.compact(now)).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(partitions = n, "merged settled function rollup partitions"),
+            Err(e) => tracing::warn!("compacting the function rollup failed: {e}"),
         }
     }
 }

@@ -74,7 +74,29 @@ async fn functions_exactly(layout: Layout, name: &str) {
     let Some(pair) = Pair::start(layout, name).await else {
         return;
     };
-    pair.clickhouse.ingest(common::functions::batches()).await;
+    // One call per batch: each writes its own rollup parts.
+    let all = common::functions::batches();
+    for b in all["batches"].as_array().expect("batches") {
+        pair.clickhouse.ingest(json!({"batches": [b]})).await;
+    }
+    common::functions::check(&pair.clickhouse).await;
+    // The maintenance loop's compaction merges the settled partitions' parts: the same sums.
+    pair.store.compact(T0 + 86_400).expect("compact");
+    if let (Layout::Single, Store::ClickHouse(store)) = (layout, pair.store.as_ref()) {
+        let sql = format!(
+            "SELECT max(c) FROM (SELECT count() AS c FROM system.parts WHERE active AND \
+             database = '{}' AND table = 'functions_rollup' GROUP BY partition_id)",
+            store.database()
+        );
+        let answer = reqwest::Client::new()
+            .post(ch::SINGLE)
+            .body(sql)
+            .send()
+            .await;
+        let text = answer.expect("parts").text().await.expect("body");
+        assert_eq!(text.trim(), "1", "one part per settled partition");
+    }
+    assert_eq!(pair.store.compact(T0 + 86_400).expect("compact again"), 0);
     common::functions::check(&pair.clickhouse).await;
     pair.finish().await;
 }
@@ -215,4 +237,78 @@ async fn bad_ingest_is_refused_with_a_reason() {
     assert_eq!(store.sample_count().expect("count"), 0);
     server.stop().await;
     ch::drop_database(&store);
+}
+
+/// Runs `sql` on the single node and waits until its mutations of `db` are done.
+async fn mutate(client: &reqwest::Client, db: &str, sql: String) {
+    let post = |sql: String| client.post(ch::SINGLE).body(sql).send();
+    let answer = post(sql.clone()).await.expect("mutation");
+    assert!(
+        answer.status().is_success(),
+        "{sql}: {:?}",
+        answer.text().await
+    );
+    let pending =
+        format!("SELECT count() FROM system.mutations WHERE database = '{db}' AND NOT is_done");
+    // Mutations are asynchronous on 18.16 (no `mutations_sync`): poll until none is left.
+    for _ in 0..600 {
+        let text = post(pending.clone())
+            .await
+            .expect("poll")
+            .text()
+            .await
+            .expect("body");
+        if text.trim() == "0" {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("mutations of {db} still running after 30 s");
+}
+
+/// A rollup written before the six-hour level existed (emulated: its six-hour rows and the
+/// record of where they start are removed) is read by the hour once a server opens the store
+/// again, with the same exact sums; without that record a six-hour bucket would miss them.
+#[tokio::test]
+async fn a_rollup_older_than_six_hour_buckets_is_read_by_the_hour() {
+    let Some(pair) = Pair::start(Layout::Single, "fn_wide_from").await else {
+        return;
+    };
+    pair.clickhouse.ingest(common::functions::batches()).await;
+    common::functions::wide_range(&pair.clickhouse).await;
+    let Store::ClickHouse(store) = pair.store.as_ref() else {
+        panic!("a ClickHouse store");
+    };
+    let db = store.database().to_owned();
+    let client = reqwest::Client::new();
+    mutate(
+        &client,
+        &db,
+        format!("ALTER TABLE {db}.functions_rollup DELETE WHERE level = 21600"),
+    )
+    .await;
+    mutate(
+        &client,
+        &db,
+        format!("ALTER TABLE {db}.wide_from DELETE WHERE 1"),
+    )
+    .await;
+    let missing = common::functions::answer(&pair.clickhouse, common::functions::wide()).await;
+    assert_eq!(
+        missing.value,
+        11 + 13 + 23 + 29,
+        "the emulation took the six-hour bucket's 36 away"
+    );
+    let config = embers_server::store::ClickHouseConfig {
+        urls: vec![ch::SINGLE.to_owned()],
+        database: db,
+        cluster: None,
+        user: None,
+        password: None,
+    };
+    let reopened = Arc::new(Store::open_clickhouse(&config).expect("open again"));
+    let server = TestServer::start_over(reopened, "none".into(), |_| {}).await;
+    common::functions::wide_range(&server).await;
+    server.stop().await;
+    pair.finish().await;
 }

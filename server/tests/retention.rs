@@ -156,7 +156,7 @@ async fn the_background_task_expires_data_while_ingest_and_queries_go_on() {
     fill(&server, "old", T0, 30_000).await;
     let task = tokio::spawn(retention::run(
         store.clone(),
-        Duration::from_secs(3600),
+        Some(Duration::from_secs(3600)),
         Duration::from_millis(50),
     ));
     let started = Instant::now();

@@ -154,13 +154,11 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         &args.clickhouse,
         args.storage.synchronous,
     )?;
-    if let Some(retention) = args.storage.retention() {
-        tokio::spawn(crate::retention::run(
-            store.clone(),
-            retention,
-            crate::retention::EVERY,
-        ));
-    }
+    tokio::spawn(crate::retention::run(
+        store.clone(),
+        args.storage.retention(),
+        crate::retention::EVERY,
+    ));
     if args.demo {
         start_demo(&store, args.demo_live).await?;
     }

@@ -169,6 +169,19 @@ impl Store {
         }
     }
 
+    /// Merge what is settled of the function rollup at `now` (Unix seconds), so reads of the
+    /// past see one row per key: ClickHouse's partitions in several parts (see
+    /// `clickhouse::compact`); SQLite's rollup is merged as it is written. How many merged.
+    pub fn compact(&self, now: i64) -> Result<u64, StoreError> {
+        match self {
+            Store::Sqlite(_) => Ok(0),
+            Store::ClickHouse(c) => {
+                c.ensure_schema()?;
+                c.compact_rollup(now)
+            }
+        }
+    }
+
     /// Delete every sample of `app_service` (all languages and event types) and its rollup
     /// rows, and give the space back; `batch` samples per SQLite transaction.
     pub fn delete_app(

@@ -17,6 +17,15 @@ pub fn now() -> Value {
     json!({"time_start": T0 - 100, "time_end": T0 + 100, "profile_event_type": "on-cpu"})
 }
 
+/// The six-hour bucket [`wide`] holds whole.
+pub const W: i64 = H + 8 * 3600;
+
+/// A range over a whole six-hour bucket (ClickHouse keeps those), whole hours either side and
+/// single seconds at both ends.
+pub fn wide() -> Value {
+    json!({"time_start": W - 3605, "time_end": W + 6 * 3600 + 3605, "profile_event_type": "on-cpu"})
+}
+
 /// A range over whole hours, whole ten minutes and single seconds at both ends.
 pub fn long() -> Value {
     json!({"time_start": H - 601, "time_end": H + 8434, "profile_event_type": "on-cpu"})
@@ -24,7 +33,8 @@ pub fn long() -> Value {
 
 /// Near T0: redis-server on two pods (with recursion), nginx, `Total`, another event type, and
 /// samples just outside [T0-100, T0+100]; an hour earlier, the baseline's; and samples for the
-/// long range in a whole hour, a whole ten minutes, at both edges and just outside them.
+/// long range in a whole hour, a whole ten minutes, at both edges and just outside them; and
+/// for the wide range in and around a whole six-hour bucket.
 pub fn batches() -> Value {
     let a = json!({"host": "node-a", "pod": "redis-0", "k8s.label.app": "redis"});
     let b = json!({"host": "node-b", "pod": "redis-1", "k8s.label.app": "redis"});
@@ -58,6 +68,14 @@ pub fn batches() -> Value {
         cron(H + 8435, &a, 9999),
         cron(H - 601, &a, 50),
         cron(H - 602, &a, 7777),
+        cron(W - 3606, &a, 9999),
+        cron(W - 3605, &a, 11),
+        cron(W - 1800, &b, 13),
+        cron(W + 100, &a, 17),
+        cron(W + 6 * 3600 - 1, &b, 19),
+        cron(W + 6 * 3600 + 1000, &a, 23),
+        cron(W + 6 * 3600 + 3605, &a, 29),
+        cron(W + 6 * 3600 + 3606, &a, 7777),
     ]})
 }
 
@@ -119,6 +137,7 @@ pub async fn check(server: &TestServer) {
     baselines(server).await;
     pages_limits_and_bad_input(server).await;
     long_range(server).await;
+    wide_range(server).await;
     timelines(server).await;
 }
 
@@ -370,6 +389,25 @@ async fn long_range(server: &TestServer) {
     assert_eq!(
         rows(&f)[..2],
         [("serverCron", 200, 200), ("dictFind", 10, 10)]
+    );
+}
+
+/// Across a whole six-hour bucket: the same sums whether a store reads it as one bucket or six.
+pub async fn wide_range(server: &TestServer) {
+    let a = answer(server, wide()).await;
+    assert_eq!(
+        a.value,
+        11 + 13 + 17 + 19 + 23 + 29,
+        "not the 9999 and 7777 just outside"
+    );
+    assert_eq!(rows(&a)[..1], [("serverCron", 112, 112)]);
+    let g = answer(server, with(wide(), json!({"group_by": "pod"}))).await;
+    assert_eq!(
+        places(&g, "serverCron"),
+        [
+            place("redis-server", Some("redis-0"), 80, 80),
+            place("redis-server", Some("redis-1"), 32, 32)
+        ]
     );
 }
 

@@ -10,18 +10,28 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::row_binary::{send, RowBinary};
 use super::schema;
 use crate::store::functions::ingest::Acc;
-use crate::store::functions::FrameCache;
+use crate::store::functions::{FrameCache, WIDE_LEVELS};
 use crate::store::{BatchMeta, StoreError};
 
 /// A process: app_service, language, event type.
 type Process<'b> = [&'b str; 3];
 
-/// The function sums of one call, by process.
-#[derive(Debug, Default)]
+/// The function sums of one call, by process, at each of [`WIDE_LEVELS`].
+#[derive(Debug)]
 pub(crate) struct Functions<'b> {
     processes: Vec<Process<'b>>,
     index: FxHashMap<Process<'b>, usize>,
     acc: Acc<'b, usize>,
+}
+
+impl Default for Functions<'_> {
+    fn default() -> Self {
+        Functions {
+            processes: Vec::new(),
+            index: FxHashMap::default(),
+            acc: Acc::new(&WIDE_LEVELS),
+        }
+    }
 }
 
 /// What a call writes besides its samples.
@@ -64,7 +74,7 @@ impl<'b> Functions<'b> {
         };
         let mut rollup = RowBinary::default();
         for ((level, bucket, process), sums) in &buckets {
-            // Levels are the constants of LEVELS; bucket starts of stored (u32) times.
+            // Levels are the constants of WIDE_LEVELS; bucket starts of stored (u32) times.
             rollup.u32(u32::try_from(*level).unwrap_or(0));
             rollup.u32(u32::try_from(*bucket).unwrap_or(0));
             for text in self.processes[*process] {

@@ -1,6 +1,6 @@
 //! The functions endpoints on ClickHouse, answering as the SQLite store does: an unfiltered
 //! question sums `functions_rollup` over the range's whole buckets and adds the samples at its
-//! edges (the same plan as SQLite's, [`plan`]); a tag filter, a grouping or a filter on
+//! edges (SQLite's plan, with six-hour buckets too: [`plan_from`]); a tag filter, a grouping or a filter on
 //! per-sample fields sums the samples of the whole range per stack. Stacks' functions come from
 //! their texts (the `stacks` dictionary, cached), names from `functions`.
 
@@ -15,7 +15,7 @@ use super::raw_rows::{item, RawRows};
 use super::sql::{common_where, filter_where, time_ranges, ChSql};
 use super::ClickHouseStore;
 use crate::store::functions::{
-    function_id, has_tag_conditions, known, plan, Frames, IdSums, ALL, LEVELS,
+    function_id, has_tag_conditions, known, plan_from, Frames, IdSums, ALL,
 };
 use crate::store::sql::needs_samples;
 use crate::store::StoreError;
@@ -73,32 +73,52 @@ impl ClickHouseStore {
             group.is_some() || has_tag_conditions(&sel.filter) || needs_samples(&sel.filter);
         if from_samples {
             let whole = [(sel.time_start, sel.time_end)];
-            self.sample_sums(sel, skip_total, &whole, group, &mut sums)?;
+            let rows = self.fetch::<StackSum>(&self.sample_sql(sel, skip_total, &whole, group))?;
+            self.add_samples(rows, group, &mut sums)?;
         } else {
-            let plan = plan(sel.time_start, sel.time_end, self.horizon()?, &LEVELS);
-            self.rollup_sums(sel, skip_total, &plan.buckets, &mut sums)?;
-            self.sample_sums(sel, skip_total, &plan.samples, None, &mut sums)?;
+            let (start, end) = (sel.time_start, sel.time_end);
+            let plan = plan_from(start, end, self.horizon()?, self.wide_from()?);
+            let rollup =
+                (!plan.buckets.is_empty()).then(|| self.rollup_sql(sel, skip_total, &plan.buckets));
+            let edges = (!plan.samples.is_empty())
+                .then(|| self.sample_sql(sel, skip_total, &plan.samples, None));
+            // Independent questions, asked together: ClickHouse works on the samples at the
+            // edges while it adds up the rollup (at 10M samples a day, 100 and 145 ms apart).
+            let (bytes, rows) = self.block_on(async {
+                let bytes = async {
+                    match &rollup {
+                        Some(sql) => {
+                            sql.query(self.client())
+                                .fetch_bytes("RowBinary")?
+                                .collect()
+                                .await
+                        }
+                        None => Ok(Default::default()),
+                    }
+                };
+                let rows = async {
+                    match &edges {
+                        Some(sql) => sql.query(self.client()).fetch_all::<StackSum>().await,
+                        None => Ok(Vec::new()),
+                    }
+                };
+                futures_util::future::join(bytes, rows).await
+            });
+            add_rollup(&bytes.map_err(super::ch_err)?, &mut sums)?;
+            self.add_samples(rows.map_err(super::ch_err)?, None, &mut sums)?;
         }
         let names = self.function_names(sums.ids())?;
         sums.named(|id| names.get(&id).cloned())
     }
 
-    /// Adds the rollup's rows of whole buckets `(level, first, last)`.
-    fn rollup_sums(
-        &self,
-        sel: &Selection,
-        skip_total: bool,
-        buckets: &[(i64, i64, i64)],
-        sums: &mut IdSums,
-    ) -> Result<(), StoreError> {
-        if buckets.is_empty() {
-            return Ok(());
-        }
-        // The rows themselves, summed here: on 18.16 `sumMap` (or ARRAY JOIN and GROUP BY) over
-        // a day's 960,000 entries took 120-150 ms, reading them out 30-40 ms.
+    /// The rollup's sums of whole buckets `(level, first, last)`, a row per process.
+    fn rollup_sql(&self, sel: &Selection, skip_total: bool, buckets: &[(i64, i64, i64)]) -> ChSql {
+        // Summed by ClickHouse per process: reading the rows out and summing them here moved
+        // 40 MB for a day of 1M samples and took 150-250 ms; `sumMap` sends 1.4 MB (a row
+        // per process) and its time grows with the entries read (docs/performance.md).
         let mut sql = ChSql::new(
-            "SELECT app_service AS app, all_value, fnMap.id AS ids, fnMap.self_value AS selfs, \
-             fnMap.total AS totals FROM ",
+            "SELECT app_service AS app, sum(all_value) AS all_sum, \
+             sumMap(fnMap.id, fnMap.self_value, fnMap.total) AS fns FROM ",
         );
         sql.push(&self.table_named("functions_rollup"))
             .push(" WHERE (");
@@ -117,51 +137,18 @@ impl ClickHouseStore {
         // No tag conditions reach here: only the process's own columns.
         sql.series_conditions(sel);
         app_condition(&mut sql, sel, skip_total);
-        let bytes = self
-            .block_on(async {
-                let mut cursor = sql.query(self.client()).fetch_bytes("RowBinary")?;
-                cursor.collect().await
-            })
-            .map_err(super::ch_err)?;
-        let mut rows = RawRows::new(&bytes);
-        let mut places: HashMap<&str, usize> = HashMap::new();
-        while !rows.is_done() {
-            let app = rows.string()?;
-            let place = match places.get(app) {
-                Some(p) => *p,
-                None => {
-                    let p = sums.place((app.to_owned(), None));
-                    places.insert(app, p);
-                    p
-                }
-            };
-            sums.add(place, ALL, 0, rows.i64()?);
-            let (ids, selfs, totals) = (rows.array()?, rows.array()?, rows.array()?);
-            if ids.0 != selfs.0 || ids.0 != totals.0 {
-                return Err(StoreError::ClickHouse(
-                    "a rollup row's arrays differ in length".into(),
-                ));
-            }
-            for i in 0..ids.0 {
-                let (s, t) = (item(selfs.1, i), item(totals.1, i));
-                sums.add(place, item(ids.1, i), signed(s), signed(t));
-            }
-        }
-        Ok(())
+        sql.push(" GROUP BY app");
+        sql
     }
 
-    /// Adds the samples of `ranges`, per stack, at each process (and group).
-    fn sample_sums(
+    /// The samples of `ranges` summed per stack, at each process (and group).
+    fn sample_sql(
         &self,
         sel: &Selection,
         skip_total: bool,
         ranges: &[(i64, i64)],
         group: Option<&Dimension>,
-        sums: &mut IdSums,
-    ) -> Result<(), StoreError> {
-        if ranges.is_empty() {
-            return Ok(());
-        }
+    ) -> ChSql {
         let mut sql = ChSql::new("SELECT app_service AS app, ");
         label(&mut sql, group);
         sql.push(", stack_id AS id, sum(profile_value) AS value FROM ")
@@ -171,7 +158,16 @@ impl ClickHouseStore {
         filter_where(&mut sql, sel, &self.table_named("tagsets"));
         app_condition(&mut sql, sel, skip_total);
         sql.push(" GROUP BY app, label, tagset, id");
-        let rows = self.fetch::<StackSum>(&sql)?;
+        sql
+    }
+
+    /// Adds sums per stack (of [`Self::sample_sql`]) to each stack's functions.
+    fn add_samples(
+        &self,
+        rows: Vec<StackSum>,
+        group: Option<&Dimension>,
+        sums: &mut IdSums,
+    ) -> Result<(), StoreError> {
         let names = self.tag_labels(group, rows.iter().map(|r| r.tagset))?;
         let frames = self.frames_of(rows.iter().map(|r| r.id))?;
         for r in rows {
@@ -284,6 +280,28 @@ impl ClickHouseStore {
         }
         Ok(FunctionTimelineAnswer::finish(t, points))
     }
+}
+
+/// Adds the rollup's answer (of `rollup_sql`: process, every sample's value, and the
+/// functions' ids, self and total as three arrays) to `sums`.
+fn add_rollup(bytes: &[u8], sums: &mut IdSums) -> Result<(), StoreError> {
+    let mut rows = RawRows::new(bytes);
+    while !rows.is_done() {
+        // One row per process.
+        let place = sums.place((rows.string()?.to_owned(), None));
+        sums.add(place, ALL, 0, rows.i64()?);
+        let (ids, selfs, totals) = (rows.array()?, rows.array()?, rows.array()?);
+        if ids.0 != selfs.0 || ids.0 != totals.0 {
+            return Err(StoreError::ClickHouse(
+                "a rollup row's arrays differ in length".into(),
+            ));
+        }
+        for i in 0..ids.0 {
+            let (s, t) = (item(selfs.1, i), item(totals.1, i));
+            sums.add(place, item(ids.1, i), signed(s), signed(t));
+        }
+    }
+    Ok(())
 }
 
 #[derive(Debug, Row, Deserialize)]

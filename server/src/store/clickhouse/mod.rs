@@ -6,6 +6,7 @@
 //! small runtime of its own and waits on it, so it works the same from the service's blocking
 //! pool, from `import` and from plain test threads.
 
+mod compact;
 mod explore;
 mod fn_ingest;
 mod functions;
@@ -18,6 +19,7 @@ mod row_binary;
 pub(crate) mod schema;
 mod snapshots;
 pub(crate) mod sql;
+mod wide;
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -321,9 +323,20 @@ impl ClickHouseStore {
 
     /// Bytes the tables take on disk, over every node given (compressed, active parts).
     pub fn disk_bytes(&self) -> Result<u64, StoreError> {
-        let mut sql = sql::ChSql::new(
+        self.sum_over_nodes(
             "SELECT toUInt64(sum(bytes)) AS n FROM system.parts WHERE active AND database = ",
-        );
+        )
+    }
+
+    /// Background merges of the database running now, over every node: benchmarks wait for
+    /// none, to time reads of data at rest rather than of a store still merging its ingest.
+    pub fn running_merges(&self) -> Result<u64, StoreError> {
+        self.sum_over_nodes("SELECT count() AS n FROM system.merges WHERE database = ")
+    }
+
+    /// The count `head` (ending in `database = `, bound to ours) asks for, added over nodes.
+    fn sum_over_nodes(&self, head: &str) -> Result<u64, StoreError> {
+        let mut sql = sql::ChSql::new(head);
         sql.bind(self.config.database.clone());
         self.block_on(async {
             let mut total = 0;

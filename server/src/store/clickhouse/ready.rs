@@ -77,6 +77,6 @@ impl ClickHouseStore {
                 )),
                 other => other,
             })?;
-        Ok(())
+        self.mark_wide_levels().await
     }
 }

@@ -24,6 +24,7 @@ use serde::Deserialize;
 
 use super::sql::ChSql;
 use super::{ch_err, ClickHouseStore};
+use crate::store::functions::{HOUR, WIDE_LEVELS};
 use crate::store::retention::Removed;
 use crate::store::StoreError;
 
@@ -123,10 +124,13 @@ impl ClickHouseStore {
         let condition = "toInt64(time) + level <= ";
         let expired_rows = count(node, &rollup, condition, before).await?;
         if expired > 0 {
-            self.cut(node, self.local_name(), "time < ", before).await?;
+            self.cut(node, (self.local_name(), HOUR), "time < ", before)
+                .await?;
         }
         if expired_rows > 0 {
-            self.cut(node, self.local_functions(), condition, before)
+            // An hour partition of the rollup also holds the six-hour buckets starting then.
+            let span = WIDE_LEVELS[0];
+            self.cut(node, (self.local_functions(), span), condition, before)
                 .await?;
         }
         Ok(Removed {
@@ -135,17 +139,18 @@ impl ClickHouseStore {
         })
     }
 
-    /// Removes the rows of `local` (a table of the node) matching `condition` (fixed text,
-    /// `before` bound): whole hour partitions before `before`, then a mutation for the rest.
+    /// Removes the rows of `local` (a table of the node, whose hour partitions hold rows up to
+    /// `span` seconds from their start) matching `condition` (fixed text, `before` bound):
+    /// whole partitions wholly before `before`, then a mutation for the rest.
     async fn cut(
         &self,
         node: &clickhouse::Client,
-        local: &str,
+        (local, span): (&str, i64),
         condition: &str,
         before: i64,
     ) -> Result<(), StoreError> {
         let table = self.table_named(local);
-        for id in self.expired_partitions(node, local, before).await? {
+        for id in self.expired_partitions(node, (local, span), before).await? {
             let mut drop = ChSql::new("ALTER TABLE ");
             drop.push(&table).push(" DROP PARTITION ID ").bind(id);
             drop.query(node).execute().await.map_err(ch_err)?;
@@ -162,11 +167,12 @@ impl ClickHouseStore {
         Ok(())
     }
 
-    /// The partitions of the node's table `local` whose whole hour is before `before`.
+    /// The partitions of the node's table `local` whose rows (up to `span` seconds from the
+    /// partition's hour) are all before `before`.
     async fn expired_partitions(
         &self,
         node: &clickhouse::Client,
-        local: &str,
+        (local, span): (&str, i64),
         before: i64,
     ) -> Result<Vec<String>, StoreError> {
         let mut sql =
@@ -174,7 +180,9 @@ impl ClickHouseStore {
         sql.bind(self.database().to_owned())
             .push(" AND table = ")
             .bind(local.to_owned())
-            .push(" GROUP BY partition_id HAVING toInt64(toStartOfHour(min(min_time))) + 3600 <= ")
+            .push(" GROUP BY partition_id HAVING toInt64(toStartOfHour(min(min_time))) + ")
+            .bind(span)
+            .push(" <= ")
             .bind(before);
         let rows: Vec<PartitionId> = sql.query(node).fetch_all().await.map_err(ch_err)?;
         Ok(rows.into_iter().map(|r| r.id).collect())

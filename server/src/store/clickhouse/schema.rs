@@ -14,13 +14,14 @@
 //!   field table, `profile_value_unit` included, and the open families as DeepFlow's
 //!   `tag_names`/`tag_values` arrays), keyed by the hash of its contents.
 //!
-//! - `functions_rollup`: per hour and per 10 minutes, per process, one row: every sample's value
+//! - `functions_rollup`: per six hours, hour and 10 minutes, per process, one row: every sample's value
 //!   and each function's self and total as a nested map, summed at ingest (`SummingMergeTree`,
 //!   partitioned by hour like the samples, so retention drops them alike). One row per bucket
 //!   rather than per function: the rows an ingest call writes are then as many as its buckets
 //!   and processes, not (as measured first) about as many as its samples;
 //! - `functions`: each function's name, keyed by the hash of it;
-//! - `horizon`: the cutoffs of retention passes (see [`crate::store::functions`]), on every node.
+//! - `horizon`: the cutoffs of retention passes (see [`crate::store::functions`]), on every node;
+//! - `wide_from`: from when the rollup's six-hour buckets are complete (see `wide`), on every node.
 //!
 //! The dictionaries (`stacks`, `tagsets`, `functions`) are `ReplacingMergeTree` tables written
 //! by any number of stateless servers: a row written twice is the same row, merged away in the
@@ -143,6 +144,11 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
         format!(
             "CREATE TABLE IF NOT EXISTS {db}.horizon (`cutoff` DateTime) \
              ENGINE = ReplacingMergeTree() ORDER BY cutoff"
+        ),
+        // One row per node, written when a server first opens the store (see `wide`).
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.wide_from (`start` DateTime) \
+             ENGINE = ReplacingMergeTree() ORDER BY start"
         ),
     ];
     if let Some(cluster) = cluster {

@@ -31,25 +31,36 @@ impl Sums {
 /// Sums by `(level seconds, bucket start, key)`.
 pub(crate) type Buckets<K> = FxHashMap<(i64, i64, K), Sums>;
 
-/// The samples of one call, summed per finest bucket, key and stack.
+/// The samples of one call, summed per finest bucket, key and stack, for a ladder of levels.
 #[derive(Debug)]
 pub(crate) struct Acc<'a, K> {
+    levels: &'static [i64],
     stacks: FxHashMap<(i64, K, u64), i64>,
     texts: FxHashMap<u64, &'a str>,
 }
 
 impl<K> Default for Acc<'_, K> {
     fn default() -> Self {
+        Acc::new(&LEVELS)
+    }
+}
+
+impl<K> Acc<'_, K> {
+    /// Sums kept at each of `levels` (coarsest first, each dividing the one before).
+    pub(crate) fn new(levels: &'static [i64]) -> Self {
         Acc {
+            levels,
             stacks: FxHashMap::default(),
             texts: FxHashMap::default(),
         }
     }
-}
 
-/// The finest level.
-fn finest() -> i64 {
-    LEVELS[LEVELS.len() - 1]
+    fn finest(&self) -> i64 {
+        self.levels
+            .last()
+            .copied()
+            .unwrap_or(LEVELS[LEVELS.len() - 1])
+    }
 }
 
 impl<'a, K: Copy + Eq + Hash> Acc<'a, K> {
@@ -57,7 +68,7 @@ impl<'a, K: Copy + Eq + Hash> Acc<'a, K> {
     pub(crate) fn add(&mut self, time: i64, key: K, stack: u64, text: &'a str, value: i64) {
         let sum = self
             .stacks
-            .entry((bucket_start(time, finest()), key, stack))
+            .entry((bucket_start(time, self.finest()), key, stack))
             .or_default();
         *sum = sum.saturating_add(value);
         self.texts.entry(stack).or_insert(text);
@@ -78,6 +89,7 @@ impl<'a, K: Copy + Eq + Hash> Acc<'a, K> {
         let mut out: Buckets<K> = FxHashMap::default();
         let mut new_names: Vec<(u64, String)> = Vec::new();
         let mut seen: FxHashSet<u64> = FxHashSet::default();
+        let finest = self.finest();
         for ((bucket, key, stack), value) in self.stacks {
             let text = self.texts.get(&stack).copied().unwrap_or("");
             let frames = cache.frames(stack, text);
@@ -88,11 +100,11 @@ impl<'a, K: Copy + Eq + Hash> Acc<'a, K> {
                     }
                 }
             }
-            let sums = out.entry((finest(), bucket, key)).or_default();
+            let sums = out.entry((finest, bucket, key)).or_default();
             sums.all = sums.all.saturating_add(value);
             frames.add_to(&mut sums.fns, value);
         }
-        for pair in LEVELS.windows(2).rev() {
+        for pair in self.levels.windows(2).rev() {
             let (level, finer) = (pair[0], pair[1]);
             let mut coarse: Vec<((i64, i64, K), Sums)> = Vec::new();
             let mut index: FxHashMap<(i64, K), usize> = FxHashMap::default();
@@ -164,5 +176,18 @@ mod tests {
         let all = regroup(&b, |_| ());
         assert_eq!(all[&(3600, 3600, ())].all, 18);
         assert_eq!(all[&(600, 4200, ())].fns[&function_id("main")], (0, 3));
+    }
+
+    #[test]
+    fn the_wide_ladder_adds_six_hour_buckets() {
+        let mut acc: Acc<'_, u8> = Acc::new(&super::super::WIDE_LEVELS);
+        acc.add(3600, 1, 7, "main;f", 10);
+        acc.add(5 * 3600 + 599, 1, 7, "main;f", 5);
+        acc.add(6 * 3600, 1, 7, "main;f", 1);
+        let (b, _) = acc.finish(&mut FrameCache::default(), &FxHashSet::default());
+        assert_eq!(b[&(21_600, 0, 1)].fns[&function_id("f")], (15, 15));
+        assert_eq!(b[&(21_600, 21_600, 1)].all, 1);
+        assert_eq!(b[&(3600, 5 * 3600, 1)].all, 5);
+        assert_eq!(b[&(600, 5 * 3600, 1)].all, 5);
     }
 }

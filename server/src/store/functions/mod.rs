@@ -9,7 +9,8 @@
 //!
 //! The rollup keeps, per bucket of [`LEVELS`] and per process (and, on SQLite, per hour and tag
 //! set), every sample's value and each function's self and total. A range is read as its whole
-//! buckets, coarsest first, and the samples of what is left at its edges ([`plan`]).
+//! buckets, coarsest first, and the samples of what is left at its edges ([`plan`]);
+//! ClickHouse also keeps six-hour buckets ([`WIDE_LEVELS`]).
 //!
 //! Retention removes samples older than a cutoff at any second, but a bucket only once it has
 //! wholly expired; so that a bucket holding expired samples is never read, each store records
@@ -18,6 +19,9 @@
 //! whatever retention did.
 
 pub(crate) mod ingest;
+mod plan;
+
+pub(crate) use plan::{plan, plan_from};
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,7 +32,17 @@ use embers_model::contract::tag_filter::TagFilter;
 use rustc_hash::FxHashMap;
 
 /// The rollup's bucket lengths (seconds), coarsest first; each divides the one before.
-pub(crate) const LEVELS: [i64; 2] = [3600, 600];
+pub(crate) const LEVELS: [i64; 2] = [HOUR, 600];
+
+/// ClickHouse's ladder: [`LEVELS`] under six-hour buckets. ClickHouse adds the buckets'
+/// entries up at query time (`sumMap`), at a cost that grows with their number: a day of
+/// hours over 20 processes was 1.6M entries and 70-100 ms; six-hour buckets read a day in about
+/// a third of them (docs/performance.md). SQLite, which reads its rollup in Rust, met its
+/// targets without them.
+pub(crate) const WIDE_LEVELS: [i64; 3] = [6 * HOUR, HOUR, 600];
+
+/// The coarsest level every store keeps; retention drops (ClickHouse) partitions by it.
+pub(crate) const HOUR: i64 = 3600;
 
 /// The id under which a bucket keeps every sample's value.
 pub(crate) const ALL: u64 = 0;
@@ -137,42 +151,6 @@ pub(crate) fn known<T>(
         }
     }
     (out, missing)
-}
-
-/// How a range is read: whole buckets `(level seconds, first start, last start)`, and the
-/// inclusive time ranges left at its edges, read from the samples.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Plan {
-    pub(crate) buckets: Vec<(i64, i64, i64)>,
-    pub(crate) samples: Vec<(i64, i64)>,
-}
-
-/// The plan of `[start, end]` over `levels` (a prefix of [`LEVELS`]: the hour is always
-/// first), everything before the first whole hour at or after `horizon` (the latest retention
-/// cutoff, if any) read from the samples.
-pub(crate) fn plan(start: i64, end: i64, horizon: Option<i64>, levels: &[i64]) -> Plan {
-    let hour = LEVELS[0];
-    let kept = horizon.map_or(i64::MIN, |h| {
-        let floor = embers_model::contract::explore::bucket_start(h, hour);
-        if floor == h {
-            h
-        } else {
-            floor.saturating_add(hour)
-        }
-    });
-    let mut samples = Vec::new();
-    if start < kept {
-        samples.push((start, end.min(kept.saturating_sub(1))));
-    }
-    let (pieces, rest) = super::cover::cover(start.max(kept), end, levels);
-    samples.extend(rest);
-    Plan {
-        buckets: pieces
-            .into_iter()
-            .map(|(level, a, b)| (levels[level], a, b))
-            .collect(),
-        samples,
-    }
 }
 
 /// Sums by function id and place (an index into `places`): what a backend reads, before the
@@ -305,29 +283,7 @@ mod tests {
     }
 
     #[test]
-    fn plans_read_whole_buckets_and_samples_at_the_edges() {
-        let p = plan(3000, 7500, None, &LEVELS);
-        assert_eq!(p.buckets, vec![(600, 3000, 3000), (3600, 3600, 3600)]);
-        assert_eq!(p.samples, vec![(7200, 7500)]);
-        let p = plan(3001, 3599, None, &LEVELS);
-        assert!(p.buckets.is_empty());
-        assert_eq!(p.samples, vec![(3001, 3599)]);
-        // Before a retention horizon, up to the next whole hour, only samples are exact.
-        let p = plan(0, 10_799, Some(3601), &LEVELS);
-        assert_eq!(p.buckets, vec![(3600, 7200, 7200)]);
-        assert_eq!(p.samples, vec![(0, 7199)]);
-        assert_eq!(
-            plan(0, 10_799, Some(3600), &LEVELS).samples,
-            vec![(0, 3599)]
-        );
-        let p = plan(0, 100, Some(7000), &LEVELS);
-        assert_eq!((p.buckets, p.samples), (vec![], vec![(0, 100)]));
-        // Hours only (SQLite's tag-set series).
-        let p = plan(3000, 7500, None, &LEVELS[..1]);
-        assert_eq!(
-            (p.buckets, p.samples),
-            (vec![(3600, 3600, 3600)], vec![(3000, 3599), (7200, 7500)])
-        );
+    fn no_function_has_the_id_of_every_samples_sum() {
         assert_ne!(function_id(""), ALL);
     }
 }
