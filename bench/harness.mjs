@@ -47,11 +47,6 @@ async function runViewer(app, browser, server, { reps, interactions, timeoutMs, 
         if (i === 0) {
           out.memory = await measureMemory(page);
           log(`  ${app.name} memory: JS ${fmtMB(out.memory.jsHeapUsedMB)} + wasm ${fmtMB(out.memory.wasmMB)}`);
-          if (interactions > 0 && app.interactions) {
-            const t = await app.interactions(page, interactions);
-            out.interactions = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, summarize(v)]));
-            log(`  ${app.name} interactions: ${Object.entries(out.interactions).map(([k, v]) => `${k} ${fmtPair(v)}${v.failures ? ` (${v.failures} failed: ${v.failureReasons.join('; ')})` : ''}`).join(', ')}`);
-          }
           if (baseline) out.baseline = await baseline(page);
         }
         if (errors.length) out.errors.push(...errors);
@@ -60,6 +55,23 @@ async function runViewer(app, browser, server, { reps, interactions, timeoutMs, 
       out.errors.push(String(e.message ?? e));
       log(`  ${app.name} FAILED: ${e.message ?? e}`);
       break;
+    }
+  }
+  // Interactions on a page of their own, with the explore endpoints answering when the app
+  // uses them (Embers' timeline strip, and the selected function's timeline a click opens).
+  if (interactions > 0 && app.interactions) {
+    server.setExplore(!!app.usesExplore);
+    try {
+      await withPage(app, browser, server, { timeoutMs, dataUrl }, async ({ page, errors }) => {
+        const t = await app.interactions(page, interactions);
+        out.interactions = Object.fromEntries(Object.entries(t).map(([k, v]) => [k, summarize(v)]));
+        log(`  ${app.name} interactions: ${Object.entries(out.interactions).map(([k, v]) => `${k} ${fmtPair(v)}${v.failures ? ` (${v.failures} failed: ${v.failureReasons.join('; ')})` : ''}`).join(', ')}`);
+        if (errors.length) out.errors.push(...errors);
+      });
+    } catch (e) {
+      out.errors.push(String(e.message ?? e));
+    } finally {
+      server.setExplore(false);
     }
   }
   const times = renders.map((r) => r.renderMs);

@@ -6,7 +6,6 @@ use leptos::prelude::*;
 
 use crate::components::export_menu::DropZone;
 use crate::components::form::query_form::QueryForm;
-use crate::components::function_strip::FunctionStrip;
 use crate::components::graph::warm_up::warm_up_when_idle;
 use crate::components::home::HomeView;
 use crate::components::theme::theme_state;
@@ -74,7 +73,6 @@ pub fn App() -> impl IntoView {
                 Route::Home => view! { <Viewer view=view /> }.into_any(),
                 Route::Profile => view! {
                     <TimelineStrip nav=nav />
-                    <FunctionStrip nav=nav />
                     <Viewer view=view />
                 }.into_any(),
             }}

@@ -72,6 +72,9 @@ export const embers = {
   browser: 'cpu',
   query: 'app_service=synthetic-service&time_start=1&time_end=2',
   answers: 1,
+  // Interactions run against a service with the explore endpoints, as Embers' own: the strip
+  // above the graph is there, and a click that selects opens the function's timeline in it.
+  usesExplore: true,
   /** Opens Embers on `server` (which must already answer ProfileTracing with the body) and
    *  times its render the way Grafana's is timed: the page is booted and idle when the answer
    *  arrives (the server holds it until then), so render is Embers' own work on the bytes.
@@ -137,6 +140,7 @@ export const embers = {
     const reset = [];
     const zoomFail = [];
     const resetFail = [];
+    const followUp = [];
     for (let i = 0; i < n; i++) {
       const z = await page.evaluate(([x, y]) => window.__bench.time(
         () => window.__benchMouse('click', x, y),
@@ -144,6 +148,8 @@ export const embers = {
       ), [zoomX, row(2)]);
       if (z.ok) zoom.push(z.ms);
       else zoomFail.push(z.error);
+      // The click also selects: the function's timeline follows once the service answers.
+      if (z.ok && z.followUpMs != null) followUp.push(z.followUpMs);
       const r = await page.evaluate(() => window.__bench.time(
         () => document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true })),
         () => !!document.querySelector('[data-testid=reset-zoom]')?.disabled,
@@ -152,6 +158,7 @@ export const embers = {
       else resetFail.push(r.error);
     }
     out.zoom = { samples: zoom, failures: zoomFail };
+    if (followUp.length) out.zoomFollowUp = { samples: followUp, failures: [] };
     out.reset = { samples: reset, failures: resetFail };
 
     // Hover: alternate between two bars in different rows; each move changes the hovered bar

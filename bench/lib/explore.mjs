@@ -54,6 +54,20 @@ export function timelineAnswer(req) {
   return { interval, columns: group ? ['time', group, 'value'] : ['time', 'value'], values };
 }
 
+/** The `result` of POST /v1/profile/function_timeline: a third of the busiest group's time in
+ *  the function, half of it its own. */
+export function functionTimelineAnswer(req) {
+  const interval = req.interval ?? pickInterval(req.time_start, req.time_end);
+  const first = bucketStart(req.time_start, interval);
+  const n = bucketCount(req.time_start, req.time_end, interval);
+  const values = Array.from({ length: n }, (_, i) => {
+    const t = first + i * interval;
+    const total = Math.round((groupValue(0, t) * interval) / 3);
+    return [t, null, Math.round(total / 2), total];
+  });
+  return { interval, columns: ['time', 'group', 'self', 'total'], values };
+}
+
 /** The `result` of POST /v1/profile/tags: the tag names present. */
 export function tagsAnswer() {
   return { columns: ['value', 'count'], values: [['pod', 1000], ['host', 1000], ['k8s.label.app', 500]] };

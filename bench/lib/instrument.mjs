@@ -19,7 +19,10 @@
 //   timestamped; the action is dispatched synchronously, then frames are awaited until nothing was
 //   drawn or mutated for `quietFrames` frames (and `check()` holds). Latency = last draw call or
 //   DOM mutation caused by the action − dispatch time (rasterisation/compositing after the last
-//   call is not included, for any viewer).
+//   call is not included, for any viewer). Answers to fetches the action starts are held until
+//   that has settled, then let in, and the work they cause (from letting them in to its last
+//   draw or mutation) is reported apart as followUpMs: the server's time is not the viewer's
+//   latency, and whether an answer came within the quiet frames must not decide what counts.
 // - toFrame(action, check): input → the first frame that shows the result, rendered (the
 //   timeline step's measure; see B.toFrame).
 export function instrument(opts) {
@@ -39,6 +42,10 @@ export function instrument(opts) {
     lastMutation: 0,
     hooked: false,
     errors: [],
+    holdNet: false,
+    collecting: false,
+    pending: 0,
+    held: [],
   });
   const match = new RegExp(opts.bytesMatch);
   // With opts.markers (profiling runs only), two named busy-waits of ~1 ms mark tBytes and
@@ -56,7 +63,16 @@ export function instrument(opts) {
   // --- fetch: "bytes in the page" -------------------------------------------------------------
   const origFetch = window.fetch;
   window.fetch = async function (input, init) {
+    // Asked while an interaction is timed: the answer waits until that interaction's own work
+    // has settled (see B.time).
+    const held = B.holdNet;
+    if (held) B.pending++;
     const res = await origFetch.call(this, input, init);
+    if (held) {
+      B.pending--;
+      // Only while B.time still collects: one given up on passes straight through.
+      if (B.collecting) await new Promise((release) => B.held.push(release));
+    }
     const url = res.url || String(input && input.url ? input.url : input);
     if (!match.test(url)) return res;
     const buf = await res.arrayBuffer();
@@ -137,6 +153,32 @@ export function instrument(opts) {
   B.time = async (action, check, { quietFrames = 3, timeoutMs = 10_000 } = {}) => {
     B.hook();
     await B.frames(2);
+    B.holdNet = true;
+    B.collecting = true;
+    const local = await B.settle(action, check, { quietFrames, timeoutMs });
+    B.holdNet = false;
+    const letIn = () => {
+      B.collecting = false;
+      return B.held.splice(0);
+    };
+    if (!local.ok) {
+      letIn().forEach((release) => release());
+      return local;
+    }
+    // Answers to what the action asked the network for: awaited, then let in, and the work
+    // they cause timed on (followUpMs) — a server's time is not the viewer's latency, and
+    // must not land in a measure depending on whether it came within the quiet frames.
+    const t1 = now();
+    while (B.pending > 0 && now() - t1 < timeoutMs) await B.frame();
+    const held = letIn();
+    if (!held.length) return { ...local, followUpMs: null };
+    const after = await B.settle(() => held.forEach((release) => release()), null, { quietFrames, timeoutMs });
+    return { ...local, followUpMs: after.ok ? after.ms : null, heldFetches: held.length };
+  };
+
+  /** Dispatches `action` and waits until it has settled: the time of its last draw call or
+   *  DOM mutation. */
+  B.settle = async (action, check, { quietFrames, timeoutMs }) => {
     const d0 = B.draws;
     const m0 = B.mutations;
     B.lastDraw = 0;

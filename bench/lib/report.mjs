@@ -91,6 +91,8 @@ export function targetChecks(results) {
     const x = e?.interactions?.[k];
     if (x?.p95 != null) checks.push({ target: `${k} p95 ≤ 16 ms (${label})`, value: `${fmtMs(x.p95)}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: x.p95 <= 16 && !x.failures });
   }
+  const f = e?.interactions?.zoomFollowUp;
+  if (f?.p95 != null) checks.push({ target: `selected function's timeline drawn once its answer is in (after a zoom's click) p95 ≤ 16 ms (${label})`, value: fmtMs(f.p95), pass: f.p95 <= 16 });
   for (const [k, x] of Object.entries(e?.interactions ?? {}).filter(([k]) => k.startsWith('transform:'))) {
     const max = x.samples?.length ? Math.max(...x.samples) : null;
     checks.push({ target: `${k.slice(10)} transform ≤ 300 ms (${label})`, value: `${max != null ? `${fmtMs(max)} (slowest of ${x.samples.length})` : '—'}${x.failures ? ` (${x.failures} failed)` : ''}`, pass: max != null && max <= 300 && !x.failures });

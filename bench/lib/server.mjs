@@ -1,7 +1,8 @@
 // The benchmark's one HTTP server, on 127.0.0.1 (node's http module, nothing else):
 //   /                            Embers' release build (dist/)
 //   POST /v1/profile/ProfileTracing   the response body chosen with setProfile() (shape B or A)
-//   POST /v1/profile/timeline, /tags  generated answers (lib/explore.mjs), only after setExplore(true)
+//   POST /v1/profile/timeline, /tags, /function_timeline  generated answers (lib/explore.mjs),
+//                                     only after setExplore(true)
 //   /data/<dir>/<file>           the generated files (bench/data/), for baselines and peers
 //   /speedscope/...              speedscope's prebuilt app (node_modules/speedscope/dist/release)
 //   /grafana/...                 the esbuild-bundled Grafana flame-graph page (bench/grafana/dist)
@@ -12,7 +13,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { envelope, tagsAnswer, timelineAnswer } from './explore.mjs';
+import { envelope, functionTimelineAnswer, tagsAnswer, timelineAnswer } from './explore.mjs';
 
 export const BENCH_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT_DIR = path.resolve(BENCH_DIR, '..');
@@ -44,7 +45,11 @@ function mounts(distDir) {
 }
 
 export const PROFILE_PATH = '/v1/profile/ProfileTracing';
-const EXPLORE = { '/v1/profile/timeline': timelineAnswer, '/v1/profile/tags': tagsAnswer };
+const EXPLORE = {
+  '/v1/profile/timeline': timelineAnswer,
+  '/v1/profile/tags': tagsAnswer,
+  '/v1/profile/function_timeline': functionTimelineAnswer,
+};
 
 export async function startServer({ port = 0, distDir = path.join(ROOT_DIR, 'dist') } = {}) {
   const MOUNTS = mounts(distDir);

@@ -1,7 +1,8 @@
-//! The selected function's timeline, in a strip under the main timeline of a flame graph: its
-//! self time and the time in what it calls per bucket (stacked: together its total), or its
-//! total by pod or host; a read-out of its self and total over the range. Hover, drag and the
-//! chart itself are the timeline's ([`TimelineChart`]).
+//! The selected function's timeline, laid over the profile's timeline in the same strip (so the
+//! graph below stays where it is when a click selects): its self time and the time in what it
+//! calls per bucket (stacked: together its total), or its total by pod or host; a read-out of
+//! its self and total over the range. Hover, drag and the chart itself are the timeline's
+//! ([`TimelineChart`]). Closing it shows the profile's timeline and keeps the selection.
 
 use embers_model::contract::explore::THREAD;
 use embers_model::contract::request::ProfileRequest;
@@ -10,7 +11,6 @@ use embers_model::view::function_timeline::{as_timeline, sums};
 use embers_model::view::timeline::Timeline;
 use leptos::prelude::*;
 
-use crate::components::timeline::charted;
 use crate::components::timeline_chart::TimelineChart;
 use crate::session::functions::{function_timeline, function_timeline_question};
 use crate::session::navigator::Navigator;
@@ -29,16 +29,22 @@ type Shown = (
     >,
 );
 
-/// The strip, while a function is selected in a profile that came from a query.
+/// The function's timeline while `covering` (a function is selected in a profile that came
+/// from a query, and its timeline was not `closed` since); `shown` is the strip's request.
 #[component]
-pub fn FunctionStrip(nav: Navigator) -> impl IntoView {
+pub fn FunctionStrip(
+    nav: Navigator,
+    shown: Memo<Option<(String, ProfileRequest)>>,
+    covering: Memo<bool>,
+    closed: RwSignal<bool>,
+) -> impl IntoView {
     let view = nav.runner.view;
-    let shown = Memo::new(move |_| charted(nav));
     let group = RwSignal::new(String::new());
     let data = fetched(move || {
         let (function, shown, group) = (view.selected.get(), shown.get(), group.get());
+        let asked = covering.get();
         async move {
-            let (base, request) = shown?;
+            let (base, request) = shown.filter(|_| asked)?;
             let function = function?;
             let q = function_timeline_question(&request, &function, &group);
             let answer = function_timeline(&base, &q).await;
@@ -46,7 +52,7 @@ pub fn FunctionStrip(nav: Navigator) -> impl IntoView {
         }
     });
     move || {
-        let function = view.selected.get()?;
+        let function = view.selected.get().filter(|_| covering.get())?;
         let answer: Option<Shown> = data.get().flatten().filter(|(f, _, _)| *f == function);
         Some(view! {
             <section class="function-strip" data-testid="function-timeline" aria-label="Timeline of the selected function">
@@ -64,7 +70,8 @@ pub fn FunctionStrip(nav: Navigator) -> impl IntoView {
                     <span class="spacer"></span>
                     {answer.clone().map(|(_, request, a)| view! { <Readout request=request answer=a /> })}
                     <button type="button" class="ghost small" data-testid="function-timeline-close"
-                        title="Deselect the function" on:click=move |_| view.selected.set(None)>"×"</button>
+                        title="Show the whole profile's timeline (the function stays selected)"
+                        on:click=move |_| closed.set(true)>"×"</button>
                 </div>
                 {answer.map(|(_, request, a)| match a {
                     Err(e) => view! { <div class="timeline-error" data-testid="function-timeline-error">{format!("No timeline: {e}")}</div> }.into_any(),

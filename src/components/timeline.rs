@@ -1,5 +1,6 @@
 //! The timeline strip above a profile: its value per bucket over the queried range, stacked by
-//! group when grouped (pod, host, thread, process, any tag). Hover reads a bucket; dragging
+//! group when grouped (pod, host, thread, process, any tag); while a function is selected, that
+//! function's timeline in its place ([`FunctionStrip`]). Hover reads a bucket; dragging
 //! selects a sub-range and queries it (Back returns); a legend entry narrows the query to its
 //! group. Layout decisions are `embers_model::view::timeline`'s; this only renders them.
 
@@ -12,6 +13,7 @@ use leptos::prelude::*;
 
 use embers_model::view::color::series_color;
 
+use crate::components::function_strip::FunctionStrip;
 use crate::components::theme::theme_state;
 use crate::components::timeline_chart::TimelineChart;
 use crate::session::compare::BaselineSpec;
@@ -26,7 +28,7 @@ const COMMON_GROUPS: [&str; 3] = ["pod", "host", THREAD];
 
 /// The request the strip charts: the loaded profile's (when it came from a query), else the one
 /// running.
-pub(crate) fn charted(nav: Navigator) -> Option<(String, ProfileRequest)> {
+fn charted(nav: Navigator) -> Option<(String, ProfileRequest)> {
     match nav.runner.view.load.get() {
         LoadState::Loaded(l) if l.request.time_start > 0 => {
             let base = nav.current.with(|c| c.as_ref().map(|(b, _)| b.clone()));
@@ -68,11 +70,26 @@ pub fn TimelineStrip(nav: Navigator) -> impl IntoView {
         Some(Some(on)) if shown.with(|s| s.as_ref().map(|(_, r)| r) == Some(&on)) => Strip::Note,
         Some(_) => Strip::Gone,
     });
+    // The selected function's timeline covers the profile's, in the same place: the graph below
+    // never moves when a click selects (a strip of its own pushed it down under the pointer).
+    // Closing it shows the profile's again and keeps the selection; selecting (again) reopens it.
+    let selected = nav.runner.view.selected;
+    let closed = RwSignal::new(false);
+    Effect::new(move |_| {
+        selected.track();
+        closed.set(false);
+    });
+    let covering = Memo::new(move |_| {
+        selected.with(Option::is_some) && !closed.get() && shown.with(Option::is_some)
+    });
     move || match strip.get() {
         Strip::Timeline => Some(
             view! {
                 <section class="timeline-strip" aria-label="Timeline">
-                    <TimelinePanel nav=nav shown=shown group="" />
+                    <div class="timeline-main" class:covered=move || covering.get()>
+                        <TimelinePanel nav=nav shown=shown group="" />
+                    </div>
+                    <FunctionStrip nav=nav shown=shown covering=covering closed=closed />
                 </section>
             }
             .into_any(),
