@@ -6,7 +6,7 @@
 //   docs/functions.png   the home view's Functions tab: the fleet's hottest functions by self
 //   docs/grew.png        What grew: the regression first, red, against the previous period
 //   docs/function-timeline.png  api-gateway compared, the regressing function selected, its
-//                        timeline under the main one
+//                        timeline in the strip above the graph
 // Both use the form's default range (the last hour, which the demo's data fills). Needs what the
 // e2e suite needs (EMBERS_SERVER or target/release/embers-server, and dist/).
 //   cd e2e && EMBERS_SERVER=… node docs-shots.mjs

@@ -59,7 +59,7 @@ pub struct ViewSpec {
     pub zoom_path: Vec<String>,
     /// Function whose sandwich view is open.
     pub sandwich: Option<String>,
-    /// Function selected (outlined in the graph, its timeline under the main one), when no
+    /// Function selected (outlined in the graph, its timeline in the strip above it), when no
     /// sandwich is open (`sandwich` names it then).
     pub select: Option<String>,
 }

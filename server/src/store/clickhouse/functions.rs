@@ -4,8 +4,9 @@
 //! per-sample fields sums the samples of the whole range per stack. Stacks' functions come from
 //! their texts (the `stacks` dictionary, cached), names from `functions`.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use clickhouse::Row;
 use serde::Deserialize;
@@ -185,7 +186,7 @@ impl ClickHouseStore {
     fn frames_of(
         &self,
         ids: impl Iterator<Item = u64>,
-    ) -> Result<HashMap<u64, Arc<Frames>>, StoreError> {
+    ) -> Result<FxHashMap<u64, Arc<Frames>>, StoreError> {
         let (mut out, missing) = {
             let cache = self.frames.lock().unwrap_or_else(|p| p.into_inner());
             known(ids, |id| cache.known(id))
@@ -204,7 +205,7 @@ impl ClickHouseStore {
     fn function_names(
         &self,
         ids: impl Iterator<Item = u64>,
-    ) -> Result<HashMap<u64, Arc<str>>, StoreError> {
+    ) -> Result<FxHashMap<u64, Arc<str>>, StoreError> {
         let (mut out, missing) = {
             let cache = self.frames.lock().unwrap_or_else(|p| p.into_inner());
             known(ids, |id| cache.name(id))

@@ -29,7 +29,7 @@ use std::sync::Arc;
 use embers_model::contract::explore::{stack_functions, FunctionSums, Place, SelfTotal};
 use embers_model::contract::fields::{FieldRef, Scope};
 use embers_model::contract::tag_filter::TagFilter;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 /// The rollup's bucket lengths (seconds), coarsest first; each divides the one before.
 pub(crate) const LEVELS: [i64; 2] = [HOUR, 600];
@@ -132,25 +132,28 @@ impl FrameCache {
     }
 }
 
-/// What `get` (a cache's lookup) knows of `ids`, each once, and the ids it does not know.
+/// What `get` (a cache's lookup) knows of `ids`, each once, and the ids it does not know
+/// (each once: a cold cache after a restart misses tens of thousands of stacks).
 pub(crate) fn known<T>(
     ids: impl Iterator<Item = u64>,
     get: impl Fn(u64) -> Option<T>,
-) -> (HashMap<u64, T>, Vec<u64>) {
-    let mut out = HashMap::new();
-    let mut missing = Vec::new();
+) -> (FxHashMap<u64, T>, Vec<u64>) {
+    let mut out = FxHashMap::default();
+    let mut missed = FxHashSet::default();
     for id in ids {
-        if out.contains_key(&id) || missing.contains(&id) {
+        if out.contains_key(&id) || missed.contains(&id) {
             continue;
         }
         match get(id) {
             Some(v) => {
                 out.insert(id, v);
             }
-            None => missing.push(id),
+            None => {
+                missed.insert(id);
+            }
         }
     }
-    (out, missing)
+    (out, missed.into_iter().collect())
 }
 
 /// Sums by function id and place (an index into `places`): what a backend reads, before the
@@ -160,7 +163,7 @@ pub(crate) fn known<T>(
 pub(crate) struct IdSums {
     pub(crate) all: i64,
     pub(crate) places: Vec<Place>,
-    place_index: HashMap<Place, usize>,
+    place_index: FxHashMap<Place, usize>,
     /// Every sample's value per place.
     place_all: Vec<i64>,
     sums: Vec<FxHashMap<u64, (i64, i64)>>,
@@ -280,6 +283,15 @@ mod tests {
         assert_eq!(ids.all, 10);
         let named = ids.named(|id| (id == function_id("g")).then(|| Arc::from("g")));
         assert!(named.is_err(), "unnamed functions are an error");
+    }
+
+    #[test]
+    fn lookups_ask_for_each_unknown_id_once() {
+        let (found, mut missing) = known([1, 2, 1, 3, 3, 2].into_iter(), |id| {
+            (id == 2).then_some("two")
+        });
+        missing.sort_unstable();
+        assert_eq!((found.len(), found[&2], missing), (1, "two", vec![1, 3]));
     }
 
     #[test]

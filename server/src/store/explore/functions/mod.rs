@@ -5,8 +5,9 @@
 
 mod samples;
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 use rusqlite::Connection;
 
@@ -170,7 +171,7 @@ impl SqliteStore {
         &self,
         conn: &Connection,
         ids: impl Iterator<Item = u64>,
-    ) -> Result<HashMap<u64, Arc<str>>, StoreError> {
+    ) -> Result<FxHashMap<u64, Arc<str>>, StoreError> {
         let (mut out, missing) = {
             let cache = self.frames.lock().unwrap_or_else(|p| p.into_inner());
             known(ids, |id| cache.name(id))
