@@ -21,7 +21,7 @@
 pub(crate) mod ingest;
 mod plan;
 
-pub(crate) use plan::{plan, plan_from};
+pub(crate) use plan::{plan, plan_from, Plan};
 
 use std::collections::HashMap;
 use std::sync::Arc;
