@@ -7,8 +7,6 @@
 //! of a key as any merge of the `SummingMergeTree` does), so questions about the past read one
 //! row per key and process.
 
-use serde::Deserialize;
-
 use super::sql::ChSql;
 use super::{ch_err, ClickHouseStore};
 use crate::store::functions::WIDE_LEVELS;
@@ -18,11 +16,6 @@ use crate::store::StoreError;
 /// bucket starting in it, and ten minutes for samples that arrive late.
 const SETTLED_AFTER: i64 = WIDE_LEVELS[0] + 600;
 
-#[derive(Debug, clickhouse::Row, Deserialize)]
-struct Partition {
-    id: String,
-}
-
 impl ClickHouseStore {
     /// Merges, on every node, each rollup partition settled at `now` (Unix seconds) that is in
     /// more than one part; how many it merged.
@@ -31,24 +24,14 @@ impl ClickHouseStore {
         self.block_on(async {
             let mut merged = 0;
             for node in self.nodes() {
-                let mut sql = ChSql::new(
-                    "SELECT partition_id AS id FROM system.parts WHERE active AND database = ",
-                );
-                sql.bind(self.database().to_owned())
-                    .push(" AND table = ")
-                    .bind(self.local_functions().to_owned())
-                    .push(" GROUP BY partition_id HAVING count() > 1 AND ")
-                    .push("toInt64(toStartOfHour(min(min_time))) + ")
-                    .bind(SETTLED_AFTER)
-                    .push(" <= ")
-                    .bind(now);
-                let parts: Vec<Partition> = sql.query(node).fetch_all().await.map_err(ch_err)?;
-                for part in parts {
+                let settled = (self.local_functions(), SETTLED_AFTER);
+                let parts = self.partitions_before(node, settled, now, 2).await?;
+                for id in parts {
                     let mut optimize = ChSql::new("OPTIMIZE TABLE ");
                     optimize
                         .push(&local)
                         .push(" PARTITION ID ")
-                        .bind(part.id)
+                        .bind(id)
                         .push(" FINAL");
                     optimize.query(node).execute().await.map_err(ch_err)?;
                     merged += 1;

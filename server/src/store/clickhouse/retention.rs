@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::sql::ChSql;
+use super::sql::{latest, ChSql};
 use super::{ch_err, ClickHouseStore};
 use crate::store::functions::{HOUR, WIDE_LEVELS};
 use crate::store::retention::Removed;
@@ -36,12 +36,6 @@ const MAX_POLL: Duration = Duration::from_millis(200);
 #[derive(Debug, clickhouse::Row, Deserialize)]
 struct Count {
     n: u64,
-}
-
-#[derive(Debug, clickhouse::Row, Deserialize)]
-struct Horizon {
-    n: i64,
-    c: u64,
 }
 
 #[derive(Debug, clickhouse::Row, Deserialize)]
@@ -105,12 +99,8 @@ impl ClickHouseStore {
 
     /// The latest retention cutoff recorded (to the hour), if any.
     pub(crate) fn horizon(&self) -> Result<Option<i64>, StoreError> {
-        let mut sql = ChSql::new("SELECT toInt64(max(cutoff)) AS n, toUInt64(count()) AS c FROM ");
-        sql.push(&self.table_named("horizon"));
-        let row: Horizon = self
-            .block_on(sql.query(self.client()).fetch_one())
-            .map_err(ch_err)?;
-        Ok((row.c > 0).then_some(row.n))
+        let table = self.table_named("horizon");
+        self.block_on(latest(self.client(), "cutoff", &table))
     }
 
     async fn expire_node(
@@ -150,7 +140,10 @@ impl ClickHouseStore {
         before: i64,
     ) -> Result<(), StoreError> {
         let table = self.table_named(local);
-        for id in self.expired_partitions(node, (local, span), before).await? {
+        for id in self
+            .partitions_before(node, (local, span), before, 1)
+            .await?
+        {
             let mut drop = ChSql::new("ALTER TABLE ");
             drop.push(&table).push(" DROP PARTITION ID ").bind(id);
             drop.query(node).execute().await.map_err(ch_err)?;
@@ -168,19 +161,22 @@ impl ClickHouseStore {
     }
 
     /// The partitions of the node's table `local` whose rows (up to `span` seconds from the
-    /// partition's hour) are all before `before`.
-    async fn expired_partitions(
+    /// partition's hour) are all before `before`, and which are in at least `min_parts` parts.
+    pub(super) async fn partitions_before(
         &self,
         node: &clickhouse::Client,
         (local, span): (&str, i64),
         before: i64,
+        min_parts: u64,
     ) -> Result<Vec<String>, StoreError> {
         let mut sql =
             ChSql::new("SELECT partition_id AS id FROM system.parts WHERE active AND database = ");
         sql.bind(self.database().to_owned())
             .push(" AND table = ")
             .bind(local.to_owned())
-            .push(" GROUP BY partition_id HAVING toInt64(toStartOfHour(min(min_time))) + ")
+            .push(" GROUP BY partition_id HAVING count() >= ")
+            .bind(i64::try_from(min_parts).unwrap_or(i64::MAX))
+            .push(" AND toInt64(toStartOfHour(min(min_time))) + ")
             .bind(span)
             .push(" <= ")
             .bind(before);

@@ -107,6 +107,27 @@ pub(crate) fn time_ranges(sql: &mut ChSql, ranges: &[(i64, i64)]) {
     sql.push(")");
 }
 
+#[derive(Debug, clickhouse::Row, serde::Deserialize)]
+struct Latest {
+    n: i64,
+    c: u64,
+}
+
+/// The largest value of `expr` (fixed text, an integer or a `DateTime`) over `table` on
+/// `node`, `None` when the table is empty.
+pub(crate) async fn latest(
+    node: &clickhouse::Client,
+    expr: &str,
+    table: &str,
+) -> Result<Option<i64>, crate::store::StoreError> {
+    let mut sql = ChSql::new("SELECT toInt64(max(");
+    sql.push(expr)
+        .push(")) AS n, toUInt64(count()) AS c FROM ")
+        .push(table);
+    let row: Latest = sql.query(node).fetch_one().await.map_err(super::ch_err)?;
+    Ok((row.c > 0).then_some(row.n))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

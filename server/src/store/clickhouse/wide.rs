@@ -6,28 +6,19 @@
 //! ([`crate::store::functions::plan_from`]). Servers of an older version still writing at the
 //! same time would leave six-hour buckets incomplete after it: upgrade them together.
 
-use clickhouse::Row;
-use serde::Deserialize;
-
-use super::sql::ChSql;
+use super::sql::{latest, ChSql};
 use super::{ch_err, ClickHouseStore};
 use crate::store::StoreError;
-
-#[derive(Debug, Row, Deserialize)]
-struct Latest {
-    n: i64,
-    c: u64,
-}
 
 impl ClickHouseStore {
     /// Records where six-hour buckets start being complete, on every node that has no record.
     pub(super) async fn mark_wide_levels(&self) -> Result<(), StoreError> {
         let mut since = None;
         for node in self.nodes() {
-            let mut sql = ChSql::new("SELECT toInt64(0) AS n, count() AS c FROM ");
-            sql.push(&self.table_named("wide_from"));
-            let there: Latest = sql.query(node).fetch_one().await.map_err(ch_err)?;
-            if there.c > 0 {
+            if latest(node, "start", &self.table_named("wide_from"))
+                .await?
+                .is_some()
+            {
                 continue;
             }
             let start = match since {
@@ -47,20 +38,16 @@ impl ClickHouseStore {
 
     /// The end of the latest bucket of the whole rollup (every shard), 0 when it is empty.
     async fn rollup_end(&self) -> Result<i64, StoreError> {
-        let mut sql =
-            ChSql::new("SELECT toInt64(max(toInt64(time) + level)) AS n, count() AS c FROM ");
-        sql.push(&self.table_named("functions_rollup"));
-        let row: Latest = sql.query(self.client()).fetch_one().await.map_err(ch_err)?;
-        Ok(if row.c > 0 { row.n } else { 0 })
+        let table = self.table_named("functions_rollup");
+        let end = latest(self.client(), "toInt64(time) + level", &table).await?;
+        Ok(end.unwrap_or(0))
     }
 
     /// From when six-hour buckets are complete: the latest record (0 without one).
     pub(crate) fn wide_from(&self) -> Result<i64, StoreError> {
-        let mut sql = ChSql::new("SELECT toInt64(max(start)) AS n, count() AS c FROM ");
-        sql.push(&self.table_named("wide_from"));
-        let row: Latest = self
-            .block_on(sql.query(self.client()).fetch_one())
-            .map_err(ch_err)?;
-        Ok(if row.c > 0 { row.n } else { 0 })
+        let table = self.table_named("wide_from");
+        Ok(self
+            .block_on(latest(self.client(), "start", &table))?
+            .unwrap_or(0))
     }
 }
