@@ -197,8 +197,26 @@ impl FunctionsAnswer {
         now: FunctionSums,
         base: Option<FunctionSums>,
     ) -> FunctionsAnswer {
+        let mut answer = Self::ranked(q, &now, base.as_ref());
+        if q.order != FunctionOrder::PlaceChange {
+            answer.fill_places(q, &now, base.as_ref());
+        }
+        answer
+    }
+
+    /// The page of `q`'s ranked list without the rows' places (which [`Self::fill_places`]
+    /// adds), except when sorted by place change, which needs every row's places to rank.
+    ///
+    /// Only the functions' values summed over their places are read otherwise, so a backend
+    /// may hand each function's sums at a single place here (a store keeping the fleet's sums
+    /// ranks from those) and the page's own places to `fill_places`: the answer is the same.
+    pub fn ranked(
+        q: &FunctionsQuery,
+        now: &FunctionSums,
+        base: Option<&FunctionSums>,
+    ) -> FunctionsAnswer {
         let mut names: HashSet<&str> = now.functions.keys().map(String::as_str).collect();
-        if let Some(b) = &base {
+        if let Some(b) = base {
             names.extend(b.functions.keys().map(String::as_str));
         }
         let wanted = |n: &&str| {
@@ -207,38 +225,46 @@ impl FunctionsAnswer {
                 .is_none_or(|s| n.to_lowercase().contains(s))
         };
         let by_place = q.order == FunctionOrder::PlaceChange;
-        let fill = |r: &mut FunctionRow| {
-            (r.place_count, r.places, r.place_change) = places(&r.function, &now, base.as_ref(), q);
-        };
         let mut rows: Vec<FunctionRow> = names
             .into_iter()
             .filter(wanted)
             .map(|n| {
-                let mut r = row(n, &now, base.as_ref(), q.metric);
-                // Sorting by place change needs every row's places; otherwise a page's do.
+                let mut r = row(n, now, base, q.metric);
                 if by_place {
-                    fill(&mut r);
+                    (r.place_count, r.places, r.place_change) = places(n, now, base, q);
                 }
                 r
             })
             .collect();
         rows.sort_by(|a, b| ranked(q, a, b));
         let total_rows = rows.len() as u64;
-        let mut values: Vec<FunctionRow> = rows.into_iter().skip(q.offset).take(q.limit).collect();
-        if !by_place {
-            for r in &mut values {
-                fill(r);
-            }
-        }
         FunctionsAnswer {
             columns: FUNCTION_COLUMNS.iter().map(|c| (*c).to_owned()).collect(),
-            values,
+            values: rows.into_iter().skip(q.offset).take(q.limit).collect(),
             rows: total_rows,
             offset: q.offset as u64,
             value: now.all,
             baseline_value: base.map(|b| b.all),
             coverage: None,
         }
+    }
+
+    /// Lists each row's places from sums holding (at least) the places of the page's
+    /// functions and every place's value of all samples.
+    pub fn fill_places(
+        &mut self,
+        q: &FunctionsQuery,
+        now: &FunctionSums,
+        base: Option<&FunctionSums>,
+    ) {
+        for r in &mut self.values {
+            (r.place_count, r.places, r.place_change) = places(&r.function, now, base, q);
+        }
+    }
+
+    /// The names of the page's functions.
+    pub fn page_functions(&self) -> impl Iterator<Item = &str> {
+        self.values.iter().map(|r| r.function.as_str())
     }
 }
 

@@ -172,3 +172,40 @@ fn sums_add_up_per_place_and_saturate() {
     assert_eq!(a.functions["f"], [(0, st(u64::MAX, 151))]);
     assert_eq!(a.places.len(), 2);
 }
+
+/// `s` with every function's places summed into one (what a store's fleet-wide sums hold).
+fn collapsed(s: &FunctionSums) -> FunctionSums {
+    let mut out = FunctionSums {
+        all: s.all,
+        ..FunctionSums::default()
+    };
+    let one = out.place(&place(""));
+    out.add_all(one, s.all);
+    for name in s.functions.keys() {
+        out.add(name, one, s.summed(name));
+    }
+    out
+}
+
+#[test]
+fn ranking_the_fleets_sums_then_listing_the_pages_places_answers_as_finish_does() {
+    let mut base = sums();
+    base.add("gone", 1, st(5, 5));
+    for extra in [
+        "",
+        r#","metric":"total","limit":2"#,
+        r#","search":"a","offset":1"#,
+        r#","baseline_time_start":1,"baseline_time_end":2,"order_by":"change""#,
+    ] {
+        let q = query(extra);
+        let with_base = extra.contains("baseline");
+        let base = with_base.then(|| base.clone());
+        let whole = FunctionsAnswer::finish(&q, sums(), base.clone());
+        let fleet_base = base.as_ref().map(collapsed);
+        let mut two_steps = FunctionsAnswer::ranked(&q, &collapsed(&sums()), fleet_base.as_ref());
+        assert!(two_steps.values.iter().all(|r| r.places.is_empty()));
+        two_steps.fill_places(&q, &sums(), base.as_ref());
+        assert_eq!(two_steps, whole, "{extra}");
+        assert!(whole.values.iter().all(|r| r.place_count > 0), "{extra}");
+    }
+}
