@@ -89,7 +89,7 @@ step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --t
 # The ClickHouse tests (differential against SQLite) need the local single node and two-shard
 # cluster; they are stopped again when this script ends, whatever happens.
 trap 'bash scripts/clickhouse.sh stop >/dev/null 2>&1 || true' EXIT
-step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash scripts/clickhouse.sh cluster && cargo test -p embers-server --test clickhouse --test clickhouse_retention --no-fail-fast'
+step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash scripts/clickhouse.sh cluster && cargo test -p embers-server --test clickhouse --test clickhouse_retention --test clickhouse_fleet --no-fail-fast'
 step native      ""           cargo test --workspace --no-fail-fast
 # The collector on real programs (root here; CI=true makes a missing eBPF permission a failure).
 step collector   ""           cargo test -p embers-server --features profile-host --test host_profile --no-fail-fast

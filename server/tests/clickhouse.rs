@@ -239,33 +239,6 @@ async fn bad_ingest_is_refused_with_a_reason() {
     ch::drop_database(&store);
 }
 
-/// Runs `sql` on the single node and waits until its mutations of `db` are done.
-async fn mutate(client: &reqwest::Client, db: &str, sql: String) {
-    let post = |sql: String| client.post(ch::SINGLE).body(sql).send();
-    let answer = post(sql.clone()).await.expect("mutation");
-    assert!(
-        answer.status().is_success(),
-        "{sql}: {:?}",
-        answer.text().await
-    );
-    let pending =
-        format!("SELECT count() FROM system.mutations WHERE database = '{db}' AND NOT is_done");
-    // Mutations are asynchronous on 18.16 (no `mutations_sync`): poll until none is left.
-    for _ in 0..600 {
-        let text = post(pending.clone())
-            .await
-            .expect("poll")
-            .text()
-            .await
-            .expect("body");
-        if text.trim() == "0" {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("mutations of {db} still running after 30 s");
-}
-
 /// A rollup written before the six-hour level existed (emulated: its six-hour rows and the
 /// record of where they start are removed) is read by the hour once a server opens the store
 /// again, with the same exact sums; without that record a six-hour bucket would miss them.
@@ -281,13 +254,11 @@ async fn a_rollup_older_than_six_hour_buckets_is_read_by_the_hour() {
     };
     let db = store.database().to_owned();
     let client = reqwest::Client::new();
-    mutate(
-        &client,
-        &db,
-        format!("ALTER TABLE {db}.functions_rollup DELETE WHERE level = 21600"),
-    )
-    .await;
-    mutate(
+    for table in ["functions_rollup", "functions_fleet"] {
+        let sql = format!("ALTER TABLE {db}.{table} DELETE WHERE level = 21600");
+        ch::mutate(&client, &db, sql).await;
+    }
+    ch::mutate(
         &client,
         &db,
         format!("ALTER TABLE {db}.wide_from DELETE WHERE 1"),

@@ -274,8 +274,15 @@ impl Store {
     }
 
     /// `POST /v1/profile/functions`: the range's sums and the baseline's, finished by the
-    /// contract's one step, so both backends answer alike.
+    /// contract's one step, so both backends answer alike (ClickHouse ranks a question about
+    /// every process from the fleet's sums, the same answer in two steps: `fleet`).
     pub fn functions(&self, q: &FunctionsQuery) -> Result<FunctionsAnswer, StoreError> {
+        if let Store::ClickHouse(c) = self {
+            c.ensure_schema()?;
+            if let Some(answer) = c.fleet_functions(q)? {
+                return Ok(answer);
+            }
+        }
         let group = q.group_by.as_ref().map(|(_, d)| d);
         let sums = |sel| dispatch!(self, function_sums(sel, q.skips_total(), group));
         let now = sums(&q.selection)?;

@@ -108,6 +108,33 @@ pub fn drop_database(store: &Store) {
     }
 }
 
+/// Runs `sql` on the single node and waits until its mutations of `db` are done.
+pub async fn mutate(client: &reqwest::Client, db: &str, sql: String) {
+    let post = |sql: String| client.post(SINGLE).body(sql).send();
+    let answer = post(sql.clone()).await.expect("mutation");
+    assert!(
+        answer.status().is_success(),
+        "{sql}: {:?}",
+        answer.text().await
+    );
+    let pending =
+        format!("SELECT count() FROM system.mutations WHERE database = '{db}' AND NOT is_done");
+    // Mutations are asynchronous on 18.16 (no `mutations_sync`): poll until none is left.
+    for _ in 0..600 {
+        let text = post(pending.clone())
+            .await
+            .expect("poll")
+            .text()
+            .await
+            .expect("body");
+        if text.trim() == "0" {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("mutations of {db} still running after 30 s");
+}
+
 fn answers(url: &str) -> bool {
     let Some(addr) = url.strip_prefix("http://") else {
         return false;

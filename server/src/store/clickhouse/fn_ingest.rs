@@ -1,15 +1,17 @@
 //! The function rollup rows of one ClickHouse ingest call: the samples' sums per bucket of
 //! each level and per process (see [`crate::store::functions`]), as `functions_rollup` rows —
-//! one per bucket and process, every sample's value and the functions' sums as a nested map —
-//! and the names of functions this server has not written before, for `functions`.
+//! one per bucket and process, every sample's value and the functions' sums as a nested map —,
+//! the same summed over processes as `functions_fleet` rows, and the names of functions this
+//! server has not written before, for `functions`.
 
 use std::sync::Mutex;
 
+use embers_model::contract::event::TOTAL_APP_SERVICE;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::row_binary::{send, RowBinary};
 use super::schema;
-use crate::store::functions::ingest::Acc;
+use crate::store::functions::ingest::{regroup, Acc, Sums};
 use crate::store::functions::{FrameCache, WIDE_LEVELS};
 use crate::store::{BatchMeta, StoreError};
 
@@ -39,6 +41,8 @@ impl Default for Functions<'_> {
 pub(crate) struct FnRows {
     /// `functions_rollup` rows.
     pub(crate) rollup: Vec<u8>,
+    /// `functions_fleet` rows.
+    pub(crate) fleet: Vec<u8>,
     /// `functions` rows of the new names.
     pub(crate) names: Vec<u8>,
     /// Their ids, remembered once written.
@@ -74,19 +78,25 @@ impl<'b> Functions<'b> {
         };
         let mut rollup = RowBinary::default();
         for ((level, bucket, process), sums) in &buckets {
-            // Levels are the constants of WIDE_LEVELS; bucket starts of stored (u32) times.
-            rollup.u32(u32::try_from(*level).unwrap_or(0));
-            rollup.u32(u32::try_from(*bucket).unwrap_or(0));
-            for text in self.processes[*process] {
-                rollup.string(text);
+            bucket_row(
+                &mut rollup,
+                (*level, *bucket),
+                &self.processes[*process],
+                sums,
+            );
+        }
+        // The fleet's rows: every process but `Total` (a whole host's samples, which the
+        // others' already hold) summed per language and event type.
+        let processes = &self.processes;
+        let fleet_buckets = regroup(&buckets, |p| {
+            let [app, language, event] = processes[p];
+            (app != TOTAL_APP_SERVICE).then_some([language, event])
+        });
+        let mut fleet = RowBinary::default();
+        for ((level, bucket, series), sums) in &fleet_buckets {
+            if let Some(series) = series {
+                bucket_row(&mut fleet, (*level, *bucket), series, sums);
             }
-            rollup.i64(sums.all);
-            let mut entries: Vec<(u64, (i64, i64))> =
-                sums.fns.iter().map(|(id, v)| (*id, *v)).collect();
-            entries.sort_unstable_by_key(|(id, _)| *id);
-            rollup.array(&entries, |out, (id, _)| out.u64(*id));
-            rollup.array(&entries, |out, (_, (s, _))| out.i64(*s));
-            rollup.array(&entries, |out, (_, (_, t))| out.i64(*t));
         }
         let mut rows = RowBinary::default();
         let mut new_names = Vec::with_capacity(names.len());
@@ -97,10 +107,28 @@ impl<'b> Functions<'b> {
         }
         FnRows {
             rollup: rollup.buf,
+            fleet: fleet.buf,
             names: rows.buf,
             new_names,
         }
     }
+}
+
+/// Writes one bucket's row: its level and start, the texts that key it, every sample's value
+/// and the functions' ids, self and total as three arrays sorted by id.
+fn bucket_row(out: &mut RowBinary, (level, bucket): (i64, i64), key: &[&str], sums: &Sums) {
+    // Levels are the constants of WIDE_LEVELS; bucket starts of stored (u32) times.
+    out.u32(u32::try_from(level).unwrap_or(0));
+    out.u32(u32::try_from(bucket).unwrap_or(0));
+    for text in key {
+        out.string(text);
+    }
+    out.i64(sums.all);
+    let mut entries: Vec<(u64, (i64, i64))> = sums.fns.iter().map(|(id, v)| (*id, *v)).collect();
+    entries.sort_unstable_by_key(|(id, _)| *id);
+    out.array(&entries, |out, (id, _)| out.u64(*id));
+    out.array(&entries, |out, (_, (s, _))| out.i64(*s));
+    out.array(&entries, |out, (_, (_, t))| out.i64(*t));
 }
 
 /// Writes the names to one node's `functions` (every node keeps it whole).
@@ -116,15 +144,23 @@ pub(crate) async fn send_names(
     send(node, &sql, rows.names.clone()).await
 }
 
-/// Writes the rollup rows (through the Distributed table on a cluster).
+/// Writes the rollup rows, then the fleet's (through the Distributed tables on a cluster).
 pub(crate) async fn send_rollup(
     client: &clickhouse::Client,
     db: &str,
-    rollup: Vec<u8>,
+    rows: FnRows,
 ) -> Result<(), StoreError> {
-    if rollup.is_empty() {
-        return Ok(());
+    for (table, columns, buf) in [
+        (
+            "functions_rollup",
+            &schema::FUNCTION_COLUMNS[..],
+            rows.rollup,
+        ),
+        ("functions_fleet", &schema::FLEET_COLUMNS[..], rows.fleet),
+    ] {
+        if !buf.is_empty() {
+            send(client, &schema::insert(db, table, columns), buf).await?;
+        }
     }
-    let sql = schema::insert(db, "functions_rollup", &schema::FUNCTION_COLUMNS);
-    send(client, &sql, rollup).await
+    Ok(())
 }

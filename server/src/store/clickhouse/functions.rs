@@ -35,7 +35,7 @@ fn signed(bits: u64) -> i64 {
 }
 
 #[derive(Debug, Row, Deserialize)]
-struct StackSum {
+pub(super) struct StackSum {
     app: String,
     label: String,
     tagset: u64,
@@ -79,18 +79,15 @@ impl ClickHouseStore {
             self.add_samples(rows, group, &mut sums)?;
         } else {
             let (start, end) = (sel.time_start, sel.time_end);
-            let plan = plan_from(start, end, self.horizon()?, self.wide_from()?);
+            let starts = self.starts()?;
+            let plan = plan_from(start, end, starts.horizon, starts.wide_from);
             self.planned_sums(sel, skip_total, &plan, &mut sums)?;
         }
         let names = self.function_names(sums.ids())?;
         sums.named(|id| names.get(&id).cloned())
     }
 
-    /// Adds `plan`'s rollup buckets and the samples at its edges, asked of every shard's own
-    /// tables at once: ClickHouse works on the edges while it adds up the rollup (at 10M
-    /// samples a day, 100 and 145 ms apart), each shard on its own part, and the shards'
-    /// answers are added up here (through the Distributed tables, one node merged the shards'
-    /// `sumMap` states: a day of 10M samples on two shards took 199 ms that way, 175 ms so).
+    /// Adds `plan`'s rollup buckets and the samples at its edges (see [`Self::ask_nodes`]).
     fn planned_sums(
         &self,
         sel: &Selection,
@@ -99,19 +96,38 @@ impl ClickHouseStore {
         sums: &mut IdSums,
     ) -> Result<(), StoreError> {
         let rollup_table = self.table_named(self.local_functions());
-        let rollup = (!plan.buckets.is_empty())
-            .then(|| self.rollup_sql(&rollup_table, sel, skip_total, &plan.buckets));
+        let mut rollups = Vec::new();
+        if !plan.buckets.is_empty() {
+            rollups.push(self.rollup_sql(&rollup_table, sel, skip_total, &plan.buckets, None));
+        }
+        let (bytes, rows) = self.ask_nodes(&rollups, sel, skip_total, plan)?;
+        for b in &bytes {
+            add_rollup(b, sums, None)?;
+        }
+        self.add_samples(rows, None, sums)
+    }
+
+    /// Asks every shard's own tables `rollups` (their bytes) and the samples at `plan`'s edges
+    /// (per stack and process), all at once: ClickHouse works on the edges while it adds up
+    /// the rollup (at 10M samples a day, 100 and 145 ms apart), each shard on its own part,
+    /// and the shards' answers are added up here (through the Distributed tables, one node
+    /// merged the shards' `sumMap` states: a day of 10M samples on two shards took 199 ms that
+    /// way, 175 ms so).
+    pub(super) fn ask_nodes(
+        &self,
+        rollups: &[ChSql],
+        sel: &Selection,
+        skip_total: bool,
+        plan: &Plan,
+    ) -> Result<(Vec<Vec<u8>>, Vec<StackSum>), StoreError> {
         let edges = (!plan.samples.is_empty())
             .then(|| self.sample_sql(&self.local_table(), sel, skip_total, &plan.samples, None));
         let asks = self.nodes().iter().map(|node| {
-            let (rollup, edges) = (&rollup, &edges);
+            let edges = &edges;
             async move {
-                let bytes = async {
-                    match rollup {
-                        Some(sql) => sql.query(node).fetch_bytes("RowBinary")?.collect().await,
-                        None => Ok(Default::default()),
-                    }
-                };
+                let bytes = futures_util::future::join_all(rollups.iter().map(|sql| async move {
+                    sql.query(node).fetch_bytes("RowBinary")?.collect().await
+                }));
                 let rows = async {
                     match edges {
                         Some(sql) => sql.query(node).fetch_all::<StackSum>().await,
@@ -121,51 +137,64 @@ impl ClickHouseStore {
                 futures_util::future::join(bytes, rows).await
             }
         });
-        let answers = self.block_on(futures_util::future::join_all(asks));
-        for (bytes, rows) in answers {
-            add_rollup(&bytes.map_err(super::ch_err)?, sums)?;
-            self.add_samples(rows.map_err(super::ch_err)?, None, sums)?;
+        let mut out = (Vec::new(), Vec::new());
+        for (bytes, rows) in self.block_on(futures_util::future::join_all(asks)) {
+            for b in bytes {
+                out.0.push(b.map_err(super::ch_err)?.to_vec());
+            }
+            out.1.extend(rows.map_err(super::ch_err)?);
         }
-        Ok(())
+        Ok(out)
     }
 
-    /// The rollup's sums of whole buckets `(level, first, last)`, a row per process.
-    fn rollup_sql(
+    /// The rollup's sums of whole buckets `(level, first, last)`, a row per process; with
+    /// `only`, of those functions alone (each row's arrays filtered in ClickHouse).
+    pub(super) fn rollup_sql(
         &self,
         table: &str,
         sel: &Selection,
         skip_total: bool,
         buckets: &[(i64, i64, i64)],
+        only: Option<&[u64]>,
     ) -> ChSql {
         // Summed by ClickHouse per process: reading the rows out and summing them here moved
         // 40 MB for a day of 1M samples and took 150-250 ms; `sumMap` sends 1.4 MB (a row
         // per process) and its time grows with the entries read (docs/performance.md).
-        let mut sql = ChSql::new(
-            "SELECT app_service AS app, sum(all_value) AS all_sum, \
-             sumMap(fnMap.id, fnMap.self_value, fnMap.total) AS fns FROM ",
-        );
-        sql.push(table).push(" WHERE (");
-        for (i, (level, first, last)) in buckets.iter().enumerate() {
-            if i > 0 {
-                sql.push(" OR ");
+        let mut sql = match only {
+            None => ChSql::new(
+                "SELECT app_service AS app, sum(all_value) AS all_sum, \
+                 sumMap(fnMap.id, fnMap.self_value, fnMap.total) AS fns FROM ",
+            ),
+            Some(ids) => {
+                // Each row's entries of `ids` picked by a mask computed once per entry (three
+                // `arrayFilter(x -> x IN ...)` took 31 ms for a day's page of the hottest
+                // 100 functions, the mask 21 ms: about what reading the arrays takes).
+                let mut sql = ChSql::new(
+                    "SELECT app, sum(all_value) AS all_sum, sumMap(\
+                     arrayFilter((x, k) -> k, ids, keep), arrayFilter((x, k) -> k, selfs, keep), \
+                     arrayFilter((x, k) -> k, totals, keep)) AS fns FROM (\
+                     SELECT app_service AS app, all_value, fnMap.id AS ids, \
+                     fnMap.self_value AS selfs, fnMap.total AS totals, arrayMap(x -> x IN (",
+                );
+                // Integers the store produced: formatted, not request data.
+                sql.push(&id_list(ids)).push("), fnMap.id) AS keep FROM ");
+                sql
             }
-            sql.push("level = ")
-                .bind(*level)
-                .push(" AND time >= ")
-                .bind(*first)
-                .push(" AND time <= ")
-                .bind(*last);
-        }
-        sql.push(")");
+        };
+        sql.push(table).push(" WHERE ");
+        buckets_where(&mut sql, buckets);
         // No tag conditions reach here: only the process's own columns.
         sql.series_conditions(sel);
         app_condition(&mut sql, sel, skip_total);
+        if only.is_some() {
+            sql.push(")");
+        }
         sql.push(" GROUP BY app");
         sql
     }
 
     /// The samples of `ranges` in `table` summed per stack, at each process (and group).
-    fn sample_sql(
+    pub(super) fn sample_sql(
         &self,
         table: &str,
         sel: &Selection,
@@ -186,7 +215,7 @@ impl ClickHouseStore {
     }
 
     /// Adds sums per stack (of [`Self::sample_sql`]) to each stack's functions.
-    fn add_samples(
+    pub(super) fn add_samples(
         &self,
         rows: Vec<StackSum>,
         group: Option<&Dimension>,
@@ -225,7 +254,7 @@ impl ClickHouseStore {
     }
 
     /// The names of functions `ids`: from the cache, the rest from `functions`.
-    fn function_names(
+    pub(super) fn function_names(
         &self,
         ids: impl Iterator<Item = u64>,
     ) -> Result<FxHashMap<u64, Arc<str>>, StoreError> {
@@ -236,10 +265,9 @@ impl ClickHouseStore {
         for ids in missing.chunks(IDS_PER_LOOKUP) {
             let mut sql = ChSql::new("SELECT id, name FROM ");
             // Integers the store produced: formatted, not request data.
-            let list: Vec<String> = ids.iter().map(u64::to_string).collect();
             sql.push(&self.table_named("functions"))
                 .push(" WHERE id IN (")
-                .push(&list.join(","))
+                .push(&id_list(ids))
                 .push(") LIMIT 1 BY id");
             let rows: Vec<FnName> = self
                 .block_on(
@@ -306,13 +334,46 @@ impl ClickHouseStore {
     }
 }
 
+/// `ids` as SQL's list of integers.
+pub(super) fn id_list(ids: &[u64]) -> String {
+    let list: Vec<String> = ids.iter().map(u64::to_string).collect();
+    list.join(",")
+}
+
+/// Appends `(level = ... AND time >= ... AND time <= ...) OR ...` for whole buckets
+/// `(level, first, last)`.
+pub(super) fn buckets_where(sql: &mut ChSql, buckets: &[(i64, i64, i64)]) {
+    sql.push("(");
+    for (i, (level, first, last)) in buckets.iter().enumerate() {
+        if i > 0 {
+            sql.push(" OR ");
+        }
+        sql.push("level = ")
+            .bind(*level)
+            .push(" AND time >= ")
+            .bind(*first)
+            .push(" AND time <= ")
+            .bind(*last);
+    }
+    sql.push(")");
+}
+
 /// Adds the rollup's answer (of `rollup_sql`: process, every sample's value, and the
-/// functions' ids, self and total as three arrays) to `sums`.
-fn add_rollup(bytes: &[u8], sums: &mut IdSums) -> Result<(), StoreError> {
+/// functions' ids, self and total as three arrays) to `sums`, at each row's process or, given
+/// `at`, all at that place.
+pub(super) fn add_rollup(
+    bytes: &[u8],
+    sums: &mut IdSums,
+    at: Option<usize>,
+) -> Result<(), StoreError> {
     let mut rows = RawRows::new(bytes);
     while !rows.is_done() {
         // One row per process.
-        let place = sums.place((rows.string()?.to_owned(), None));
+        let app = rows.string()?;
+        let place = match at {
+            Some(p) => p,
+            None => sums.place((app.to_owned(), None)),
+        };
         sums.add(place, ALL, 0, rows.i64()?);
         let (ids, selfs, totals) = (rows.array()?, rows.array()?, rows.array()?);
         if ids.0 != selfs.0 || ids.0 != totals.0 {

@@ -11,8 +11,9 @@ use rustc_hash::FxHashSet;
 use embers_model::contract::explore::thread_of;
 use embers_model::contract::fields::{self, FieldKind};
 
+use super::fn_ingest::{self, FnRows};
 use super::row_binary::{send, RowBinary};
-use super::{fn_ingest, schema, Caches, ClickHouseStore};
+use super::{schema, Caches, ClickHouseStore};
 use crate::store::ingest::{int_tag, now_micros, text_tag, validate};
 use crate::store::{Batch, BatchMeta, InsertStats, StoreError};
 
@@ -211,7 +212,11 @@ impl ClickHouseStore {
             let written = &self.caches_read().functions_written;
             functions.finish(&self.frames, written)
         };
-        let rollup = std::mem::take(&mut fn_rows.rollup);
+        let rollup_rows = FnRows {
+            rollup: std::mem::take(&mut fn_rows.rollup),
+            fleet: std::mem::take(&mut fn_rows.fleet),
+            ..FnRows::default()
+        };
         let db = self.database();
         let stacks_sql = schema::insert(db, "stacks", &[("id", ""), ("location_str", "")]);
         let tagsets_sql = schema::insert(db, "tagsets", &schema::tagset_columns());
@@ -236,7 +241,7 @@ impl ClickHouseStore {
             send(self.client(), &samples_sql, sample_rows.buf).await?;
             // After the samples: a failure here leaves the rollup short of this call's sums
             // rather than counting samples that were never stored.
-            fn_ingest::send_rollup(self.client(), db, rollup).await
+            fn_ingest::send_rollup(self.client(), db, rollup_rows).await
         })?;
         let mut caches = self.caches();
         caches.tagsets_written.extend(&new_tagsets);

@@ -8,6 +8,7 @@
 
 mod compact;
 mod explore;
+mod fleet;
 mod fn_ingest;
 mod functions;
 mod ingest;
@@ -271,6 +272,20 @@ impl ClickHouseStore {
             Some(_) => "functions_rollup_local",
             None => "functions_rollup",
         }
+    }
+
+    /// The node-local table of the fleet's function sums (`functions_fleet_local` on a
+    /// cluster).
+    pub(crate) fn local_fleet(&self) -> &'static str {
+        match self.config.cluster {
+            Some(_) => "functions_fleet_local",
+            None => "functions_fleet",
+        }
+    }
+
+    /// The node-local tables of function sums, kept alike by retention and compaction.
+    pub(crate) fn local_rollups(&self) -> [&'static str; 2] {
+        [self.local_functions(), self.local_fleet()]
     }
 
     /// The database holding the tables.

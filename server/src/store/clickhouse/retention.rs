@@ -15,14 +15,16 @@
 //!
 //! The function rollup (`functions_rollup`, partitioned by hour too) goes the same way, by the
 //! rule of SQLite's rollups: a bucket goes once it has wholly expired (`time + level <=
-//! cutoff`), so both backends keep the same buckets and answer alike. Stacks, tag sets,
+//! cutoff`), so both backends keep the same buckets and answer alike; the fleet's sums
+//! (`functions_fleet`) with it. Deleting a process leaves those (its samples are summed in with
+//! every other's) and records that they are no longer complete (`fleet`). Stacks, tag sets,
 //! function names and snapshots are kept, as on SQLite.
 
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 
-use super::sql::{latest, ChSql};
+use super::sql::ChSql;
 use super::{ch_err, ClickHouseStore};
 use crate::store::functions::{HOUR, WIDE_LEVELS};
 use crate::store::retention::Removed;
@@ -97,12 +99,6 @@ impl ClickHouseStore {
         Ok(())
     }
 
-    /// The latest retention cutoff recorded (to the hour), if any.
-    pub(crate) fn horizon(&self) -> Result<Option<i64>, StoreError> {
-        let table = self.table_named("horizon");
-        self.block_on(latest(self.client(), "cutoff", &table))
-    }
-
     async fn expire_node(
         &self,
         node: &clickhouse::Client,
@@ -119,9 +115,11 @@ impl ClickHouseStore {
         }
         if expired_rows > 0 {
             // An hour partition of the rollup also holds the six-hour buckets starting then.
+            // The fleet's sums have the rollup's buckets (not counted: the same buckets).
             let span = WIDE_LEVELS[0];
-            self.cut(node, (self.local_functions(), span), condition, before)
-                .await?;
+            for table in self.local_rollups() {
+                self.cut(node, (table, span), condition, before).await?;
+            }
         }
         Ok(Removed {
             samples: expired,
@@ -210,6 +208,9 @@ impl ClickHouseStore {
                         false => removed.samples += n,
                     }
                 }
+            }
+            if removed.samples > 0 || removed.rollup_rows > 0 {
+                self.fleet_without_deleted().await?;
             }
             Ok(removed)
         })

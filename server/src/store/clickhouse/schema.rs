@@ -19,15 +19,20 @@
 //!   partitioned by hour like the samples, so retention drops them alike). One row per bucket
 //!   rather than per function: the rows an ingest call writes are then as many as its buckets
 //!   and processes, not (as measured first) about as many as its samples;
+//! - `functions_fleet`: the same buckets summed over every process but `Total`, what an
+//!   unfiltered question ranks by (see `fleet`): a day of 20 processes is a twentieth of the
+//!   entries;
 //! - `functions`: each function's name, keyed by the hash of it;
 //! - `horizon`: the cutoffs of retention passes (see [`crate::store::functions`]), on every node;
-//! - `wide_from`: from when the rollup's six-hour buckets are complete (see `wide`), on every node.
+//! - `wide_from`: from when the rollup's six-hour buckets are complete (see `wide`), on every node;
+//! - `fleet_from`: from when `functions_fleet` is complete and holds no deleted process (see
+//!   `fleet`), on every node.
 //!
 //! The dictionaries (`stacks`, `tagsets`, `functions`) are `ReplacingMergeTree` tables written
 //! by any number of stateless servers: a row written twice is the same row, merged away in the
-//! background and read with `LIMIT 1 BY id` meanwhile. With a cluster, `in_process_local` and
-//! `functions_rollup_local` hold each shard's rows and `in_process` and `functions_rollup` are
-//! `Distributed` tables over them, sharded by `rand()`; the dictionaries are small and kept
+//! background and read with `LIMIT 1 BY id` meanwhile. With a cluster, `in_process_local`,
+//! `functions_rollup_local` and `functions_fleet_local` hold each shard's rows under
+//! `Distributed` tables without the suffix, sharded by `rand()`; the dictionaries are small and kept
 //! whole on every node, so each shard resolves tag filters locally. Every table is created on
 //! every node directly (`ON CLUSTER` would need ZooKeeper).
 
@@ -64,9 +69,22 @@ pub(crate) const FUNCTION_COLUMNS: [(&str, &str); 9] = [
     ("fnMap.total", "Array(Int64)"),
 ];
 
-/// `FUNCTION_COLUMNS` as the table declares them (the three arrays as one `Nested`).
-fn function_table_columns() -> String {
-    let plain: Vec<(&str, &str)> = FUNCTION_COLUMNS
+/// The columns of `functions_fleet` in table order: [`FUNCTION_COLUMNS`] but the process's
+/// name, the buckets' sums over every process but `Total`.
+pub(crate) const FLEET_COLUMNS: [(&str, &str); 8] = [
+    ("level", "UInt32"),
+    ("time", "DateTime"),
+    ("profile_language_type", "String"),
+    ("profile_event_type", "String"),
+    ("all_value", "Int64"),
+    ("fnMap.id", "Array(UInt64)"),
+    ("fnMap.self_value", "Array(Int64)"),
+    ("fnMap.total", "Array(Int64)"),
+];
+
+/// A rollup's `columns` as the table declares them (the three arrays as one `Nested`).
+fn function_table_columns(columns: &[(&str, &str)]) -> String {
+    let plain: Vec<(&str, &str)> = columns
         .iter()
         .copied()
         .filter(|(n, _)| !n.starts_with("fnMap."))
@@ -107,10 +125,14 @@ fn column_list(columns: &[(&str, &str)], with_types: bool) -> String {
 /// Distributed `in_process` with a cluster) and the two dictionaries. `db` and `cluster` are
 /// checked identifiers.
 pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
-    let (samples, functions) = if cluster.is_some() {
-        ("in_process_local", "functions_rollup_local")
+    let (samples, functions, fleet) = if cluster.is_some() {
+        (
+            "in_process_local",
+            "functions_rollup_local",
+            "functions_fleet_local",
+        )
     } else {
-        ("in_process", "functions_rollup")
+        ("in_process", "functions_rollup", "functions_fleet")
     };
     let mut out = vec![
         format!("CREATE DATABASE IF NOT EXISTS {db}"),
@@ -133,7 +155,13 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
             "CREATE TABLE IF NOT EXISTS {db}.{functions} ({}) ENGINE = SummingMergeTree() \
              PARTITION BY toStartOfHour(time) ORDER BY \
              (profile_event_type, level, time, app_service, profile_language_type)",
-            function_table_columns()
+            function_table_columns(&FUNCTION_COLUMNS)
+        ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.{fleet} ({}) ENGINE = SummingMergeTree() \
+             PARTITION BY toStartOfHour(time) ORDER BY \
+             (profile_event_type, level, time, profile_language_type)",
+            function_table_columns(&FLEET_COLUMNS)
         ),
         format!(
             "CREATE TABLE IF NOT EXISTS {db}.functions (`id` UInt64, `name` String) \
@@ -150,6 +178,12 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
             "CREATE TABLE IF NOT EXISTS {db}.wide_from (`start` DateTime) \
              ENGINE = ReplacingMergeTree() ORDER BY start"
         ),
+        // A row per node when a server first opens the store and per process deleted (see
+        // `fleet`).
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.fleet_from (`start` DateTime) \
+             ENGINE = ReplacingMergeTree() ORDER BY start"
+        ),
     ];
     if let Some(cluster) = cluster {
         out.push(format!(
@@ -159,6 +193,10 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
         out.push(format!(
             "CREATE TABLE IF NOT EXISTS {db}.functions_rollup AS {db}.functions_rollup_local \
              ENGINE = Distributed({cluster}, {db}, functions_rollup_local, rand())"
+        ));
+        out.push(format!(
+            "CREATE TABLE IF NOT EXISTS {db}.functions_fleet AS {db}.functions_fleet_local \
+             ENGINE = Distributed({cluster}, {db}, functions_fleet_local, rand())"
         ));
     }
     out

@@ -209,6 +209,23 @@ impl IdSums {
         }
     }
 
+    /// Adds every place's sums (and every sample's value) to `out`, all at `place` there.
+    pub(crate) fn add_into(&self, out: &mut IdSums, place: usize) {
+        for (all, map) in self.place_all.iter().zip(&self.sums) {
+            out.add(place, ALL, 0, *all);
+            for (id, (self_value, total)) in map {
+                out.add(place, *id, *self_value, *total);
+            }
+        }
+    }
+
+    /// Drops the sums of every function but `ids` (every sample's value is kept).
+    pub(crate) fn keep_only(&mut self, ids: &FxHashSet<u64>) {
+        for map in &mut self.sums {
+            map.retain(|id, _| ids.contains(id));
+        }
+    }
+
     /// The ids of every function summed (once per place).
     pub(crate) fn ids(&self) -> impl Iterator<Item = u64> + '_ {
         self.sums.iter().flat_map(|m| m.keys().copied())

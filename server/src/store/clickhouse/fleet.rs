@@ -1,0 +1,226 @@
+//! Top functions of every process, ranked from the fleet's sums. A question about every
+//! process with no filter needs each function's sums over all of them to rank, and its
+//! places only for the page's few functions; summing the rollup's rows per process for every
+//! function was the cost (a day of 20 processes: 680k entries, 60-80 ms for `sumMap` alone).
+//! So ingest also keeps each bucket summed over every process but `Total` (`functions_fleet`),
+//! and such a question is read in two steps ([`FunctionsAnswer::ranked`], then
+//! [`FunctionsAnswer::fill_places`]):
+//!
+//! 1. rank: the fleet's buckets (a twentieth of the entries) and the samples at the range's
+//!    edges, each function's sums at a single place;
+//! 2. places: the rollup's buckets per process again, each row's arrays filtered in
+//!    ClickHouse to the page's functions (`arrayFilter`), with the edges' sums kept from step 1.
+//!
+//! The answer is the one the whole sums give (the contract's test
+//! `ranking_the_fleets_sums_then_listing_the_pages_places_answers_as_finish_does`, and the
+//! stores' differential tests). Deleting a process leaves its sums in the fleet's buckets, so
+//! each delete records the end of the fleet's latest bucket (`fleet_from`, as a first open
+//! does, see `wide`): buckets starting before the latest record are ranked from the rollup per
+//! process, as before. Sorting by place change needs every function's places and is answered
+//! by the one-step path.
+
+use rustc_hash::FxHashSet;
+
+use super::functions::{add_rollup, buckets_where};
+use super::sql::{latest, ChSql};
+use super::wide::Starts;
+use super::ClickHouseStore;
+use crate::store::functions::{function_id, plan_from, IdSums, Plan};
+use crate::store::StoreError;
+use embers_model::contract::explore::{
+    FunctionOrder, FunctionSums, FunctionsAnswer, FunctionsQuery,
+};
+use embers_model::contract::selection::Selection;
+
+/// One side's step-1 read: its plan, each function's sums at one place, and the samples at
+/// the plan's edges per process (kept for step 2).
+struct Ranked {
+    plan: Plan,
+    totals: FunctionSums,
+    edges: IdSums,
+}
+
+/// Where a side's rollup buckets are read from in step 1.
+struct Split {
+    /// Buckets starting from the fleet's latest record on: its sums.
+    fleet: Vec<(i64, i64, i64)>,
+    /// Earlier ones: the rollup's, per process.
+    per_process: Vec<(i64, i64, i64)>,
+}
+
+/// Whether `sel` is every process but `Total`, with no filter (what the fleet's sums hold).
+fn whole_fleet(sel: &Selection) -> bool {
+    sel.app_service.is_none() && sel.filter.conditions.is_empty()
+}
+
+/// Whether the fleet's sums answer `q`.
+fn answers(q: &FunctionsQuery) -> bool {
+    q.group_by.is_none()
+        && q.order != FunctionOrder::PlaceChange
+        && whole_fleet(&q.selection)
+        && q.baseline.as_ref().is_none_or(whole_fleet)
+}
+
+/// `buckets` (each `(level, first start, last start)`) split at `from`: those starting before
+/// it, and the rest.
+fn split(buckets: &[(i64, i64, i64)], from: i64) -> Split {
+    let mut out = Split {
+        fleet: Vec::new(),
+        per_process: Vec::new(),
+    };
+    for &(level, first, last) in buckets {
+        // The first start at or after `from`, on this level's steps from `first`.
+        let (gap, level_len) = (from.saturating_sub(first).max(0), level.max(1));
+        let steps = gap / level_len + i64::from(gap % level_len != 0);
+        let cut = first.saturating_add(steps.saturating_mul(level));
+        if cut > first {
+            out.per_process.push((level, first, last.min(cut - level)));
+        }
+        if cut <= last {
+            out.fleet.push((level, cut, last));
+        }
+    }
+    out
+}
+
+impl ClickHouseStore {
+    /// `POST /v1/profile/functions` read in two steps when `q` is about every process with no
+    /// filter; `None` when it is not (the caller reads the whole sums).
+    pub fn fleet_functions(
+        &self,
+        q: &FunctionsQuery,
+    ) -> Result<Option<FunctionsAnswer>, StoreError> {
+        if !answers(q) {
+            return Ok(None);
+        }
+        let starts = self.starts()?;
+        let now = self.rank_side(&q.selection, starts)?;
+        let base = match &q.baseline {
+            Some(b) => Some(self.rank_side(b, starts)?),
+            None => None,
+        };
+        let mut answer = FunctionsAnswer::ranked(q, &now.totals, base.as_ref().map(|b| &b.totals));
+        let ids: FxHashSet<u64> = answer.page_functions().map(function_id).collect();
+        let now = self.page_places(&q.selection, now, &ids)?;
+        let base = match (&q.baseline, base) {
+            (Some(sel), Some(side)) => Some(self.page_places(sel, side, &ids)?),
+            _ => None,
+        };
+        answer.fill_places(q, &now, base.as_ref());
+        Ok(Some(answer))
+    }
+
+    /// Step 1 for one side: the fleet's buckets, the rollup's per process before the fleet's
+    /// latest record, and the edges' samples, asked of every shard at once.
+    fn rank_side(&self, sel: &Selection, starts: Starts) -> Result<Ranked, StoreError> {
+        let plan = plan_from(
+            sel.time_start,
+            sel.time_end,
+            starts.horizon,
+            starts.wide_from,
+        );
+        let parts = split(&plan.buckets, starts.fleet_from);
+        let fleet_table = self.table_named(self.local_fleet());
+        let rollup_table = self.table_named(self.local_functions());
+        let mut asks = Vec::new();
+        if !parts.fleet.is_empty() {
+            asks.push(self.fleet_sql(&fleet_table, sel, &parts.fleet));
+        }
+        if !parts.per_process.is_empty() {
+            asks.push(self.rollup_sql(&rollup_table, sel, true, &parts.per_process, None));
+        }
+        let (rollups, edges) = self.ask_nodes(&asks, sel, true, &plan)?;
+        let mut totals = IdSums::default();
+        let one = totals.place((String::new(), None));
+        for bytes in &rollups {
+            add_rollup(bytes, &mut totals, Some(one))?;
+        }
+        let mut by_process = IdSums::default();
+        self.add_samples(edges, None, &mut by_process)?;
+        by_process.add_into(&mut totals, one);
+        let names = self.function_names(totals.ids())?;
+        let totals = totals.named(|id| names.get(&id).cloned())?;
+        Ok(Ranked {
+            plan,
+            totals,
+            edges: by_process,
+        })
+    }
+
+    /// Step 2 for one side: the places of functions `ids`, from the rollup per process and
+    /// the edges' samples read in step 1.
+    fn page_places(
+        &self,
+        sel: &Selection,
+        side: Ranked,
+        ids: &FxHashSet<u64>,
+    ) -> Result<FunctionSums, StoreError> {
+        let mut sums = side.edges;
+        sums.keep_only(ids);
+        if !ids.is_empty() && !side.plan.buckets.is_empty() {
+            let table = self.table_named(self.local_functions());
+            let only: Vec<u64> = ids.iter().copied().collect();
+            let sql = self.rollup_sql(&table, sel, true, &side.plan.buckets, Some(&only));
+            let no_edges = Plan::default();
+            let (rollups, _) = self.ask_nodes(&[sql], sel, true, &no_edges)?;
+            for bytes in &rollups {
+                add_rollup(bytes, &mut sums, None)?;
+            }
+        }
+        let names = self.function_names(sums.ids())?;
+        sums.named(|id| names.get(&id).cloned())
+    }
+
+    /// The fleet's sums of whole buckets, as one row of the rollup's answer (process `""`).
+    fn fleet_sql(&self, table: &str, sel: &Selection, buckets: &[(i64, i64, i64)]) -> ChSql {
+        let mut sql = ChSql::new(
+            "SELECT '' AS app, sum(all_value) AS all_sum, \
+             sumMap(fnMap.id, fnMap.self_value, fnMap.total) AS fns FROM ",
+        );
+        sql.push(table).push(" WHERE ");
+        buckets_where(&mut sql, buckets);
+        // `sel` has no filter (see `answers`): language and event type only.
+        sql.series_conditions(sel);
+        sql
+    }
+
+    /// Records, after a process's samples and rollup rows were deleted, that the fleet's
+    /// buckets written so far still hold them.
+    pub(super) async fn fleet_without_deleted(&self) -> Result<(), StoreError> {
+        let table = self.table_named("functions_fleet");
+        let end = latest(self.client(), "toInt64(time) + level", &table).await?;
+        let Some(end) = end else {
+            return Ok(());
+        };
+        for node in self.nodes() {
+            self.record_start(node, "fleet_from", end).await?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn buckets_split_at_the_first_start_from_the_record() {
+        let hour = 3600;
+        let s = split(
+            &[(hour, 0, 5 * hour), (600, 6 * hour, 6 * hour + 1200)],
+            2 * hour + 1,
+        );
+        assert_eq!(s.per_process, [(hour, 0, 2 * hour)]);
+        assert_eq!(
+            s.fleet,
+            [(hour, 3 * hour, 5 * hour), (600, 6 * hour, 6 * hour + 1200)]
+        );
+        let all_fleet = split(&[(hour, 0, hour)], 0);
+        assert_eq!((all_fleet.per_process.len(), all_fleet.fleet.len()), (0, 1));
+        let none = split(&[(hour, 0, hour)], 10 * hour);
+        assert_eq!(
+            (none.per_process, none.fleet.len()),
+            (vec![(hour, 0, hour)], 0)
+        );
+    }
+}

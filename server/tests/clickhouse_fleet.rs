@@ -1,0 +1,147 @@
+//! The fleet's function sums on ClickHouse (`functions_fleet`, what a question about every
+//! process is ranked by): they are really read, a process deleted from the store is no longer
+//! counted though its samples are still summed in them, and a store written before they
+//! existed is answered from the rollup per process — each time exactly as SQLite answers.
+//!
+//! Needs the local ClickHouse of `scripts/clickhouse.sh single` and `cluster`.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::clickhouse::{self as ch, Layout, Pair};
+use common::functions::{answer, long, now, places, wide, wide_range};
+use common::{batch, TestServer};
+use embers_server::store::Store;
+use serde_json::{json, Value};
+
+/// A second process inside the six-hour bucket of [`wide`] and in the long range's hours.
+fn memcached() -> Value {
+    let tags = json!({"host": "node-c", "pod": "memcached-0"});
+    json!({"batches": [
+        batch("memcached", "on-cpu", common::functions::W + 200, tags.clone(),
+            "[t] memcached;main;serverCron 5\n"),
+        batch("memcached", "on-cpu", common::functions::H + 3700, tags,
+            "[t] memcached;main;slab_rebalance 7\n"),
+    ]})
+}
+
+/// The functions answers of the three ranges on both servers, which must be equal.
+async fn same(pair: &Pair, when: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for range in [now(), long(), wide()] {
+        for extra in [
+            json!({}),
+            json!({"metric": "total", "limit": 2, "offset": 1}),
+        ] {
+            let body = common::with(range.clone(), extra);
+            let (_, want) = common::functions::post(&pair.sqlite, body.clone()).await;
+            let (_, got) = common::functions::post(&pair.clickhouse, body.clone()).await;
+            assert_eq!(want, got, "{when}: {body}");
+            out.push(want.to_string());
+        }
+    }
+    out
+}
+
+async fn deleting_a_process(layout: Layout, name: &str) {
+    let Some(pair) = Pair::start(layout, name).await else {
+        return;
+    };
+    for server in [&pair.sqlite, &pair.clickhouse] {
+        server.ingest(common::functions::batches()).await;
+        server.ingest(memcached()).await;
+    }
+    let before = same(&pair, "with memcached").await;
+    let a = answer(&pair.clickhouse, wide()).await;
+    assert_eq!(
+        a.value,
+        11 + 13 + 17 + 19 + 23 + 29 + 5,
+        "memcached counted"
+    );
+    assert_eq!(places(&a, "serverCron").len(), 2, "and listed");
+    let (status, deleted) = pair
+        .clickhouse
+        .delete("/v1/profile/processes/memcached")
+        .await;
+    assert_eq!(status, 200, "{deleted}");
+    pair.sqlite.delete("/v1/profile/processes/memcached").await;
+    let after = same(&pair, "after deleting memcached").await;
+    assert_ne!(before, after, "the delete changed answers");
+    // Its five are still summed in the fleet's six-hour bucket: read, they would show here.
+    wide_range(&pair.clickhouse).await;
+    // Samples after the delete are ranked from the fleet's sums again, exactly.
+    let later = common::functions::W + 3 * 86_400;
+    let fresh = json!({"batches": [batch("memcached", "on-cpu", later + 30,
+        json!({"host": "node-c"}), "[t] memcached;main;serverCron 3\n")]});
+    for server in [&pair.sqlite, &pair.clickhouse] {
+        server.ingest(fresh.clone()).await;
+    }
+    let range = json!({"time_start": later - 3600, "time_end": later + 7200,
+        "profile_event_type": "on-cpu"});
+    let a = answer(&pair.clickhouse, range.clone()).await;
+    assert_eq!((a.value, a.values.len()), (3, 3), "{a:?}");
+    // That range from the fleet's sums; one from before the delete to after it, ranked from
+    // the rollup per process up to the record and from the fleet's sums after it.
+    let across = json!({"time_start": common::functions::W - 3605, "time_end": later + 7200,
+        "profile_event_type": "on-cpu"});
+    for body in [range, across] {
+        let (_, want) = common::functions::post(&pair.sqlite, body.clone()).await;
+        let (_, got) = common::functions::post(&pair.clickhouse, body.clone()).await;
+        assert_eq!(want, got, "{body}");
+    }
+    pair.finish().await;
+}
+
+#[tokio::test]
+async fn a_deleted_process_is_not_counted_on_one_node() {
+    deleting_a_process(Layout::Single, "fleet_delete").await;
+}
+
+#[tokio::test]
+async fn a_deleted_process_is_not_counted_on_two_shards() {
+    deleting_a_process(Layout::TwoShards, "fleet_delete2").await;
+}
+
+/// A store written before the fleet's sums existed (emulated: their rows and the record of
+/// where they start are removed) is answered from the rollup per process once a server opens
+/// it again; before that, the emptied sums are what the answer is ranked by.
+#[tokio::test]
+async fn a_store_from_before_the_fleets_sums_is_ranked_per_process() {
+    let Some(pair) = Pair::start(Layout::Single, "fleet_from").await else {
+        return;
+    };
+    pair.clickhouse.ingest(common::functions::batches()).await;
+    wide_range(&pair.clickhouse).await;
+    let Store::ClickHouse(store) = pair.store.as_ref() else {
+        panic!("a ClickHouse store");
+    };
+    let db = store.database().to_owned();
+    let client = reqwest::Client::new();
+    for table in ["functions_fleet", "fleet_from"] {
+        ch::mutate(
+            &client,
+            &db,
+            format!("ALTER TABLE {db}.{table} DELETE WHERE 1"),
+        )
+        .await;
+    }
+    let emptied = answer(&pair.clickhouse, wide()).await;
+    assert_eq!(
+        emptied.value,
+        11 + 29,
+        "only the samples at the edges: the fleet's sums were read"
+    );
+    let config = embers_server::store::ClickHouseConfig {
+        urls: vec![ch::SINGLE.to_owned()],
+        database: db,
+        cluster: None,
+        user: None,
+        password: None,
+    };
+    let reopened = Arc::new(Store::open_clickhouse(&config).expect("open again"));
+    let server = TestServer::start_over(reopened, "none".into(), |_| {}).await;
+    wide_range(&server).await;
+    server.stop().await;
+    pair.finish().await;
+}
