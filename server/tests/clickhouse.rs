@@ -270,15 +270,7 @@ async fn a_rollup_older_than_six_hour_buckets_is_read_by_the_hour() {
         11 + 13 + 23 + 29,
         "the emulation took the six-hour bucket's 36 away"
     );
-    let config = embers_server::store::ClickHouseConfig {
-        urls: vec![ch::SINGLE.to_owned()],
-        database: db,
-        cluster: None,
-        user: None,
-        password: None,
-    };
-    let reopened = Arc::new(Store::open_clickhouse(&config).expect("open again"));
-    let server = TestServer::start_over(reopened, "none".into(), |_| {}).await;
+    let server = ch::reopened(db).await;
     common::functions::wide_range(&server).await;
     server.stop().await;
     pair.finish().await;

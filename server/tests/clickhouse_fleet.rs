@@ -7,11 +7,9 @@
 
 mod common;
 
-use std::sync::Arc;
-
+use common::batch;
 use common::clickhouse::{self as ch, Layout, Pair};
 use common::functions::{answer, long, now, places, wide, wide_range};
-use common::{batch, TestServer};
 use embers_server::store::Store;
 use serde_json::{json, Value};
 
@@ -132,15 +130,7 @@ async fn a_store_from_before_the_fleets_sums_is_ranked_per_process() {
         11 + 29,
         "only the samples at the edges: the fleet's sums were read"
     );
-    let config = embers_server::store::ClickHouseConfig {
-        urls: vec![ch::SINGLE.to_owned()],
-        database: db,
-        cluster: None,
-        user: None,
-        password: None,
-    };
-    let reopened = Arc::new(Store::open_clickhouse(&config).expect("open again"));
-    let server = TestServer::start_over(reopened, "none".into(), |_| {}).await;
+    let server = ch::reopened(db).await;
     wide_range(&server).await;
     server.stop().await;
     pair.finish().await;

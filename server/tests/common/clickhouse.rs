@@ -101,6 +101,19 @@ impl Pair {
     }
 }
 
+/// A server over the single node's database `db`, opened again as a new server would.
+pub async fn reopened(db: String) -> TestServer {
+    let config = ClickHouseConfig {
+        urls: vec![SINGLE.to_owned()],
+        database: db,
+        cluster: None,
+        user: None,
+        password: None,
+    };
+    let store = Arc::new(Store::open_clickhouse(&config).expect("open again"));
+    TestServer::start_over(store, "none".into(), |_| {}).await
+}
+
 /// Drop the test's database on every node.
 pub fn drop_database(store: &Store) {
     if let Store::ClickHouse(ch) = store {

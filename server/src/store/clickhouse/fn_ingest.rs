@@ -153,13 +153,13 @@ pub(crate) async fn send_rollup(
     for (table, columns, buf) in [
         (
             "functions_rollup",
-            &schema::FUNCTION_COLUMNS[..],
+            schema::FUNCTION_COLUMNS.to_vec(),
             rows.rollup,
         ),
-        ("functions_fleet", &schema::FLEET_COLUMNS[..], rows.fleet),
+        ("functions_fleet", schema::fleet_columns(), rows.fleet),
     ] {
         if !buf.is_empty() {
-            send(client, &schema::insert(db, table, columns), buf).await?;
+            send(client, &schema::insert(db, table, &columns), buf).await?;
         }
     }
     Ok(())

@@ -71,16 +71,12 @@ pub(crate) const FUNCTION_COLUMNS: [(&str, &str); 9] = [
 
 /// The columns of `functions_fleet` in table order: [`FUNCTION_COLUMNS`] but the process's
 /// name, the buckets' sums over every process but `Total`.
-pub(crate) const FLEET_COLUMNS: [(&str, &str); 8] = [
-    ("level", "UInt32"),
-    ("time", "DateTime"),
-    ("profile_language_type", "String"),
-    ("profile_event_type", "String"),
-    ("all_value", "Int64"),
-    ("fnMap.id", "Array(UInt64)"),
-    ("fnMap.self_value", "Array(Int64)"),
-    ("fnMap.total", "Array(Int64)"),
-];
+pub(crate) fn fleet_columns() -> Vec<(&'static str, &'static str)> {
+    FUNCTION_COLUMNS
+        .into_iter()
+        .filter(|(name, _)| *name != "app_service")
+        .collect()
+}
 
 /// A rollup's `columns` as the table declares them (the three arrays as one `Nested`).
 fn function_table_columns(columns: &[(&str, &str)]) -> String {
@@ -161,7 +157,7 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
             "CREATE TABLE IF NOT EXISTS {db}.{fleet} ({}) ENGINE = SummingMergeTree() \
              PARTITION BY toStartOfHour(time) ORDER BY \
              (profile_event_type, level, time, profile_language_type)",
-            function_table_columns(&FLEET_COLUMNS)
+            function_table_columns(&fleet_columns())
         ),
         format!(
             "CREATE TABLE IF NOT EXISTS {db}.functions (`id` UInt64, `name` String) \
