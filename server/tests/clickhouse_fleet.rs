@@ -135,3 +135,37 @@ async fn a_store_from_before_the_fleets_sums_is_ranked_per_process() {
     server.stop().await;
     pair.finish().await;
 }
+
+/// A function the buckets alone rank far below the page, which the samples at the range's
+/// edges lift onto it, is not among those step 2 reads before the edges are in: its places
+/// (in the buckets and at the edges) are read once the page is known.
+#[tokio::test]
+async fn a_function_the_edges_lift_onto_the_page_still_gets_its_places() {
+    let Some(pair) = Pair::start(Layout::Single, "fleet_edges").await else {
+        return;
+    };
+    let w = common::functions::W;
+    // Twenty functions of 100 in the six-hour bucket rank above `late`'s 1 there.
+    let many: String = (0..20).map(|i| format!("[t] spiky;f{i} 100\n")).collect();
+    let batches = json!({"batches": [
+        batch("spiky", "on-cpu", w + 100, json!({"host": "node-d"}), &many),
+        batch("calm", "on-cpu", w + 200, json!({"host": "node-d"}), "[t] calm;late 1\n"),
+        batch("spiky", "on-cpu", w - 3605, json!({"host": "node-d"}), "[t] spiky;late 5000\n"),
+    ]});
+    for server in [&pair.sqlite, &pair.clickhouse] {
+        server.ingest(common::functions::batches()).await;
+        server.ingest(batches.clone()).await;
+    }
+    let body = common::with(wide(), json!({"limit": 1}));
+    let a = answer(&pair.clickhouse, body.clone()).await;
+    assert_eq!(a.values[0].function, "late");
+    let place = common::functions::place;
+    assert_eq!(
+        places(&a, "late"),
+        [place("spiky", None, 5000, 5000), place("calm", None, 1, 1)]
+    );
+    let (_, want) = common::functions::post(&pair.sqlite, body.clone()).await;
+    let (_, got) = common::functions::post(&pair.clickhouse, body).await;
+    assert_eq!(want, got);
+    pair.finish().await;
+}

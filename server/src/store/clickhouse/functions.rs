@@ -120,29 +120,55 @@ impl ClickHouseStore {
         skip_total: bool,
         plan: &Plan,
     ) -> Result<(Vec<Vec<u8>>, Vec<StackSum>), StoreError> {
-        let edges = (!plan.samples.is_empty())
-            .then(|| self.sample_sql(&self.local_table(), sel, skip_total, &plan.samples, None));
-        let asks = self.nodes().iter().map(|node| {
-            let edges = &edges;
-            async move {
-                let bytes = futures_util::future::join_all(rollups.iter().map(|sql| async move {
-                    sql.query(node).fetch_bytes("RowBinary")?.collect().await
-                }));
-                let rows = async {
-                    match edges {
-                        Some(sql) => sql.query(node).fetch_all::<StackSum>().await,
-                        None => Ok(Vec::new()),
-                    }
-                };
-                futures_util::future::join(bytes, rows).await
-            }
+        let edges = self.edges_sql(sel, skip_total, plan);
+        let (bytes, rows) = self.block_on(futures_util::future::join(
+            self.rollup_bytes(rollups),
+            self.edge_rows(edges.as_ref()),
+        ));
+        Ok((bytes?, rows?))
+    }
+
+    /// The samples at `plan`'s edges per stack and process, on each node's own table; `None`
+    /// when the plan has no edges.
+    pub(super) fn edges_sql(
+        &self,
+        sel: &Selection,
+        skip_total: bool,
+        plan: &Plan,
+    ) -> Option<ChSql> {
+        (!plan.samples.is_empty())
+            .then(|| self.sample_sql(&self.local_table(), sel, skip_total, &plan.samples, None))
+    }
+
+    /// The answers of every node to each of `rollups` (as `RowBinary` bytes), asked at once.
+    pub(super) async fn rollup_bytes(&self, rollups: &[ChSql]) -> Result<Vec<Vec<u8>>, StoreError> {
+        let asks = self.nodes().iter().flat_map(|node| {
+            rollups.iter().map(move |sql| async move {
+                sql.query(node).fetch_bytes("RowBinary")?.collect().await
+            })
         });
-        let mut out = (Vec::new(), Vec::new());
-        for (bytes, rows) in self.block_on(futures_util::future::join_all(asks)) {
-            for b in bytes {
-                out.0.push(b.map_err(super::ch_err)?.to_vec());
-            }
-            out.1.extend(rows.map_err(super::ch_err)?);
+        let mut out = Vec::new();
+        for bytes in futures_util::future::join_all(asks).await {
+            out.push(bytes.map_err(super::ch_err)?.to_vec());
+        }
+        Ok(out)
+    }
+
+    /// Every node's rows of `edges` (of [`Self::edges_sql`]), asked at once.
+    pub(super) async fn edge_rows(
+        &self,
+        edges: Option<&ChSql>,
+    ) -> Result<Vec<StackSum>, StoreError> {
+        let Some(sql) = edges else {
+            return Ok(Vec::new());
+        };
+        let asks = self
+            .nodes()
+            .iter()
+            .map(|node| sql.query(node).fetch_all::<StackSum>());
+        let mut out = Vec::new();
+        for rows in futures_util::future::join_all(asks).await {
+            out.extend(rows.map_err(super::ch_err)?);
         }
         Ok(out)
     }
@@ -177,7 +203,13 @@ impl ClickHouseStore {
                      fnMap.self_value AS selfs, fnMap.total AS totals, arrayMap(x -> x IN (",
                 );
                 // Integers the store produced: formatted, not request data.
-                sql.push(&id_list(ids)).push("), fnMap.id) AS keep FROM ");
+                // 0 (every sample's sum) is no function's id: an empty list matches none.
+                let list = if ids.is_empty() {
+                    "0".to_owned()
+                } else {
+                    id_list(ids)
+                };
+                sql.push(&list).push("), fnMap.id) AS keep FROM ");
                 sql
             }
         };

@@ -219,6 +219,29 @@ impl IdSums {
         }
     }
 
+    /// The functions at `place` ranked `from..to` by self (`by_self`) or total, largest first.
+    pub(crate) fn ranked_ids(
+        &self,
+        place: usize,
+        by_self: bool,
+        from: usize,
+        to: usize,
+    ) -> Vec<u64> {
+        let Some(map) = self.sums.get(place) else {
+            return Vec::new();
+        };
+        let mut all: Vec<(i64, u64)> = map
+            .iter()
+            .map(|(id, (s, t))| (if by_self { *s } else { *t }, *id))
+            .collect();
+        all.sort_unstable_by(|a, b| b.cmp(a));
+        all.into_iter()
+            .skip(from)
+            .take(to.saturating_sub(from))
+            .map(|(_, id)| id)
+            .collect()
+    }
+
     /// Drops the sums of every function but `ids` (every sample's value is kept).
     pub(crate) fn keep_only(&mut self, ids: &FxHashSet<u64>) {
         for map in &mut self.sums {
