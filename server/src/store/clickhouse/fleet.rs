@@ -21,7 +21,7 @@
 
 use rustc_hash::FxHashSet;
 
-use super::functions::{add_rollup, buckets_where};
+use super::rollup_read::{add_rollup, buckets_where};
 use super::sql::{latest, ChSql};
 use super::wide::Starts;
 use super::ClickHouseStore;

@@ -16,6 +16,7 @@ mod query;
 mod raw_rows;
 mod ready;
 mod retention;
+mod rollup_read;
 mod row_binary;
 pub(crate) mod schema;
 mod snapshots;
