@@ -13,15 +13,14 @@ use clickhouse::Row;
 use serde::Deserialize;
 
 use super::explore::label;
-use super::rollup_read::add_rollup;
-use super::sql::{common_where, filter_where, time_ranges, ChSql};
+use super::rollup_read::{add_rollup, StackSum};
+use super::sql::{app_condition, common_where, filter_where, id_list, time_ranges, ChSql};
 use super::ClickHouseStore;
 use crate::store::functions::{
     function_id, has_tag_conditions, known, plan_from, Frames, IdSums, Plan,
 };
 use crate::store::sql::needs_samples;
 use crate::store::StoreError;
-use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::explore::{
     Dimension, FunctionPoint, FunctionSums, FunctionTimelineAnswer, FunctionTimelineQuery,
 };
@@ -31,29 +30,9 @@ use embers_model::contract::selection::Selection;
 const IDS_PER_LOOKUP: usize = 20_000;
 
 #[derive(Debug, Row, Deserialize)]
-pub(super) struct StackSum {
-    app: String,
-    label: String,
-    tagset: u64,
-    id: u64,
-    value: i64,
-}
-
-#[derive(Debug, Row, Deserialize)]
 struct FnName {
     id: u64,
     name: String,
-}
-
-/// Append ` AND app_service ...`: the process, or every one but `Total` when `skip_total`.
-pub(super) fn app_condition(sql: &mut ChSql, sel: &Selection, skip_total: bool) {
-    match &sel.app_service {
-        Some(app) => sql.push(" AND app_service = ").bind(app.clone()),
-        None if skip_total => sql
-            .push(" AND app_service != ")
-            .bind(TOTAL_APP_SERVICE.to_owned()),
-        None => sql,
-    };
 }
 
 impl ClickHouseStore {
@@ -242,12 +221,6 @@ impl ClickHouseStore {
         }
         Ok(FunctionTimelineAnswer::finish(t, points))
     }
-}
-
-/// `ids` as SQL's list of integers.
-pub(super) fn id_list(ids: &[u64]) -> String {
-    let list: Vec<String> = ids.iter().map(u64::to_string).collect();
-    list.join(",")
 }
 
 #[derive(Debug, Row, Deserialize)]

@@ -3,9 +3,11 @@
 //! own tables asked at once beside the samples at a range's edges, and the `RowBinary` answers
 //! added to sums by id.
 
-use super::functions::{app_condition, id_list, StackSum};
+use clickhouse::Row;
+use serde::Deserialize;
+
 use super::raw_rows::{item, RawRows};
-use super::sql::ChSql;
+use super::sql::{app_condition, id_list, ChSql};
 use super::ClickHouseStore;
 use crate::store::functions::{IdSums, Plan, ALL};
 use crate::store::StoreError;
@@ -14,6 +16,16 @@ use embers_model::contract::selection::Selection;
 /// An `Int64`'s bits as the number.
 fn signed(bits: u64) -> i64 {
     i64::from_le_bytes(bits.to_le_bytes())
+}
+
+/// A sum of samples per stack at a process (and group label, tag set).
+#[derive(Debug, Row, Deserialize)]
+pub(super) struct StackSum {
+    pub(super) app: String,
+    pub(super) label: String,
+    pub(super) tagset: u64,
+    pub(super) id: u64,
+    pub(super) value: i64,
 }
 
 impl ClickHouseStore {

@@ -5,6 +5,7 @@
 use clickhouse::query::Query;
 use serde::Serialize;
 
+use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::fields::FieldRef;
 use embers_model::contract::selection::Selection;
 
@@ -126,6 +127,23 @@ pub(crate) async fn latest(
         .push(table);
     let row: Latest = sql.query(node).fetch_one().await.map_err(super::ch_err)?;
     Ok((row.c > 0).then_some(row.n))
+}
+
+/// Append ` AND app_service ...`: the process, or every one but `Total` when `skip_total`.
+pub(crate) fn app_condition(sql: &mut ChSql, sel: &Selection, skip_total: bool) {
+    match &sel.app_service {
+        Some(app) => sql.push(" AND app_service = ").bind(app.clone()),
+        None if skip_total => sql
+            .push(" AND app_service != ")
+            .bind(TOTAL_APP_SERVICE.to_owned()),
+        None => sql,
+    };
+}
+
+/// `ids` as SQL's list of integers.
+pub(crate) fn id_list(ids: &[u64]) -> String {
+    let list: Vec<String> = ids.iter().map(u64::to_string).collect();
+    list.join(",")
 }
 
 #[cfg(test)]
