@@ -83,11 +83,58 @@ async fn deleting_a_process(layout: Layout, name: &str) {
     // the rollup per process up to the record and from the fleet's sums after it.
     let across = json!({"time_start": common::functions::W - 3605, "time_end": later + 7200,
         "profile_event_type": "on-cpu"});
-    for body in [range, across] {
+    for body in [range.clone(), across] {
         let (_, want) = common::functions::post(&pair.sqlite, body.clone()).await;
         let (_, got) = common::functions::post(&pair.clickhouse, body.clone()).await;
         assert_eq!(want, got, "{body}");
     }
+    if let (Layout::Single, Store::ClickHouse(store)) = (layout, pair.store.as_ref()) {
+        // Really from the fleet's sums: without its rows there, the answer loses them.
+        let db = store.database().to_owned();
+        let sql = format!(
+            "ALTER TABLE {db}.functions_fleet DELETE WHERE time >= {}",
+            later - 3600
+        );
+        ch::mutate(&reqwest::Client::new(), &db, sql).await;
+        assert_eq!(answer(&pair.clickhouse, range).await.value, 0);
+    }
+    pair.finish().await;
+}
+
+/// When the fleet's sums of an ingest call cannot be written (its rollup rows were), the call
+/// fails and its buckets are read per process from then on, as exactly as before.
+#[tokio::test]
+async fn a_failed_write_of_the_fleets_sums_leaves_answers_exact() {
+    let Some(pair) = Pair::start(Layout::Single, "fleet_failed").await else {
+        return;
+    };
+    for server in [&pair.sqlite, &pair.clickhouse] {
+        server.ingest(common::functions::batches()).await;
+    }
+    pair.sqlite.ingest(memcached()).await;
+    let Store::ClickHouse(store) = pair.store.as_ref() else {
+        panic!("a ClickHouse store");
+    };
+    let db = store.database().to_owned();
+    let client = reqwest::Client::new();
+    let rename = |from: &str, to: &str| format!("RENAME TABLE {db}.{from} TO {db}.{to}");
+    let run = |sql: String| async {
+        let answer = client
+            .post(ch::SINGLE)
+            .body(sql)
+            .send()
+            .await
+            .expect("ClickHouse");
+        assert!(answer.status().is_success(), "{:?}", answer.text().await);
+    };
+    run(rename("functions_fleet", "fleet_away")).await;
+    let (status, body) = pair
+        .clickhouse
+        .post("/v1/profile/ingest", &memcached())
+        .await;
+    assert_ne!(status, 200, "{body}");
+    run(rename("fleet_away", "functions_fleet")).await;
+    same(&pair, "after the fleet's write failed").await;
     pair.finish().await;
 }
 

@@ -194,8 +194,9 @@ fn ranking_the_fleets_sums_then_listing_the_pages_places_answers_as_finish_does(
     for extra in [
         "",
         r#","metric":"total","limit":2"#,
-        r#","search":"a","offset":1"#,
+        r#","search":"a""#,
         r#","baseline_time_start":1,"baseline_time_end":2,"order_by":"change""#,
+        r#","offset":10"#,
     ] {
         let q = query(extra);
         let with_base = extra.contains("baseline");
@@ -207,5 +208,10 @@ fn ranking_the_fleets_sums_then_listing_the_pages_places_answers_as_finish_does(
         two_steps.fill_places(&q, &sums(), base.as_ref());
         assert_eq!(two_steps, whole, "{extra}");
         assert!(whole.values.iter().all(|r| r.place_count > 0), "{extra}");
+        assert_eq!(
+            whole.values.is_empty(),
+            extra.contains("offset\":10"),
+            "{extra}"
+        );
     }
 }

@@ -1,5 +1,5 @@
-//! Compacting the function rollup (and the fleet's sums, `functions_fleet`, alike). A functions question adds up every row of the buckets it
-//! reads, and rows of one key that background merges have not merged yet are each read: a day
+//! Compacting the function rollup (and the fleet's sums, `functions_fleet`, alike). A functions
+//! question adds up every row of the buckets it reads, and rows of one key that background merges have not merged yet are each read: a day
 //! of 10M samples ingested in calls of 200,000 was read as 2.5 to 3.8 rows per key. Once an hour
 //! partition gets no more rows — its hour, and the six-hour bucket starting in it, are over,
 //! with a margin for late samples — the service's maintenance loop merges each such partition

@@ -43,6 +43,8 @@ pub(crate) struct FnRows {
     pub(crate) rollup: Vec<u8>,
     /// `functions_fleet` rows.
     pub(crate) fleet: Vec<u8>,
+    /// The end of the latest bucket among them.
+    pub(crate) end: i64,
     /// `functions` rows of the new names.
     pub(crate) names: Vec<u8>,
     /// Their ids, remembered once written.
@@ -77,6 +79,10 @@ impl<'b> Functions<'b> {
             self.acc.finish(&mut cache, written)
         };
         let mut rollup = RowBinary::default();
+        let end = buckets
+            .keys()
+            .map(|(level, bucket, _)| bucket + level)
+            .max();
         for ((level, bucket, process), sums) in &buckets {
             bucket_row(
                 &mut rollup,
@@ -108,6 +114,7 @@ impl<'b> Functions<'b> {
         FnRows {
             rollup: rollup.buf,
             fleet: fleet.buf,
+            end: end.unwrap_or(0),
             names: rows.buf,
             new_names,
         }
@@ -144,23 +151,15 @@ pub(crate) async fn send_names(
     send(node, &sql, rows.names.clone()).await
 }
 
-/// Writes the rollup rows, then the fleet's (through the Distributed tables on a cluster).
-pub(crate) async fn send_rollup(
+/// Writes `buf` (rows of `columns`) to `table` (through the Distributed table on a cluster).
+pub(crate) async fn send_rows(
     client: &clickhouse::Client,
     db: &str,
-    rows: FnRows,
+    (table, columns): (&str, &[(&str, &str)]),
+    buf: Vec<u8>,
 ) -> Result<(), StoreError> {
-    for (table, columns, buf) in [
-        (
-            "functions_rollup",
-            schema::FUNCTION_COLUMNS.to_vec(),
-            rows.rollup,
-        ),
-        ("functions_fleet", schema::fleet_columns(), rows.fleet),
-    ] {
-        if !buf.is_empty() {
-            send(client, &schema::insert(db, table, &columns), buf).await?;
-        }
+    if buf.is_empty() {
+        return Ok(());
     }
-    Ok(())
+    send(client, &schema::insert(db, table, columns), buf).await
 }

@@ -215,6 +215,7 @@ impl ClickHouseStore {
         let rollup_rows = FnRows {
             rollup: std::mem::take(&mut fn_rows.rollup),
             fleet: std::mem::take(&mut fn_rows.fleet),
+            end: fn_rows.end,
             ..FnRows::default()
         };
         let db = self.database();
@@ -241,7 +242,17 @@ impl ClickHouseStore {
             send(self.client(), &samples_sql, sample_rows.buf).await?;
             // After the samples: a failure here leaves the rollup short of this call's sums
             // rather than counting samples that were never stored.
-            fn_ingest::send_rollup(self.client(), db, rollup_rows).await
+            let rollup = ("functions_rollup", &schema::FUNCTION_COLUMNS[..]);
+            fn_ingest::send_rows(self.client(), db, rollup, rollup_rows.rollup).await?;
+            let fleet = ("functions_fleet", &schema::fleet_columns()[..]);
+            let sent = fn_ingest::send_rows(self.client(), db, fleet, rollup_rows.fleet).await;
+            if sent.is_err() {
+                // The rollup holds this call's sums and the fleet's do not: its buckets are
+                // read per process from now on.
+                self.record_everywhere("fleet_from", rollup_rows.end)
+                    .await?;
+            }
+            sent
         })?;
         let mut caches = self.caches();
         caches.tagsets_written.extend(&new_tagsets);

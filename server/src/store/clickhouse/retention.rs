@@ -29,6 +29,7 @@ use super::{ch_err, ClickHouseStore};
 use crate::store::functions::{HOUR, WIDE_LEVELS};
 use crate::store::retention::Removed;
 use crate::store::StoreError;
+use embers_model::contract::event::TOTAL_APP_SERVICE;
 
 /// Longest wait for a mutation to finish before the caller is told it is still running.
 const MUTATION_WAIT: Duration = Duration::from_secs(600);
@@ -106,19 +107,24 @@ impl ClickHouseStore {
     ) -> Result<Removed, StoreError> {
         let samples = self.local_table();
         let expired = count(node, &samples, "time < ", before).await?;
-        let rollup = self.table_named(self.local_functions());
         let condition = "toInt64(time) + level <= ";
-        let expired_rows = count(node, &rollup, condition, before).await?;
         if expired > 0 {
             self.cut(node, (self.local_name(), HOUR), "time < ", before)
                 .await?;
         }
-        if expired_rows > 0 {
-            // An hour partition of the rollup also holds the six-hour buckets starting then.
-            // The fleet's sums have the rollup's buckets (not counted: the same buckets).
-            let span = WIDE_LEVELS[0];
-            for table in self.local_rollups() {
-                self.cut(node, (table, span), condition, before).await?;
+        let mut expired_rows = 0;
+        // The fleet's sums go by the same rule; only the rollup's rows are counted (as on
+        // SQLite). Each table is counted on its own: sharded at random, a node may hold
+        // expired rows of one and none of the other.
+        for local in self.local_rollups() {
+            let n = count(node, &self.table_named(local), condition, before).await?;
+            if n > 0 {
+                // An hour partition also holds the six-hour buckets starting then.
+                self.cut(node, (local, WIDE_LEVELS[0]), condition, before)
+                    .await?;
+            }
+            if local == self.local_functions() {
+                expired_rows = n;
             }
         }
         Ok(Removed {
@@ -186,6 +192,11 @@ impl ClickHouseStore {
     /// returns how many there were.
     pub fn delete_app(&self, app_service: &str) -> Result<Removed, StoreError> {
         self.block_on(async {
+            // Before any mutation, and on every delete: one that fails or times out still
+            // finishes in the background, and a retry then finds nothing to count.
+            if app_service != TOTAL_APP_SERVICE {
+                self.fleet_without_deleted().await?;
+            }
             let mut removed = Removed::default();
             for node in self.nodes() {
                 for (local, into_rollup) in
@@ -208,9 +219,6 @@ impl ClickHouseStore {
                         false => removed.samples += n,
                     }
                 }
-            }
-            if removed.samples > 0 || removed.rollup_rows > 0 {
-                self.fleet_without_deleted().await?;
             }
             Ok(removed)
         })

@@ -32,9 +32,9 @@
 //! by any number of stateless servers: a row written twice is the same row, merged away in the
 //! background and read with `LIMIT 1 BY id` meanwhile. With a cluster, `in_process_local`,
 //! `functions_rollup_local` and `functions_fleet_local` hold each shard's rows under
-//! `Distributed` tables without the suffix, sharded by `rand()`; the dictionaries are small and kept
-//! whole on every node, so each shard resolves tag filters locally. Every table is created on
-//! every node directly (`ON CLUSTER` would need ZooKeeper).
+//! `Distributed` tables without the suffix, sharded by `rand()`; the dictionaries are small and
+//! kept whole on every node, so each shard resolves tag filters locally. Every table is created
+//! on every node directly (`ON CLUSTER` would need ZooKeeper).
 
 use embers_model::contract::fields::{self, FieldKind};
 

@@ -52,6 +52,18 @@ impl ClickHouseStore {
         insert.query(node).execute().await.map_err(ch_err)
     }
 
+    /// Adds `start` to the records of `table` on every node.
+    pub(super) async fn record_everywhere(
+        &self,
+        table: &str,
+        start: i64,
+    ) -> Result<(), StoreError> {
+        for node in self.nodes() {
+            self.record_start(node, table, start).await?;
+        }
+        Ok(())
+    }
+
     /// The end of the latest bucket of the whole rollup (every shard), 0 when it is empty.
     async fn rollup_end(&self) -> Result<i64, StoreError> {
         let table = self.table_named("functions_rollup");
@@ -59,9 +71,10 @@ impl ClickHouseStore {
         Ok(end.unwrap_or(0))
     }
 
-    /// What a functions question's plan starts from, in one round trip: the latest retention
-    /// cutoff (see `retention`), from when six-hour buckets are complete and from when the
-    /// fleet's sums are (each the latest record, 0 without one).
+    /// What a functions question's plan starts from, in one round trip per node (at once): the
+    /// latest retention cutoff (see `retention`), from when six-hour buckets are complete and
+    /// from when the fleet's sums are — each the latest record on any node (0 without one), so
+    /// a record some node missed, or servers listing the nodes in another order, still count.
     pub(crate) fn starts(&self) -> Result<Starts, StoreError> {
         let mut sql = ChSql::new("SELECT (SELECT toInt64(max(cutoff)) FROM ");
         sql.push(&self.table_named("horizon"))
@@ -72,13 +85,21 @@ impl ClickHouseStore {
             .push(") AS wide_from, (SELECT toInt64(max(start)) FROM ")
             .push(&self.table_named("fleet_from"))
             .push(") AS fleet_from");
-        let row: StartsRow = self
-            .block_on(sql.query(self.client()).fetch_one())
+        let asks = self.nodes().iter().map(|node| sql.query(node).fetch_one());
+        let rows: Vec<StartsRow> = self
+            .block_on(futures_util::future::join_all(asks))
+            .into_iter()
+            .collect::<Result<_, _>>()
             .map_err(ch_err)?;
+        let latest = |f: fn(&StartsRow) -> i64| rows.iter().map(f).max().unwrap_or(0);
         Ok(Starts {
-            horizon: (row.cutoffs > 0).then_some(row.horizon),
-            wide_from: row.wide_from,
-            fleet_from: row.fleet_from,
+            horizon: rows
+                .iter()
+                .filter(|r| r.cutoffs > 0)
+                .map(|r| r.horizon)
+                .max(),
+            wide_from: latest(|r| r.wide_from),
+            fleet_from: latest(|r| r.fleet_from),
         })
     }
 }
