@@ -8,11 +8,10 @@ use std::collections::HashMap;
 use clickhouse::Row;
 use serde::Deserialize;
 
-use super::sql::{common_where, open_tag, ChSql};
+use super::sql::{app_condition, common_where, open_tag, ChSql};
 use super::{ch_err, ClickHouseStore};
 use crate::store::StoreError;
 use embers_model::contract::envelope::Table;
-use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::explore::{
     rank_counts, rank_services, Dimension, ServiceRow, ServicesQuery, TagValuesQuery, TagsQuery,
     TimelineAnswer, TimelineQuery, TimelineRow, ValueCount,
@@ -99,13 +98,7 @@ impl ClickHouseStore {
     pub(super) fn push_from_where(&self, sql: &mut ChSql, selection: &Selection, skip_total: bool) {
         sql.push(" FROM ").push(&self.table()).push(" WHERE ");
         common_where(sql, selection, &self.table_named("tagsets"));
-        match &selection.app_service {
-            Some(app) => sql.push(" AND app_service = ").bind(app.clone()),
-            None if skip_total => sql
-                .push(" AND app_service != ")
-                .bind(TOTAL_APP_SERVICE.to_owned()),
-            None => sql,
-        };
+        app_condition(sql, selection, skip_total);
     }
 
     pub(super) fn fetch<T>(&self, sql: &ChSql) -> Result<Vec<T>, StoreError>
