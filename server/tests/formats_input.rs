@@ -8,7 +8,7 @@ mod common;
 use std::io::Write;
 use std::path::Path;
 
-use common::process::run_ok;
+use common::process::{run_fails, run_ok};
 use common::{folded_of, TempDb, TestServer, T0};
 use embers_model::wire::protobuf::{put_bytes, put_packed, put_uint};
 use serde_json::{json, Value};
@@ -263,5 +263,51 @@ async fn the_sender_paths_sit_behind_the_guard() {
     assert_eq!(status, 413, "{text}");
     let (status, _, _) = server.get("/ingest").await;
     assert_eq!(status, 405);
+    server.stop().await;
+}
+
+/// `import` of a pprof file: `--event-type` alone is refused (which sample type would it name?),
+/// and a gzipped file past `--max-file-bytes` names that flag; within it, the file imports, and
+/// with `--sample-type` its samples go under the event type given.
+#[tokio::test]
+async fn import_says_which_flag_a_pprof_file_needs() {
+    let db = TempDb::new();
+    let file = db.dir.path().join("profile.pb.gz");
+    std::fs::write(&file, gzip(&pprof(5, None))).expect("write");
+    let args = |extra: &[&str]| {
+        let mut out: Vec<std::ffi::OsString> = vec![
+            "import".into(),
+            "--db".into(),
+            db.path().into(),
+            "--app-service".into(),
+            "app".into(),
+            "--time".into(),
+            T0.to_string().into(),
+        ];
+        out.extend(extra.iter().map(|a| a.into()));
+        out.push(file.clone().into());
+        out
+    };
+    let said = run_fails(args(&["--event-type", "itimer"]));
+    assert!(said.contains("--event-type needs --sample-type"), "{said}");
+    let said = run_fails(args(&["--max-file-bytes", "10"]));
+    assert!(
+        said.contains("more than 10 bytes (raise --max-file-bytes)"),
+        "{said}"
+    );
+    let printed = run_ok(args(&["--max-file-bytes", "100000"]));
+    assert!(printed.contains("imported 1 samples"), "{printed}");
+    run_ok(args(&[
+        "--sample-type",
+        "samples",
+        "--event-type",
+        "itimer",
+    ]));
+    let server = TestServer::start(&db.path()).await;
+    let mut body = on_cpu("app");
+    body["profile_event_type"] = json!("itimer");
+    // Not eBPF nor Go by its frames.
+    body["profile_language_type"] = json!("unknown");
+    assert_eq!(server.folded(&body).await, "app;main;work 5\n");
     server.stop().await;
 }

@@ -26,9 +26,6 @@ use crate::limits::StackLimits;
 use crate::store::{Batch, Synchronous, Tags};
 use crate::store_args::{open_store, ClickHouseArgs};
 
-/// The most a gzipped file may decompress to (the service's default ingest limit).
-const MAX_FILE_BYTES: usize = crate::DEFAULT_INGEST_LIMIT;
-
 /// What a file holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -67,6 +64,10 @@ pub struct ImportArgs {
     /// pprof: the one sample type to store (`cpu`, `alloc_space`, `cpu/nanoseconds`).
     #[arg(long)]
     pub sample_type: Option<String>,
+    /// The most a gzipped file may decompress to, bytes (a bound on what a corrupt or hostile
+    /// file can take; the service's own limit is --max-ingest-bytes).
+    #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
+    pub max_file_bytes: usize,
     /// Unix seconds of every sample [default: now; pprof: the profile's own time].
     #[arg(long)]
     pub time: Option<i64>,
@@ -190,8 +191,22 @@ fn pprof_file(
     pairs: &[(String, String)],
     limits: &StackLimits,
 ) -> Result<Vec<Batch>, String> {
-    let bytes =
-        gzip::maybe_gunzip(bytes, MAX_FILE_BYTES).map_err(|e| FormatError::from(e).to_string())?;
+    if args.event_type.is_some() && args.sample_type.is_none() {
+        // A pprof file holds several sample types, each stored as its own event type: which one
+        // `--event-type` names must be said.
+        return Err(
+            "--event-type needs --sample-type for pprof files (the sample type stored \
+            under that event type); without both, each sample type keeps its own event type"
+                .to_owned(),
+        );
+    }
+    let limit = args.max_file_bytes;
+    let bytes = gzip::maybe_gunzip(bytes, limit).map_err(|e| match e {
+        gzip::GunzipError::TooLarge { limit } => {
+            format!("the file decompresses to more than {limit} bytes (raise --max-file-bytes)")
+        }
+        other => FormatError::from(other).to_string(),
+    })?;
     let root = pprof::decode(&bytes)
         .ok()
         .and_then(|p| p.root_name().map(str::to_owned));
@@ -218,7 +233,7 @@ fn pprof_file(
         tags: &tags,
         selection,
         unit: args.unit.as_deref(),
-        max_text_bytes: pprof_batches::text_budget(MAX_FILE_BYTES),
+        max_text_bytes: pprof_batches::text_budget(limit),
     };
     pprof_batches::batches(&bytes, None, &target, limits).map_err(|e| e.to_string())
 }

@@ -17,7 +17,8 @@
 //! embers-server mcp [--db PATH | --clickhouse-url URL...] [--upstream URL] [limits]
 //! embers-server import [--format auto|folded|pprof|perf] [--app-service NAME] [--db PATH]
 //!               [--language eBPF] [--event-type on-cpu] [--unit microseconds]
-//!               [--sample-type TYPE] [--time SECS] [--tag NAME=VALUE]... FILE...   (- = stdin)
+//!               [--sample-type TYPE] [--max-file-bytes N] [--time SECS] [--tag NAME=VALUE]...
+//!               FILE...   (- = stdin)
 //! ```
 //! The limits (`--max-stack-frames`, `--query-timeout`, ...) are in [`crate::limits::options`];
 //! `--retention`, `--synchronous` and

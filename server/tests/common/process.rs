@@ -9,6 +9,21 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 /// The binary cargo built for these tests.
 pub const BIN: &str = env!("CARGO_BIN_EXE_embers-server");
 
+/// Run the binary with `args` to its end; asserts it failed and returns what it said on
+/// standard error.
+pub fn run_fails<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
+    let out = std::process::Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run");
+    assert!(
+        !out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// Run the binary with `args` to its end; asserts it succeeded and returns what it printed.
 pub fn run_ok<S: AsRef<std::ffi::OsStr>>(args: impl IntoIterator<Item = S>) -> String {
     let out = std::process::Command::new(BIN)
