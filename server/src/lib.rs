@@ -147,7 +147,7 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
         // path and DeepFlow's agent's) and push.
         Route::post("/ingest", http::pyroscope::handle, ingest),
         Route::post("/api/v1/profile/ingest", http::pyroscope::handle, ingest),
-        Route::post("/push.v1.PusherService/Push", http::push::handle, ingest),
+        Route::post(http::push::PATH, http::push::handle, ingest),
         Route::new(
             "/v1/profile/processes/{app_service}",
             &[Method::DELETE],

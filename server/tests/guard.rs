@@ -13,6 +13,7 @@ use reqwest::Method;
 use serde_json::{json, Value};
 
 const INGEST: &str = "/v1/profile/ingest";
+const PUSH: &str = "/push.v1.PusherService/Push";
 const BATCH: &str = r#"{"app_service":"web","time":1700000000,"folded":"[t] web;main 5\n"}"#;
 const JSON: &str = "application/json";
 
@@ -314,6 +315,32 @@ async fn tokens_guard_writes_and_optionally_queries() {
     .await;
     assert_eq!(a.status, 401);
     assert!(a.description().contains("not valid"), "{}", a.body);
+    // Pyroscope's push is a Connect call: refused as Connect's error JSON, which its clients
+    // (Grafana Alloy) show.
+    let proto = ("content-type", "application/proto");
+    let a = send(&server, Method::POST, PUSH, &[proto], "").await;
+    assert_eq!(a.status, 401, "{}", a.body);
+    assert_eq!(a.body["code"], "unauthenticated", "{}", a.body);
+    assert!(
+        a.body["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Authorization: Bearer"),
+        "{}",
+        a.body
+    );
+    let evil = [
+        proto,
+        ("origin", "http://evil.example"),
+        ("sec-fetch-site", "cross-site"),
+    ];
+    let a = send(&server, Method::POST, PUSH, &evil, "").await;
+    assert_eq!(
+        (a.status, &a.body["code"]),
+        (403, &json!("permission_denied")),
+        "{}",
+        a.body
+    );
     assert_eq!(
         stored(&server).await,
         "",

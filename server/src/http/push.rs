@@ -110,8 +110,12 @@ async fn answer(
         .into_response())
 }
 
-/// An error as Connect's error JSON, with the HTTP status Connect pairs with its code.
-fn connect_error(e: &Error) -> Response {
+/// The path of the push call.
+pub const PATH: &str = "/push.v1.PusherService/Push";
+
+/// An error as Connect's error JSON, with the HTTP status Connect pairs with its code (also
+/// the guard's refusals of this path, so a Connect client shows why it was refused).
+pub fn connect_error(e: &Error) -> Response {
     let code = match e.status() {
         StatusCode::BAD_REQUEST => "invalid_argument",
         StatusCode::PAYLOAD_TOO_LARGE => "resource_exhausted",
