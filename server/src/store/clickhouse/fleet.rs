@@ -187,13 +187,23 @@ impl ClickHouseStore {
             let early = self.guessed_places(sel, &plan, &totals, one, guess).await?;
             Ok::<_, StoreError>((totals, one, early))
         };
-        let (buckets, edges) = self.block_on(futures_util::future::join(
-            buckets,
-            self.edge_rows(edges_sql.as_ref()),
-        ));
+        // The edges' samples are summed on a thread of their own while the buckets and step 2
+        // are read (at 1M samples a day: 6,700 stacks, 4.4 ms).
+        let (buckets, edges) = std::thread::scope(|scope| {
+            let edges = scope.spawn(|| {
+                let rows = self.block_on(self.edge_rows(edges_sql.as_ref()))?;
+                let mut by_process = IdSums::default();
+                self.add_samples(rows, None, &mut by_process)?;
+                Ok::<_, StoreError>(by_process)
+            });
+            let buckets = self.block_on(buckets);
+            let edges = edges
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (buckets, edges)
+        });
         let (mut totals, one, early) = buckets?;
-        let mut by_process = IdSums::default();
-        self.add_samples(edges?, None, &mut by_process)?;
+        let by_process = edges?;
         by_process.add_into(&mut totals, one);
         let names = self.function_names(totals.ids())?;
         let totals = totals.named(|id| names.get(&id).cloned())?;
