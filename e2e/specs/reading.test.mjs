@@ -272,26 +272,3 @@ test('L5. from 900 px wide: nothing in the toolbar is cut or overlaps, the form 
     await v.close();
   }
 });
-
-test('L6. zooming deep at 1280 px keeps the toolbar on one line: the graph never moves, the current frame stays in the zoom path', async (t) => {
-  const v = await openViewer(t, env, { viewport: { width: 1280, height: 800 }, params: null });
-  await v.goto();
-  await v.query({ app: 'java' });
-  await v.waitForGraph();
-  const canvas = v.el('flame-canvas');
-  const before = await canvas.boundingBox();
-  const crumbs = v.el('breadcrumbs');
-  for (const depth of [3, 6, 9, 12]) {
-    await v.clickBar(await v.findBar(depth));
-    // Zoomed into a frame at `depth`: the path lists it and its ancestors.
-    await v.page.waitForFunction((n) => document.querySelectorAll('[data-testid="breadcrumbs"] .crumb').length === n, depth + 1);
-    assert.deepEqual(await canvas.boundingBox(), before, `depth ${depth}: the graph did not move`);
-    const path = await crumbs.boundingBox();
-    const current = await crumbs.locator('.crumb.current').boundingBox();
-    assert.ok(current.width >= 60, `depth ${depth}: the current frame's crumb is ${current.width} px`);
-    assert.ok(current.x >= path.x && current.x + current.width <= path.x + path.width + 0.5, `depth ${depth}: the current crumb is inside the path`);
-  }
-  await v.screenshot('zoom-path-1280');
-  v.assertNoErrors();
-  await v.close();
-});

@@ -57,6 +57,7 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
                         prop:disabled=move || view.zoom.get() == 0
                         on:click=move |_| view.zoom_to(0)>"Reset"</button>
                     <Breadcrumbs view=view />
+                    <span class="spacer"></span>
                     {about}
                     {extra.map(|e| e())}
                 </div>
