@@ -101,6 +101,24 @@ async fn perf_script_of_a_real_workload_imports_per_process_with_deepflow_frames
 }
 
 /// A fresh capture where `perf record` works (root, as on these machines); else nothing to do.
+/// `perf script | gzip` imports as the text does (told apart once decompressed).
+#[test]
+fn a_gzipped_perf_script_imports_as_perf() {
+    let db = TempDb::new();
+    let text = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perf/workload-g.txt");
+    let file = db.dir.path().join("workload.txt.gz");
+    std::fs::write(&file, gzip(&std::fs::read(text).expect("read"))).expect("write");
+    let db_path = db.path();
+    let args = [
+        "import".as_ref(),
+        "--db".as_ref(),
+        db_path.as_os_str(),
+        file.as_os_str(),
+    ];
+    let printed = run_ok(args);
+    assert!(printed.ends_with("in 6 batches\n"), "{printed}");
+}
+
 #[tokio::test]
 async fn a_fresh_perf_capture_imports_too() {
     let dir = TempDb::new();

@@ -8,8 +8,9 @@
 //!   export names;
 //! - `perf`: `perf script` output, one app per process unless `--app-service` says otherwise.
 //!
-//! `--format auto` (the default) tells them apart: gzip or a valid pprof message is pprof, text
-//! whose first line is a `perf script` sample header is perf, anything else folded.
+//! Each may be gzipped. `--format auto` (the default) tells them apart once decompressed: a
+//! valid pprof message is pprof, text whose first line is a `perf script` sample header is perf,
+//! anything else folded.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -115,9 +116,9 @@ pub fn import(args: &ImportArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// What format `bytes` are in, when `--format auto`.
+/// What format `bytes` (decompressed) are in, when `--format auto`.
 fn detect(bytes: &[u8]) -> Format {
-    if gzip::is_gzip(bytes) || pprof::decode(bytes).is_ok() {
+    if pprof::decode(bytes).is_ok() {
         return Format::Pprof;
     }
     match std::str::from_utf8(bytes) {
@@ -134,6 +135,15 @@ fn batches_of(
     now: i64,
 ) -> Result<Vec<Batch>, String> {
     let limits = args.stacks.limits();
+    // Any format may come gzipped (`perf script | gzip`, a `.pb.gz`): decompressed first, and
+    // told apart by what it holds.
+    let bytes = gzip::maybe_gunzip(bytes, args.max_file_bytes).map_err(|e| match e {
+        gzip::GunzipError::TooLarge { limit } => {
+            format!("the file decompresses to more than {limit} bytes (raise --max-file-bytes)")
+        }
+        other => FormatError::from(other).to_string(),
+    })?;
+    let bytes = bytes.as_ref();
     let format = match args.format {
         Format::Auto => detect(bytes),
         f => f,
@@ -200,14 +210,7 @@ fn pprof_file(
                 .to_owned(),
         );
     }
-    let limit = args.max_file_bytes;
-    let bytes = gzip::maybe_gunzip(bytes, limit).map_err(|e| match e {
-        gzip::GunzipError::TooLarge { limit } => {
-            format!("the file decompresses to more than {limit} bytes (raise --max-file-bytes)")
-        }
-        other => FormatError::from(other).to_string(),
-    })?;
-    let root = pprof::decode(&bytes)
+    let root = pprof::decode(bytes)
         .ok()
         .and_then(|p| p.root_name().map(str::to_owned));
     let app_service = args
@@ -233,9 +236,9 @@ fn pprof_file(
         tags: &tags,
         selection,
         unit: args.unit.as_deref(),
-        max_text_bytes: pprof_batches::text_budget(limit),
+        max_text_bytes: pprof_batches::text_budget(args.max_file_bytes),
     };
-    pprof_batches::batches(&bytes, None, &target, limits).map_err(|e| e.to_string())
+    pprof_batches::batches(bytes, None, &target, limits).map_err(|e| e.to_string())
 }
 
 fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
@@ -254,7 +257,6 @@ mod tests {
 
     #[test]
     fn formats_are_told_apart_by_content() {
-        assert_eq!(detect(b"\x1f\x8b\x08\x00"), Format::Pprof);
         assert_eq!(detect(b"main;work 3\n"), Format::Folded);
         assert_eq!(
             detect(b"gzip 7 [000] 1.5: 5025125 cpu-clock:ppp:\n\t46a0 [unknown] (/usr/bin/gzip)\n"),
