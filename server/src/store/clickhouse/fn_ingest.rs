@@ -37,7 +37,7 @@ impl Default for Functions<'_> {
 }
 
 /// What a call writes besides its samples.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct FnRows {
     /// `functions_rollup` rows.
     pub(crate) rollup: Vec<u8>,

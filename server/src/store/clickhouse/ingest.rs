@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet;
 use embers_model::contract::explore::thread_of;
 use embers_model::contract::fields::{self, FieldKind};
 
-use super::fn_ingest::{self, FnRows};
+use super::fn_ingest;
 use super::row_binary::{send, RowBinary};
 use super::{schema, Caches, ClickHouseStore};
 use crate::store::ingest::{int_tag, now_micros, text_tag, validate};
@@ -212,12 +212,10 @@ impl ClickHouseStore {
             let written = &self.caches_read().functions_written;
             functions.finish(&self.frames, written)
         };
-        let rollup_rows = FnRows {
-            rollup: std::mem::take(&mut fn_rows.rollup),
-            fleet: std::mem::take(&mut fn_rows.fleet),
-            end: fn_rows.end,
-            ..FnRows::default()
-        };
+        let (rollup_rows, fleet_rows) = (
+            std::mem::take(&mut fn_rows.rollup),
+            std::mem::take(&mut fn_rows.fleet),
+        );
         let db = self.database();
         let stacks_sql = schema::insert(db, "stacks", &[("id", ""), ("location_str", "")]);
         let tagsets_sql = schema::insert(db, "tagsets", &schema::tagset_columns());
@@ -243,14 +241,13 @@ impl ClickHouseStore {
             // After the samples: a failure here leaves the rollup short of this call's sums
             // rather than counting samples that were never stored.
             let rollup = ("functions_rollup", &schema::FUNCTION_COLUMNS[..]);
-            fn_ingest::send_rows(self.client(), db, rollup, rollup_rows.rollup).await?;
+            fn_ingest::send_rows(self.client(), db, rollup, rollup_rows).await?;
             let fleet = ("functions_fleet", &schema::fleet_columns()[..]);
-            let sent = fn_ingest::send_rows(self.client(), db, fleet, rollup_rows.fleet).await;
+            let sent = fn_ingest::send_rows(self.client(), db, fleet, fleet_rows).await;
             if sent.is_err() {
                 // The rollup holds this call's sums and the fleet's do not: its buckets are
                 // read per process from now on.
-                self.record_everywhere("fleet_from", rollup_rows.end)
-                    .await?;
+                self.record_everywhere("fleet_from", fn_rows.end).await?;
             }
             sent
         })?;
