@@ -86,13 +86,14 @@ step clippy      ""           cargo clippy --workspace --all-targets --features 
 step layers      ""           python3 scripts/layers.py
 step clippy-fuzz ""           cargo clippy --manifest-path fuzz/Cargo.toml --all-targets -- -D warnings
 step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --target wasm32-unknown-unknown --all-targets -- -D warnings
-# The ClickHouse tests (differential against SQLite) need the local single node and two-shard
-# cluster; they are stopped again when this script ends, whatever happens.
+# The ClickHouse tests of the native step (differential against SQLite) need the local single
+# node and two-shard cluster; they are stopped again when this script ends, whatever happens.
 trap 'bash scripts/clickhouse.sh stop >/dev/null 2>&1 || true' EXIT
-step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash scripts/clickhouse.sh cluster && cargo test -p embers-server --test clickhouse --test clickhouse_retention --test clickhouse_fleet --no-fail-fast'
+step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash scripts/clickhouse.sh cluster'
 step native      ""           cargo test --workspace --no-fail-fast
-# The collector on real programs (root here; CI=true makes a missing eBPF permission a failure).
-step collector   ""           cargo test -p embers-server --features profile-host --test host_profile --no-fail-fast
+# The collector on real programs (root here; CI=true makes a missing eBPF permission a failure),
+# alone, so that no other test shares the CPU with the workloads it samples.
+step collector   ""           cargo test -p embers-server --features profile-host --test integration --no-fail-fast -- host_profile::
 step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast
 step build       ""           embers_build_viewer

@@ -2,7 +2,7 @@
 //! queries of the process answer. Sums that would pass `i64::MAX` are held there (saturate),
 //! in ProfileTracing (both shapes) and in every explore endpoint.
 
-mod common;
+use crate::common;
 
 use common::{folded_of, ok, query_for, with, TempDb, TestServer, T0};
 use serde_json::{json, Value};

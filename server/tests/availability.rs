@@ -3,7 +3,7 @@
 //! HTTP: the binary pointed at a ClickHouse port nobody listens on, and a SQLite store whose
 //! file was removed or whose write lock another process holds.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -8,7 +8,7 @@
 //! Needs the local ClickHouse of `scripts/clickhouse.sh single` and `cluster` (see
 //! `common::clickhouse` for how an absent one is treated).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -5,7 +5,7 @@
 //!
 //! Needs the local ClickHouse of `scripts/clickhouse.sh single` and `cluster`.
 
-mod common;
+use crate::common;
 
 use common::batch;
 use common::clickhouse::{self as ch, Layout, Pair};

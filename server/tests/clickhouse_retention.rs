@@ -6,7 +6,7 @@
 //!
 //! Needs the local ClickHouse of `scripts/clickhouse.sh single` and `cluster`.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -4,7 +4,7 @@
 //! (each request is one transaction; the file is in WAL mode with `synchronous = NORMAL`,
 //! which keeps committed transactions across a process crash).
 
-mod common;
+use crate::common;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -4,7 +4,7 @@
 //! Tags, tag values and the 400s are in `explore_tags.rs`; the default grouping in
 //! `explore_groups.rs`.
 
-mod common;
+use crate::common;
 
 use common::explore::{points, row, seeded, services, timeline, H};
 use serde_json::json;

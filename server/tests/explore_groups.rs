@@ -2,7 +2,7 @@
 //! the ten groups with the largest sums over the range are answered by name and every other
 //! group is summed into `other`, per bucket (data and expectations in `common::groups`).
 
-mod common;
+use crate::common;
 
 use common::groups::{self, H, PODS};
 use common::{ok, seeded_with, TestServer};

@@ -2,7 +2,7 @@
 //! (`common::explore`): counts per tag and per value, prefixes, limits, families, threads, empty
 //! ranges; and every 400 of the explore endpoints, naming the problem.
 
-mod common;
+use crate::common;
 
 use common::explore::{counts, pairs, seeded, H};
 use serde_json::{json, Value};

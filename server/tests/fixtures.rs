@@ -2,7 +2,7 @@
 //! successful case's canonical stacks, query them back in the case's shape, and compare the tree,
 //! the node count and (shape B) each function's type, self and total with `expected.json`.
 
-mod common;
+use crate::common;
 
 use common::{folded_of, TempDb, TestServer, T0};
 use embers_model::testkit::fixtures;

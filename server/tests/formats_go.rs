@@ -5,7 +5,7 @@
 //! Embers' pprof export of a stored profile must read in `go tool pprof` with the same totals
 //! per function (`-top`) and the same stacks (`-traces`).
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::io::Read;

@@ -3,7 +3,7 @@
 //! bad input of every kind through the senders' endpoints: a 400 (413 past the size limit)
 //! that names the problem, and nothing written.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! (`common::functions`, which `clickhouse.rs` runs on ClickHouse too): exact sums, and the
 //! function rollup kept through a restart, a process deletion and retention.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! types) refused with a 403 envelope and nothing written, `--allow-origin` pages answered with
 //! CORS, the `Host` check, bearer tokens for writes and queries.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -1,7 +1,7 @@
 //! The guard's options on the real binary: `--embed-origin` (normalised, and refused when it is
 //! not an origin), `--allowed-host`, `--token-file`.
 
-mod common;
+use crate::common;
 
 use std::process::Stdio;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! token, no cross-site request, no body type a browser sends anywhere), listing and reading
 //! are queries (the query token).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -10,7 +10,7 @@
 //! why, except with `CI=true`, where a missing permission fails them. Built with
 //! `--features profile-host` (scripts/test.sh runs them).
 
-mod common;
+use crate::common;
 #[path = "host_profile/graph.rs"]
 mod graph;
 #[path = "host_profile/health.rs"]

@@ -2,7 +2,7 @@
 //! the node limit with a notice, the per-query time limit, the concurrency gate, and a query
 //! whose client went away stopping (its turn comes back long before it would have finished).
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -3,7 +3,7 @@
 //! `Host` and a cross-site request are refused, and the query token is needed when set. (The
 //! official Python MCP client exercises both transports in `scripts/mcp_test.py`.)
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

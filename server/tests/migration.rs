@@ -2,7 +2,7 @@
 //! the explore rollup and the function rollup are filled from the stored samples, so the
 //! explore and functions endpoints answer exactly, and samples ingested afterwards add to them.
 
-mod common;
+use crate::common;
 
 use common::{TempDb, TestServer};
 use embers_server::store::schema;

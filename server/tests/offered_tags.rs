@@ -4,7 +4,7 @@
 //! carries, matches the tagged samples), and the explore endpoints take it as `group_by` and
 //! `tag`, or refuse a per-sample field by the documented rule.
 
-mod common;
+use crate::common;
 
 use common::{TempDb, TestServer, T0};
 use embers_model::contract::fields::{offered_names, resolve, FieldKind, FieldRef, Scope};

@@ -3,7 +3,7 @@
 //! code generates (`BLESS=1` rewrites it), every example validates against its schema, and the
 //! live service's answers to the examples validate against the documented answers.
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 
@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 
 const HOW_TO_ADD: &str = "put #[utoipa::path(<method>, path = \"<path>\", ...)] on the handler \
      (see server/src/http/explore.rs), add the handler to paths(...) in \
-     server/src/openapi/mod.rs, then run BLESS=1 cargo test -p embers-server --test openapi \
-     to rewrite docs/openapi.json";
+     server/src/openapi/mod.rs, then run BLESS=1 cargo test -p embers-server --test integration \
+     -- openapi:: to rewrite docs/openapi.json";
 
 fn committed_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/openapi.json")
@@ -96,7 +96,7 @@ fn the_committed_document_is_the_generated_one() {
     assert!(
         committed == generated,
         "docs/openapi.json differs from the document the code generates: run BLESS=1 cargo \
-         test -p embers-server --test openapi and commit the file"
+         test -p embers-server --test integration -- openapi:: and commit the file"
     );
 }
 

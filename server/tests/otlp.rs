@@ -4,7 +4,7 @@
 //! naming the problem, and nothing stored. (The requests the official client builds are in
 //! `otlp_python.rs`.)
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 

@@ -6,7 +6,7 @@
 //!
 //! Needs the venv of `scripts/setup.sh --test` (see `common::otlp::python`).
 
-mod common;
+use crate::common;
 
 use common::otlp::{client, query, reference, OtlpServer};
 use common::{folded_of, TempDb, TestServer};

@@ -2,7 +2,7 @@
 //! `--embed-origin`, `nosniff`, the referrer policy, `GET /embers-config.json`, and a missing
 //! content-hashed asset answered 404 while client routes still get `index.html`.
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

@@ -2,7 +2,7 @@
 //! binary: `import` (all-or-nothing per file), `serve` printing its URL with port 0, `--demo`,
 //! and graceful shutdown on SIGTERM.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! (with escaped quotes), inclusive time edges, kernel depth, shapes A and B, app_service
 //! discovery and empty matches.
 
-mod common;
+use crate::common;
 
 use common::{
     batch, differential, folded_of, query_for, seeded_with, with, TempDb, TestServer, T0,

@@ -3,7 +3,7 @@
 //! the space comes back, recent data stays; `DELETE /v1/profile/processes/{app_service}` and
 //! `embers-server delete` remove exactly one process; snapshots stay.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::Arc;

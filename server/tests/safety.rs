@@ -1,7 +1,7 @@
 //! Hostile and malformed requests: SQL injection attempts, bad bodies, size limits, wrong
 //! methods and paths, server failures, the static viewer, the upstream proxy and health.
 
-mod common;
+use crate::common;
 
 use axum::http::HeaderMap;
 use axum::routing::post;

@@ -3,7 +3,7 @@
 //! successful ProfileTracing answer, unsound requests and bad names (400 saying why), malformed
 //! ids (400), unknown ids (404 naming them) and other methods (405).
 
-mod common;
+use crate::common;
 
 use common::snapshots::{big_answer, save_body, SNAPSHOTS};
 use common::{description, query_for, with, TempDb, TestServer};

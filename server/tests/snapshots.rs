@@ -3,7 +3,7 @@
 //! first, and decodes to the same tree; snapshots survive a restart and a migration from schema
 //! version 2, stream whole while being deleted, and live in the local store with `--upstream`.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! in the querier's format: `{"OPT_STATUS","DESCRIPTION","result":{"columns","values"},"debug"}`,
 //! including the failure of a querier without `in_process_metrics` (DeepFlow before v7.1).
 
-mod common;
+use crate::common;
 
 use common::http::proxying;
 use common::querier::{result, start_stub, statements, stub, stub_with, tl, Kind, Templates, H};

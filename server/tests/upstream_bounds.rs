@@ -3,7 +3,7 @@
 //! start before the querier sent the end), redirects not followed, connect and read timeouts,
 //! and `X-Org-Id` sent only as configured.
 
-mod common;
+use crate::common;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -4,7 +4,7 @@
 //! templates and every ProfileTracing body the validated request; grouping and the function
 //! timeline, which a querier cannot answer, are a 501 saying so.
 
-mod common;
+use crate::common;
 
 use common::http::proxying;
 use common::querier::{start_stub, statements, stub, H};

@@ -3,7 +3,7 @@
 //! silently, and ProfileTracing forwards only the request the contract read and checked. The
 //! stub querier (`common::querier`) fails the test on any statement outside its templates.
 
-mod common;
+use crate::common;
 
 use common::http::proxying;
 use common::querier::{result, start_stub, statements, stub, tl, H};

@@ -4,8 +4,8 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::now;
 use crate::common::TestServer;
-use crate::now;
 
 /// `/healthz` reports the collector once its first window ended: running, windows ≥ 1, samples
 /// taken, the window's time, nothing lost to a store error.

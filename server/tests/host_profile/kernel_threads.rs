@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 
 use serde_json::json;
 
+use super::graph_of;
 use crate::common::TestServer;
-use crate::graph_of;
 
 const PF_KTHREAD: u64 = 0x0020_0000;
 

@@ -1,0 +1,48 @@
+//! The service's integration tests, one module per subject, built as one test binary: forty
+//! binaries each linked the whole service (about 100 MB apiece, built twice in a CI run), which
+//! made linking the slowest part of a build and filled a CI machine's disk. Each module's `//!`
+//! header says what it covers; `common` holds what they share.
+//!
+//! One module alone: `cargo test -p embers-server --test integration -- snapshots::`.
+
+mod common;
+
+mod arithmetic;
+mod availability;
+mod clickhouse;
+mod clickhouse_fleet;
+mod clickhouse_retention;
+mod connections;
+mod durability;
+mod explore;
+mod explore_groups;
+mod explore_tags;
+mod fixtures;
+mod formats_go;
+mod formats_input;
+mod functions;
+mod guard;
+mod guard_cli;
+mod guard_snapshots;
+mod limits;
+mod mcp;
+mod migration;
+mod offered_tags;
+mod openapi;
+mod otlp;
+mod otlp_python;
+mod page;
+mod persistence;
+mod query;
+mod retention;
+mod safety;
+mod snapshot_errors;
+mod snapshots;
+mod upstream;
+mod upstream_bounds;
+mod upstream_functions;
+mod upstream_input;
+// The collector on real programs needs eBPF and the agent (scripts/test.sh runs it on its own,
+// so that no other test shares the CPU with its sampled workloads).
+#[cfg(feature = "profile-host")]
+mod host_profile;
