@@ -9,6 +9,7 @@
 mod cursor;
 pub mod folded;
 mod int_rows;
+pub mod jfr;
 pub mod native;
 mod num;
 mod one_pass;

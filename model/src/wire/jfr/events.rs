@@ -1,0 +1,352 @@
+//! The events Embers reads and the event types they become, with DeepFlow's and Pyroscope's
+//! names for JFR profiles (`contract::event::SDK_EVENT_TYPES`):
+//!
+//! | JFR event | event types | value |
+//! |---|---|---|
+//! | `jdk.ExecutionSample` | `cpu` (`itimer`, `wall` when async-profiler's `event` setting says so) | 1 a sample; sleeping threads skipped unless `wall` |
+//! | `profiler.WallClockSample` (async-profiler) | `wall` | its `samples` |
+//! | `jdk.ObjectAllocationInNewTLAB` | `alloc_in_new_tlab_objects`, `alloc_in_new_tlab_bytes` | 1, `tlabSize` |
+//! | `jdk.ObjectAllocationOutsideTLAB` | `alloc_outside_tlab_objects`, `alloc_outside_tlab_bytes` | 1, `allocationSize` |
+//! | `jdk.ObjectAllocationSample` (the JDK's default since 16) | `alloc_space` | `weight` |
+//! | `jdk.JavaMonitorEnter`, `jdk.ThreadPark` | `lock_count`, `lock_duration` | 1, `duration` in nanoseconds |
+//!
+//! Each event's stack goes under its thread (`[t] name`). A chunk's sums are keyed by its
+//! pooled stack and thread, so each distinct pair is named once ([`super::names`]).
+
+use rustc_hash::FxHashMap;
+
+use super::names::{stack_frames, thread_frame};
+use super::types::Types;
+use super::values::{Chunk, Value};
+use super::JfrError;
+use crate::tree::table::{NodeTable, NO_PARENT};
+use crate::wire::pprof::fold::max_nodes;
+
+/// What an event class is read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Execution,
+    WallClock,
+    AllocNewTlab,
+    AllocOutsideTlab,
+    AllocSample,
+    Lock,
+    Setting,
+}
+
+impl Kind {
+    pub fn is_setting(self) -> bool {
+        self == Kind::Setting
+    }
+}
+
+const CLASSES: [(&str, Kind); 8] = [
+    ("jdk.ExecutionSample", Kind::Execution),
+    ("profiler.WallClockSample", Kind::WallClock),
+    ("jdk.ObjectAllocationInNewTLAB", Kind::AllocNewTlab),
+    ("jdk.ObjectAllocationOutsideTLAB", Kind::AllocOutsideTlab),
+    ("jdk.ObjectAllocationSample", Kind::AllocSample),
+    ("jdk.JavaMonitorEnter", Kind::Lock),
+    ("jdk.ThreadPark", Kind::Lock),
+    ("jdk.ActiveSetting", Kind::Setting),
+];
+
+/// The event types a recording may give, in the order their trees are returned.
+pub const EVENT_TYPES: [&str; 10] = [
+    "cpu",
+    "itimer",
+    "wall",
+    "alloc_in_new_tlab_objects",
+    "alloc_in_new_tlab_bytes",
+    "alloc_outside_tlab_objects",
+    "alloc_outside_tlab_bytes",
+    "alloc_space",
+    "lock_count",
+    "lock_duration",
+];
+
+fn output(event_type: &str) -> usize {
+    EVENT_TYPES
+        .iter()
+        .position(|e| *e == event_type)
+        .unwrap_or(0)
+}
+
+/// The classes of a chunk that are read, by id.
+pub fn kinds(types: &Types) -> FxHashMap<i64, Kind> {
+    types
+        .classes
+        .iter()
+        .filter_map(|(&id, c)| {
+            CLASSES
+                .iter()
+                .find(|(name, _)| *name == &*c.name)
+                .map(|&(_, k)| (id, k))
+        })
+        .collect()
+}
+
+/// A pooled stack trace and thread (`None` when an event has none).
+type Key = (Option<i64>, Option<i64>);
+
+/// One chunk's values, summed per event type, stack and thread.
+pub struct ChunkSums<'c> {
+    chunk: &'c Chunk,
+    kinds: FxHashMap<i64, Kind>,
+    ticks_per_second: i64,
+    /// async-profiler's `event` setting: what its execution samples measure. Written in the
+    /// first chunk only, so it carries over from chunk to chunk.
+    mode: Option<String>,
+    sums: Vec<FxHashMap<Key, u64>>,
+}
+
+impl<'c> ChunkSums<'c> {
+    /// The sums of `chunk`, whose execution samples are `mode` unless it says otherwise.
+    pub fn new(
+        chunk: &'c Chunk,
+        kinds: FxHashMap<i64, Kind>,
+        ticks_per_second: i64,
+        mode: Option<String>,
+    ) -> Self {
+        ChunkSums {
+            chunk,
+            kinds,
+            ticks_per_second,
+            mode,
+            sums: vec![FxHashMap::default(); EVENT_TYPES.len()],
+        }
+    }
+
+    /// Adds one event of class `class`.
+    pub fn add(&mut self, class: i64, v: &Value) -> Result<(), JfrError> {
+        let c = self.chunk;
+        let Some(&kind) = self.kinds.get(&class) else {
+            return Ok(());
+        };
+        let int = |name: &str| c.int(v, name).unwrap_or(0).max(0) as u64;
+        let (first, values): (&str, [u64; 2]) = match kind {
+            Kind::Setting => {
+                if c.field_text(v, "name") == Some("event") {
+                    self.mode = c.field_text(v, "value").map(str::to_owned);
+                }
+                return Ok(());
+            }
+            Kind::Execution => {
+                // Other modes (`cpu`, perf events such as `cycles`) are CPU samples.
+                let mode = self
+                    .mode
+                    .as_deref()
+                    .filter(|m| matches!(*m, "itimer" | "wall"))
+                    .unwrap_or("cpu");
+                let state = c.field(v, "state").and_then(|s| c.field_text(s, "name"));
+                if mode != "wall" && state == Some("STATE_SLEEPING") {
+                    return Ok(());
+                }
+                (mode, [1, 0])
+            }
+            Kind::WallClock => ("wall", [int("samples"), 0]),
+            Kind::AllocNewTlab => ("alloc_in_new_tlab_objects", [1, int("tlabSize")]),
+            Kind::AllocOutsideTlab => ("alloc_outside_tlab_objects", [1, int("allocationSize")]),
+            Kind::AllocSample => ("alloc_space", [int("weight"), 0]),
+            Kind::Lock => ("lock_count", [1, self.nanoseconds(int("duration"))]),
+        };
+        let key = (self.key(v, "stackTrace"), self.key_of_thread(v));
+        let at = output(first);
+        // Kinds with two values put the second in the event type after the first.
+        let pairs = [(at, values[0]), (at + 1, values[1])];
+        let n = if matches!(kind, Kind::Execution | Kind::WallClock | Kind::AllocSample) {
+            1
+        } else {
+            2
+        };
+        for &(o, value) in &pairs[..n] {
+            let sum = self.sums[o].entry(key).or_insert(0);
+            *sum = sum.checked_add(value).ok_or_else(|| {
+                JfrError::Invalid(format!("{} adds up past 2^64", EVENT_TYPES[o]))
+            })?;
+        }
+        Ok(())
+    }
+
+    fn nanoseconds(&self, ticks: u64) -> u64 {
+        let ns = u128::from(ticks) * 1_000_000_000 / self.ticks_per_second as u128;
+        u64::try_from(ns).unwrap_or(u64::MAX)
+    }
+
+    fn key(&self, v: &Value, field: &str) -> Option<i64> {
+        let Value::Object { class, fields } = v else {
+            return None;
+        };
+        let i = self.chunk.types.classes.get(class)?.field(field)?;
+        match fields.get(i)? {
+            Value::Ref { key, .. } => Some(*key),
+            _ => None,
+        }
+    }
+
+    fn key_of_thread(&self, v: &Value) -> Option<i64> {
+        self.key(v, "sampledThread")
+            .or_else(|| self.key(v, "eventThread"))
+    }
+}
+
+/// The tree of one event type.
+#[derive(Clone, Debug)]
+pub struct JfrProfile {
+    pub event_type: &'static str,
+    pub table: NodeTable,
+}
+
+/// A recording's trees, one per event type that has values.
+#[derive(Clone, Debug, Default)]
+pub struct Recording {
+    pub profiles: Vec<JfrProfile>,
+    /// When the first chunk began (Unix nanoseconds).
+    pub start_nanos: Option<i64>,
+}
+
+/// One event type's tree as it grows.
+struct Tree {
+    table: NodeTable,
+    children: FxHashMap<(u32, u32), u32>,
+}
+
+/// The trees of a recording as its chunks are read.
+pub struct Builder {
+    root: String,
+    trees: Vec<Option<Tree>>,
+    max_nodes: usize,
+    pub start_nanos: Option<i64>,
+    /// The `event` setting of the chunks read so far ([`ChunkSums`]).
+    pub mode: Option<String>,
+}
+
+impl Builder {
+    pub fn new(root: &str, input_len: usize) -> Self {
+        Builder {
+            root: root.to_owned(),
+            trees: (0..EVENT_TYPES.len()).map(|_| None).collect(),
+            max_nodes: max_nodes(input_len),
+            start_nanos: None,
+            mode: None,
+        }
+    }
+
+    /// Adds a chunk's sums, naming each of its stacks and threads once.
+    pub fn add(&mut self, sums: ChunkSums<'_>) -> Result<(), JfrError> {
+        let c = sums.chunk;
+        self.mode.clone_from(&sums.mode);
+        let mut stacks: FxHashMap<i64, Vec<String>> = FxHashMap::default();
+        let mut threads: FxHashMap<i64, Option<String>> = FxHashMap::default();
+        let none = Vec::new();
+        for (o, sum) in sums.sums.iter().enumerate() {
+            for (&(stack, thread), &value) in sum.iter().filter(|(_, &v)| v > 0) {
+                let thread = thread.and_then(|t| {
+                    threads
+                        .entry(t)
+                        .or_insert_with(|| thread_name(c, t))
+                        .clone()
+                });
+                let frames: &Vec<String> = match stack {
+                    Some(s) => stacks.entry(s).or_insert_with(|| {
+                        c.pools
+                            .get(&(stack_class(c), s))
+                            .map_or_else(Vec::new, |v| stack_frames(c, v))
+                    }),
+                    None => &none,
+                };
+                // An event with neither (a JVM-internal allocation) still counts somewhere.
+                let unknown = (thread.is_none() && frames.is_empty()).then_some("[unknown]");
+                let names = thread
+                    .iter()
+                    .chain(frames.iter())
+                    .map(String::as_str)
+                    .chain(unknown);
+                let max_nodes = self.max_nodes;
+                self.tree(o).add(names, value, max_nodes)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn tree(&mut self, o: usize) -> &mut Tree {
+        let root = &self.root;
+        self.trees[o].get_or_insert_with(|| Tree::new(root))
+    }
+
+    /// The trees, in [`EVENT_TYPES`] order.
+    pub fn finish(self) -> Recording {
+        let profiles = self
+            .trees
+            .into_iter()
+            .zip(EVENT_TYPES)
+            .filter_map(|(t, event_type)| {
+                t.map(|t| JfrProfile {
+                    event_type,
+                    table: t.table,
+                })
+            })
+            .collect();
+        Recording {
+            profiles,
+            start_nanos: self.start_nanos,
+        }
+    }
+}
+
+fn stack_class(c: &Chunk) -> i64 {
+    c.types.id_of("jdk.types.StackTrace").unwrap_or(-1)
+}
+
+/// The thread frame of a pooled thread; `None` for key 0 (JFR's null) and keys not pooled.
+fn thread_name(c: &Chunk, key: i64) -> Option<String> {
+    let class = c.types.id_of("java.lang.Thread")?;
+    c.pools.get(&(class, key)).map(|t| thread_frame(c, t))
+}
+
+impl Tree {
+    fn new(root: &str) -> Self {
+        let mut table = NodeTable {
+            derive_totals: true,
+            ..NodeTable::default()
+        };
+        let f = table.functions.intern(root);
+        table.push(f, NO_PARENT, 0, 0);
+        Tree {
+            table,
+            children: FxHashMap::default(),
+        }
+    }
+
+    fn add<'n>(
+        &mut self,
+        names: impl Iterator<Item = &'n str>,
+        value: u64,
+        max_nodes: usize,
+    ) -> Result<(), JfrError> {
+        let mut at = 0u32;
+        for name in names {
+            let f = self.table.functions.intern(name);
+            at = match self.children.get(&(at, f)) {
+                Some(&child) => child,
+                None => {
+                    if self.table.len() >= max_nodes {
+                        return Err(JfrError::TooLarge(format!(
+                            "the recording folds into more than {max_nodes} nodes"
+                        )));
+                    }
+                    let row = self.table.len() as u32;
+                    self.table.push(f, at, 0, 0);
+                    self.children.insert((at, f), row);
+                    row
+                }
+            };
+        }
+        let cell = &mut self.table.self_value[at as usize];
+        *cell = i64::try_from(value)
+            .ok()
+            .and_then(|v| cell.checked_add(v))
+            .ok_or_else(|| JfrError::Invalid("values add up past i64::MAX".to_owned()))?;
+        Ok(())
+    }
+}

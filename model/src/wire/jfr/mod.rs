@@ -1,0 +1,211 @@
+//! JFR, the JDK Flight Recorder's format (what the JDK's own recorder, async-profiler and
+//! Pyroscope's Java agent write): bytes → chunks → each chunk's metadata ([`types`]) and
+//! constant pools ([`values`]) → its sampling events, folded into one call tree per event type
+//! ([`events`]), the same [`NodeTable`] the pprof reader gives, so the service stores them as
+//! it stores pprof.
+//!
+//! Written for untrusted input instead of taking the `jfrs` crate (0.2.5, last released 2023),
+//! which loops forever on an event of size 0, allocates whatever size a file claims and
+//! recurses without bound on forged metadata: here every size is checked against the bytes
+//! left, nesting is bounded and so is the number of values and nodes a recording of a given
+//! size may expand to. `model/tests/jfr.rs` holds it to the JDK's own reader (`jfr print`) on a
+//! real recording.
+//!
+//! Gzip is not read here, as for pprof: callers gunzip first.
+
+mod bytes;
+mod events;
+mod names;
+mod types;
+mod values;
+
+use thiserror::Error;
+
+pub use events::{JfrProfile, Recording};
+
+use bytes::Bytes;
+use values::{Budget, Chunk};
+
+/// The first bytes of every chunk.
+pub const MAGIC: &[u8; 4] = b"FLR\0";
+/// A chunk header's size.
+const HEADER_BYTES: usize = 68;
+
+/// Whether `bytes` start like a JFR recording.
+pub fn is_jfr(bytes: &[u8]) -> bool {
+    bytes.starts_with(MAGIC)
+}
+
+/// Why a recording could not be read.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum JfrError {
+    #[error("not a JFR recording (it does not start with FLR\\0)")]
+    NotJfr,
+    #[error("JFR version {major}.{minor} is not read (2.x is: JDK 11 and later, async-profiler)")]
+    Version { major: u16, minor: u16 },
+    #[error("the recording is truncated: {what} at offset {offset} runs past the end")]
+    Truncated { what: String, offset: usize },
+    #[error("the recording is malformed: {0}")]
+    Invalid(String),
+    #[error("{0}")]
+    TooLarge(String),
+}
+
+/// A chunk's header fields that reading needs.
+struct Header {
+    size: usize,
+    metadata_offset: usize,
+    start_nanos: i64,
+    ticks_per_second: i64,
+    compressed: bool,
+}
+
+fn header(b: &mut Bytes<'_>) -> Result<Header, JfrError> {
+    let at = b.pos();
+    let magic = [b.u8()?, b.u8()?, b.u8()?, b.u8()?];
+    if &magic != MAGIC {
+        return Err(if at == 0 {
+            JfrError::NotJfr
+        } else {
+            JfrError::Invalid(format!("no chunk header at offset {at}"))
+        });
+    }
+    let (major, minor) = (b.fixed_u16()?, b.fixed_u16()?);
+    if major != 2 {
+        return Err(JfrError::Version { major, minor });
+    }
+    let size = b.fixed_i64()?;
+    let _constant_pools = b.fixed_i64()?;
+    let metadata_offset = b.fixed_i64()?;
+    let start_nanos = b.fixed_i64()?;
+    let _duration = b.fixed_i64()?;
+    let _start_ticks = b.fixed_i64()?;
+    let ticks_per_second = b.fixed_i64()?;
+    let features = b.fixed_i32()?;
+    // async-profiler leaves a chunk it has not finished claiming 1 GiB: only whole chunks.
+    let size = usize::try_from(size)
+        .ok()
+        .filter(|&s| s >= HEADER_BYTES && s <= b.remaining() + HEADER_BYTES)
+        .ok_or_else(|| {
+            JfrError::Invalid(format!(
+                "the chunk at offset {at} claims {size} bytes, {} are there (an unfinished \
+                 recording?)",
+                b.remaining() + HEADER_BYTES
+            ))
+        })?;
+    let metadata_offset = usize::try_from(metadata_offset)
+        .ok()
+        .filter(|&m| (HEADER_BYTES..size).contains(&m))
+        .ok_or_else(|| {
+            JfrError::Invalid(format!(
+                "the chunk at offset {at} has its metadata at {metadata_offset}"
+            ))
+        })?;
+    Ok(Header {
+        size,
+        metadata_offset,
+        start_nanos,
+        ticks_per_second: ticks_per_second.max(1),
+        compressed: features & 1 != 0,
+    })
+}
+
+/// Reads every chunk of a recording into one tree per event type, each under a root named
+/// `root`.
+pub fn read(bytes: &[u8], root: &str) -> Result<Recording, JfrError> {
+    if !is_jfr(bytes) {
+        return Err(JfrError::NotJfr);
+    }
+    let mut recording = events::Builder::new(root, bytes.len());
+    // A value per 8 bytes is far more than real recordings use (see the tests).
+    let mut budget = Budget(bytes.len().saturating_mul(8).saturating_add(1 << 16));
+    let mut at = 0;
+    while at < bytes.len() {
+        let h = header(&mut Bytes::new(bytes, at, false))?;
+        let chunk = &bytes[at..at + h.size];
+        read_chunk(chunk, &h, &mut recording, &mut budget).map_err(|e| match e {
+            JfrError::Truncated { what, offset } => JfrError::Truncated {
+                what,
+                offset: offset + at,
+            },
+            e => e,
+        })?;
+        recording.start_nanos.get_or_insert(h.start_nanos);
+        at += h.size;
+    }
+    Ok(recording.finish())
+}
+
+/// An event's place in its chunk.
+struct EventAt {
+    start: usize,
+    end: usize,
+    class: i64,
+}
+
+fn read_chunk(
+    chunk: &[u8],
+    h: &Header,
+    out: &mut events::Builder,
+    budget: &mut Budget,
+) -> Result<(), JfrError> {
+    let mut c = Chunk::default();
+    let (mut b, _) = event_at(chunk, h.metadata_offset, h.compressed)?;
+    if b.long()? != 0 {
+        return Err(JfrError::Invalid(
+            "the header's metadata offset is no metadata event".into(),
+        ));
+    }
+    c.types = types::read_metadata(&mut b)?;
+    c.string_class = c.types.id_of("java.lang.String");
+    let kinds = events::kinds(&c.types);
+    let mut found = Vec::new();
+    let mut at = HEADER_BYTES;
+    while at < chunk.len() {
+        let (mut b, end) = event_at(chunk, at, h.compressed)?;
+        match b.long()? {
+            0 => {}
+            1 => c.read_checkpoint(&mut b, budget)?,
+            class if kinds.contains_key(&class) => found.push(EventAt {
+                start: b.pos(),
+                end,
+                class,
+            }),
+            _ => {}
+        }
+        at = end;
+    }
+    // Settings first: async-profiler's `event` setting says what its execution samples are.
+    found.sort_by_key(|f| !kinds.get(&f.class).is_some_and(|k| k.is_setting()));
+    let mut sums = events::ChunkSums::new(&c, kinds, h.ticks_per_second, out.mode.clone());
+    for f in &found {
+        let mut d = values::Decoder {
+            types: &c.types,
+            budget: *budget,
+        };
+        let v = d.value(
+            &mut Bytes::new(&chunk[..f.end], f.start, h.compressed),
+            f.class,
+            0,
+        )?;
+        *budget = d.budget;
+        sums.add(f.class, &v)?;
+    }
+    out.add(sums)
+}
+
+/// A reader of the event at `at`, bounded by its size, after its size; and where it ends.
+fn event_at(chunk: &[u8], at: usize, compressed: bool) -> Result<(Bytes<'_>, usize), JfrError> {
+    let mut b = Bytes::new(chunk, at, compressed);
+    let size = b.int()?;
+    let end = usize::try_from(size)
+        .ok()
+        .filter(|&s| s > 0)
+        .and_then(|s| at.checked_add(s))
+        .filter(|&e| e <= chunk.len() && e > b.pos())
+        .ok_or_else(|| JfrError::Invalid(format!("an event at offset {at} has size {size}")))?;
+    Ok((Bytes::new(&chunk[..end], b.pos(), compressed), end))
+}
+
+#[cfg(test)]
+mod tests;
