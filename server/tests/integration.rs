@@ -20,6 +20,7 @@ mod explore_tags;
 mod fixtures;
 mod formats_go;
 mod formats_input;
+mod formats_jfr;
 mod functions;
 mod guard;
 mod guard_cli;

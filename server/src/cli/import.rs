@@ -6,11 +6,13 @@
 //! - `pprof` (gzipped or not): every sample type Embers stores by default, or `--sample-type`
 //!   (stored as `--event-type` when given); the app is `--app-service`, else the one an Embers
 //!   export names;
-//! - `perf`: `perf script` output, one app per process unless `--app-service` says otherwise.
+//! - `perf`: `perf script` output, one app per process unless `--app-service` says otherwise;
+//! - `jfr`: a JDK Flight Recorder recording (the JDK's, async-profiler's), one event type per
+//!   kind of event it holds (`--app-service` required; language `Java`).
 //!
 //! Each may be gzipped. `--format auto` (the default) tells them apart once decompressed: a
-//! valid pprof message is pprof, text whose first line is a `perf script` sample header is perf,
-//! anything else folded.
+//! file starting `FLR\0` is JFR, a valid pprof message is pprof, text whose first line is a
+//! `perf script` sample header is perf, anything else folded.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -18,9 +20,9 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use embers_model::contract::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, DEFAULT_UNIT};
 use embers_model::wire::perf::is_perf_script;
-use embers_model::wire::pprof;
+use embers_model::wire::{jfr, pprof};
 
-use crate::formats::{gzip, perf, pprof as pprof_batches, FormatError};
+use crate::formats::{gzip, jfr as jfr_batches, perf, pprof as pprof_batches, FormatError};
 use crate::input::{self, BatchInput};
 use crate::limits::options::StackArgs;
 use crate::limits::StackLimits;
@@ -38,6 +40,8 @@ pub enum Format {
     Pprof,
     /// `perf script` output.
     Perf,
+    /// A JFR recording (JDK Flight Recorder, async-profiler).
+    Jfr,
 }
 
 /// Options of `import`.
@@ -118,6 +122,9 @@ pub fn import(args: &ImportArgs) -> Result<(), String> {
 
 /// What format `bytes` (decompressed) are in, when `--format auto`.
 fn detect(bytes: &[u8]) -> Format {
+    if jfr::is_jfr(bytes) {
+        return Format::Jfr;
+    }
     if pprof::decode(bytes).is_ok() {
         return Format::Pprof;
     }
@@ -151,6 +158,7 @@ fn batches_of(
     let text = || std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}"));
     match format {
         Format::Pprof => pprof_file(args, bytes, pairs, &limits),
+        Format::Jfr => jfr_file(args, bytes, pairs, &limits),
         Format::Perf => {
             let tags = tags(pairs)?;
             let target = perf::Target {
@@ -239,6 +247,35 @@ fn pprof_file(
         max_text_bytes: pprof_batches::text_budget(args.max_file_bytes),
     };
     pprof_batches::batches(bytes, None, &target, limits).map_err(|e| e.to_string())
+}
+
+/// The batches of a JFR recording.
+fn jfr_file(
+    args: &ImportArgs,
+    bytes: &[u8],
+    pairs: &[(String, String)],
+    limits: &StackLimits,
+) -> Result<Vec<Batch>, String> {
+    if args.event_type.is_some() || args.sample_type.is_some() || args.unit.is_some() {
+        return Err(
+            "--event-type, --sample-type and --unit are not for JFR recordings: each \
+                    kind of event they hold is stored as its own event type, in its own unit"
+                .to_owned(),
+        );
+    }
+    let app_service = args
+        .app_service
+        .clone()
+        .ok_or("JFR recordings need --app-service (the process they belong to)".to_owned())?;
+    let tags = tags(pairs)?;
+    let target = jfr_batches::Target {
+        app_service: &app_service,
+        language: args.language.as_deref(),
+        time: args.time,
+        tags: &tags,
+        max_text_bytes: pprof_batches::text_budget(args.max_file_bytes),
+    };
+    jfr_batches::batches(bytes, &target, limits).map_err(|e| e.to_string())
 }
 
 fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {

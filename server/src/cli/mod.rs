@@ -15,7 +15,7 @@
 //!               [--profile-host [--profile-host-interval 10s] [--profile-host-off-cpu]]
 //!               [--header-read-timeout 10s] [--idle-timeout 60s] [--max-connections 1024]
 //! embers-server mcp [--db PATH | --clickhouse-url URL...] [--upstream URL] [limits]
-//! embers-server import [--format auto|folded|pprof|perf] [--app-service NAME] [--db PATH]
+//! embers-server import [--format auto|folded|pprof|perf|jfr] [--app-service NAME] [--db PATH]
 //!               [--language eBPF] [--event-type on-cpu] [--unit microseconds]
 //!               [--sample-type TYPE] [--max-file-bytes N] [--time SECS] [--tag NAME=VALUE]...
 //!               FILE...   (- = stdin)

@@ -6,6 +6,7 @@
 //! - [`pyroscope`]: Pyroscope's `/ingest` parameters (`name=app{k=v}`, `from`, `spyName`, ...)
 //!   and its body forms (`folded`, `lines`, `pprof`, multipart, and `perf`);
 //! - [`pprof`]: pprof bytes → one batch per stored sample type ([`embers_model::wire::pprof`]);
+//! - [`jfr`]: JFR recordings → one batch per event type ([`embers_model::wire::jfr`]);
 //! - [`perf`]: `perf script` text → one batch per process;
 //! - [`push`]: Pyroscope's `PusherService/Push` (what Grafana Alloy's `pyroscope.write` sends);
 //! - [`labels`]: the labels those senders attach → the tag columns of the field table;
@@ -14,6 +15,7 @@
 //! HTTP lives in `http/` (which calls these); the command line's `import` calls them too.
 
 pub mod gzip;
+pub mod jfr;
 pub mod labels;
 pub mod otlp;
 pub mod perf;

@@ -16,11 +16,14 @@
 //! - `aggregationType` (or DeepFlow's spelling `aggregrationType`): `sum` or `average`, read and
 //!   checked; Embers sums.
 //! - `format`: `folded` (the default; `frame;frame value` per line), `lines` (one stack per
-//!   line, each counting 1), `pprof`, `perf` (`perf script` output, Embers' addition). A
-//!   `multipart/form-data` body is pprof: parts `profile`, `prev_profile` (the previous
-//!   profile of cumulative types, subtracted) and `sample_type_config` (JSON).
+//!   line, each counting 1), `pprof`, `jfr` (Pyroscope's Java agent), `perf` (`perf script`
+//!   output, Embers' addition). A `multipart/form-data` body is pprof, parts `profile`,
+//!   `prev_profile` (the previous profile of cumulative types, subtracted) and
+//!   `sample_type_config` (JSON); or JFR, part `jfr` (gzipped or not; the agent's `labels`
+//!   part is not read).
 
 use embers_model::contract::event::{language_of_spy, unit_of, Quantity, SDK_EVENT_TYPES};
+use embers_model::wire::jfr;
 use embers_model::wire::pprof::sample_types::SampleTypeConfig;
 
 use super::labels::{tags_of, Labeled};
@@ -40,6 +43,8 @@ pub enum Format {
     Pprof,
     /// `perf script` output.
     Perf,
+    /// A JFR recording (Pyroscope's Java agent), gzipped or not.
+    Jfr,
 }
 
 /// The query parameters, checked.
@@ -136,10 +141,11 @@ fn format(name: &str) -> Result<Format, FormatError> {
         "lines" => Format::Lines,
         "pprof" => Format::Pprof,
         "perf" | "perf_script" => Format::Perf,
+        "jfr" => Format::Jfr,
         other => {
             return Err(FormatError::invalid(format!(
                 "format={other} is not supported; Embers reads folded, lines, pprof (also as \
-                 multipart) and perf"
+                 multipart), jfr (also as multipart) and perf"
             )))
         }
     })
@@ -242,6 +248,9 @@ pub fn batches(
                 .map_or(Selection::Default, Selection::Configured);
             let profile = gzip::maybe_gunzip(profile, max_bytes)
                 .map_err(|e| FormatError::from(e).context("profile"))?;
+            if params.format == Some(Format::Jfr) || jfr::is_jfr(&profile) {
+                return jfr_ingest(params, &profile, &tags, limits, max_bytes, ignored);
+            }
             let previous = previous
                 .map(|p| gzip::maybe_gunzip(p, max_bytes))
                 .transpose()
@@ -257,6 +266,10 @@ pub fn batches(
             Format::Pprof => {
                 let bytes = gzip::maybe_gunzip(bytes, max_bytes)?;
                 super::pprof::batches(&bytes, None, &pprof_target(Selection::Default), limits)?
+            }
+            Format::Jfr => {
+                let bytes = gzip::maybe_gunzip(bytes, max_bytes)?;
+                return jfr_ingest(params, &bytes, &tags, limits, max_bytes, ignored);
             }
             Format::Perf => {
                 let target = super::perf::Target {
@@ -280,6 +293,29 @@ pub fn batches(
     Ok(Ingest {
         batches,
         ignored_labels: ignored,
+    })
+}
+
+/// A JFR recording's batches. `units` and `aggregationType` describe only the agent's main
+/// event, and a recording holds several: each event type keeps its own unit.
+fn jfr_ingest(
+    params: &Params,
+    bytes: &[u8],
+    tags: &crate::store::Tags,
+    limits: &StackLimits,
+    max_bytes: usize,
+    ignored_labels: Vec<String>,
+) -> Result<Ingest, FormatError> {
+    let target = super::jfr::Target {
+        app_service: &params.app,
+        language: params.language.as_deref(),
+        time: params.time,
+        tags,
+        max_text_bytes: super::pprof::text_budget(max_bytes),
+    };
+    Ok(Ingest {
+        batches: super::jfr::batches(bytes, &target, limits)?,
+        ignored_labels,
     })
 }
 

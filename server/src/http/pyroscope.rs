@@ -45,7 +45,7 @@ use crate::{AppState, Error};
         ("spyName" = Option<String>, Query, description = "The sender (gospy, javaspy, pyspy, rbspy, phpspy, dotnetspy, nodespy, ebpfspy, ...): the profile_language_type by DeepFlow's map."),
         ("units" = Option<String>, Query, description = "samples, bytes, objects, lock_nanoseconds, ..."),
         ("aggregationType" = Option<String>, Query, description = "sum or average (DeepFlow's spelling aggregrationType too)."),
-        ("format" = Option<String>, Query, description = "folded (default), lines, pprof or perf; a multipart body is pprof."),
+        ("format" = Option<String>, Query, description = "folded (default), lines, pprof, jfr or perf; a multipart body is pprof (part `profile`) or JFR (part `jfr`)."),
     ),
     request_body(
         description = "The profile, as `format` says (or multipart/form-data).",
@@ -121,14 +121,18 @@ async fn multipart(headers: &HeaderMap, body: Bytes) -> Result<Option<Parts>, Er
         let name = field.name().unwrap_or_default().to_owned();
         let bytes = field.bytes().await.map_err(bad)?;
         match name.as_str() {
-            "profile" => profile = Some(bytes),
+            // `jfr`: Pyroscope's Java agent (its `labels` part is not read).
+            "profile" | "jfr" => profile = Some(bytes),
             "prev_profile" => previous = Some(bytes),
             "sample_type_config" => config = Some(bytes),
             _ => {}
         }
     }
     let profile = profile.ok_or_else(|| {
-        Error::invalid("the multipart body has no `profile` part (the pprof profile)")
+        Error::invalid(
+            "the multipart body has no `profile` part (a pprof profile) or `jfr` part (a JFR \
+             recording)",
+        )
     })?;
     Ok(Some(Parts {
         profile,

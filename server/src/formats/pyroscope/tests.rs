@@ -79,8 +79,8 @@ fn params_map_spy_names_and_suffixes_and_refuse_nonsense() {
             "aggregationType must be sum or average",
         ),
         (
-            vec![("name", "a"), ("format", "jfr")],
-            "format=jfr is not supported",
+            vec![("name", "a"), ("format", "speedscope")],
+            "format=speedscope is not supported",
         ),
         (
             vec![("name", "a"), ("sampleRate", "0")],
