@@ -1,9 +1,12 @@
 //! Names of frames and threads as Embers shows them: `package.Class.method` with the JVM's
 //! slashes turned to dots (what Java stack traces, `jfr print` and Embers' name parsing in
 //! `tree::symbol` use), generated classes merged into one name, kernel frames of
-//! async-profiler marked `[k]`, threads as `[t] name` as DeepFlow's agent writes them.
+//! async-profiler marked `[k]`, threads as `[t] name` as DeepFlow's agent writes them. Names
+//! are untrusted text: each is made safe to store as the pprof reader's are
+//! ([`native::clean`]: no `;`, no control characters).
 
 use super::values::{Chunk, Value};
+use crate::wire::native;
 
 /// A class's name from the JVM's internal form: `java/util/HashMap$Node` →
 /// `java.util.HashMap$Node`. Generated classes lose what each run numbers anew, or one lambda
@@ -52,8 +55,8 @@ pub fn frame_name(c: &Chunk, frame: &Value) -> String {
         == Some("Kernel");
     let name = match (class.is_empty(), method_name.is_empty()) {
         (true, true) => "[unknown]".to_owned(),
-        (true, false) => method_name.to_owned(),
-        (false, _) => format!("{class}.{method_name}"),
+        (true, false) => native::clean(method_name).into_owned(),
+        (false, _) => native::clean(&format!("{class}.{method_name}")).into_owned(),
     };
     if kernel {
         format!("[k] {name}")
@@ -82,7 +85,7 @@ pub fn thread_frame(c: &Chunk, thread: &Value) -> String {
         .filter_map(|f| c.field_text(thread, f))
         .find(|n| !n.is_empty());
     match name {
-        Some(n) => format!("[t] {n}"),
+        Some(n) => native::thread_frame(n),
         None => match c
             .int(thread, "javaThreadId")
             .or_else(|| c.int(thread, "osThreadId"))

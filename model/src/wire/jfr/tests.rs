@@ -195,12 +195,17 @@ const CLASSES: [ClassDef<'static>; 9] = [
 
 /// A checkpoint with `a/B.run → a/B.work` as stack 1 and thread 1 `worker`, then `n` samples.
 fn sampled_chunk(compressed: bool, n: usize) -> Vec<u8> {
+    named_chunk(compressed, n, ["a/B", "run", "work"], "worker")
+}
+
+/// As [`sampled_chunk`], with these names of the class, its two methods and the thread.
+fn named_chunk(compressed: bool, n: usize, symbols: [&str; 3], thread: &str) -> Vec<u8> {
     let mut cp = W::new(compressed);
     cp.long(1).long(0).long(0).long(0);
     cp.out.push(0);
     cp.int(5);
     cp.long(SYMBOL).int(3);
-    for (key, s) in [(1, "a/B"), (2, "run"), (3, "work")] {
+    for (key, s) in (1..).zip(symbols) {
         cp.long(key).text(s);
     }
     cp.long(CLASS).int(1).long(1).long(1);
@@ -214,7 +219,7 @@ fn sampled_chunk(compressed: bool, n: usize) -> Vec<u8> {
         .long(3);
     // Leaf first, as JFR lists frames.
     cp.long(STACK).int(1).long(1).int(2).long(2).long(1);
-    cp.long(THREAD).int(1).long(1).text("worker");
+    cp.long(THREAD).int(1).long(1).text(thread);
     let mut events = vec![cp.out];
     for _ in 0..n {
         let mut e = W::new(compressed);
@@ -249,6 +254,14 @@ fn chunks_in_either_integer_encoding_add_up() {
         folded(&r),
         vec![("[t] worker;a.B.run;a.B.work".to_owned(), 5)]
     );
+}
+
+#[test]
+fn names_are_untrusted_text() {
+    // Found by the fuzzer: a `;` in a name would split one frame into two, one of them empty.
+    let file = named_chunk(true, 1, ["", ";un", "wo\nrk"], "a;b\u{85}");
+    let r = read(&file, "app").expect("read");
+    assert_eq!(folded(&r), vec![("[t] a:b ;:un;wo rk".to_owned(), 1)]);
 }
 
 #[test]
