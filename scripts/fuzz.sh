@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 
 CARGO_FUZZ_VERSION=0.13.2
-TARGETS=(response shape_a shape_b folded tag_filter tag_filter_render ingest otlp pprof perf pyroscope)
+TARGETS=(response shape_a shape_b folded tag_filter tag_filter_render ingest otlp pprof jfr perf pyroscope)
 seconds=7
 case "${1:-}" in
   "" | --short) shift $(($# > 0)) ;;
@@ -62,6 +62,7 @@ options() {
     ingest) echo "-dict=dict/ingest.dict -max_len=8192" ;;
     otlp) echo "-dict=dict/otlp.dict -max_len=8192" ;;
     pprof) echo "-max_len=16384" ;;
+    jfr) echo "-max_len=16384" ;;
     pyroscope) echo "-dict=dict/pyroscope.dict -max_len=8192" ;;
     *) echo "-max_len=8192" ;;
   esac

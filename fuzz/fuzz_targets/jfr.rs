@@ -1,0 +1,53 @@
+//! JFR recordings (the service's `/ingest?format=jfr`, the Java agent's upload, `import`):
+//! reading never panics, loops or holds memory past the budget; every event type's tree has the
+//! call-tree invariants; and the service's adapter stores only what is in range: stacks without
+//! empty frames within its limits, values at most `i64::MAX`.
+#![no_main]
+
+use embers_fuzz::{alloc, check};
+use embers_model::wire::jfr;
+use embers_model::Profile;
+use embers_server::formats::jfr::{batches, Target};
+use embers_server::limits::StackLimits;
+use embers_server::store::Tags;
+use libfuzzer_sys::fuzz_target;
+
+const LIMITS: StackLimits = StackLimits {
+    max_frames: 64,
+    max_frame_bytes: 64,
+};
+
+fn service(data: &[u8]) {
+    let tags = Tags::new();
+    let target = Target {
+        app_service: "app",
+        language: None,
+        time: Some(1),
+        tags: &tags,
+        max_text_bytes: data.len() * 4 + 4096,
+    };
+    let Ok(stored) = batches(data, &target, &LIMITS) else {
+        return;
+    };
+    for batch in &stored {
+        for s in &batch.samples {
+            assert!(i64::try_from(s.value).is_ok() && s.value > 0, "value {}", s.value);
+            let frames: Vec<&str> = s.stack.split(';').collect();
+            assert!(frames.len() <= LIMITS.max_frames, "too deep: {}", s.stack);
+            assert!(frames
+                .iter()
+                .all(|f| !f.is_empty() && f.len() <= LIMITS.max_frame_bytes));
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    alloc::bounded(data.len(), || {
+        if let Ok(recording) = jfr::read(data, "root") {
+            for p in recording.profiles {
+                check::profile_invariants(&Profile::from_table(p.table));
+            }
+        }
+        service(data);
+    });
+});
