@@ -1,7 +1,7 @@
 // Other profilers' files in the viewer: a real Go CPU profile (runtime/pprof, gzipped) opened
-// with the file picker and a real `perf script` capture dropped on the page are read by the
-// decode worker and drawn; Export → pprof of the profile on screen (a noise-control step
-// applied) reads back to the same graph.
+// with the file picker, a real `perf script` capture dropped on the page and a real JFR
+// recording (OpenJDK 17) are read by the decode worker and drawn; Export → pprof of the profile
+// on screen (a noise-control step applied) reads back to the same graph.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -16,6 +16,7 @@ const env = useServerAndBrowser();
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const GO_CPU = readFileSync(path.join(ROOT, 'model/tests/data/pprof/go-cpu.pb.gz'));
 const PERF = readFileSync(path.join(ROOT, 'server/tests/data/perf/workload-g.txt'));
+const JFR = readFileSync(path.join(ROOT, 'model/tests/data/jfr/workload.jfr.gz'));
 
 /** The status fields a round trip keeps (not the decode time). */
 const essentials = (s) => ({ nodes: s.nodes, functions: s.functions, depth: s.depth, valueText: s.valueText });
@@ -80,4 +81,21 @@ test('F2. a broken pprof file is a named error, and the page keeps working', asy
   await v.importFile('go-cpu.pb.gz', GO_CPU, 'application/octet-stream');
   await graphOf(v, 'go-cpu');
   v.assertNoErrors({ allow: [/not valid gzip/] });
+});
+
+test('F3. a JFR recording opens as its CPU samples, threads and Java frames drawn', async (t) => {
+  const v = await openViewer(t, env);
+  await v.importFile('workload.jfr.gz', JFR, 'application/octet-stream');
+  const jfr = await graphOf(v, 'workload');
+  // The JDK's own reader counts 369 execution samples in this file (workload.expected.tsv).
+  assert.equal(jfr.valueText, '369 samples');
+  const notice = (await v.el('server-notice').textContent()).trim();
+  // cpu, alloc_in_new_tlab_{objects,bytes}, alloc_outside_tlab_{objects,bytes}, alloc_space, lock_{count,duration}.
+  assert.equal(notice, 'JFR cpu, one of 8 event types in the file');
+  const labels = await v.labels();
+  for (const name of ['[t] main', 'Workload.hot', 'Workload.warm']) {
+    assert.ok(labels.some((l) => l.startsWith(name)), `${name} drawn: ${labels.slice(0, 30)}`);
+  }
+  await v.screenshot('formats-jfr');
+  v.assertNoErrors();
 });

@@ -329,7 +329,7 @@ pub fn ImportButton(view: ViewState) -> impl IntoView {
     view! {
         <label class="file" title="Open a saved ProfileTracing response (either shape), folded stacks, pprof (.pb.gz) or perf script output; or drop a file on the page">
             "Open a saved profile…"
-            <input type="file" data-testid="import-file" accept=".json,.folded,.txt,.collapsed,.pb,.gz,.pprof,.perf" on:change=pick />
+            <input type="file" data-testid="import-file" accept=".json,.folded,.txt,.collapsed,.pb,.gz,.pprof,.perf,.jfr" on:change=pick />
         </label>
     }
 }

@@ -168,10 +168,14 @@ pub async fn import_file(file: web_sys::File) -> Imported {
     import_any(&name, &String::from_utf8_lossy(&bytes.to_vec())).await
 }
 
-/// The format the decode worker reads `name` in, judged by its name and first bytes: gzip
-/// or protobuf (or a `.pb`/`.pprof` name) is pprof; text with a tab-indented line (`perf
-/// script`'s call chains, which folded stacks and JSON never have) is `perf script`.
+/// The format the decode worker reads `name` in, judged by its name and first bytes: a JFR
+/// recording (`FLR\0`, or a `.jfr`/`.jfr.gz` name) is `jfr`; other gzip or protobuf (or a
+/// `.pb`/`.pprof` name) is pprof; text with a tab-indented line (`perf script`'s call chains,
+/// which folded stacks and JSON never have) is `perf script`.
 fn worker_format(name: &str, head: &[u8]) -> Option<&'static str> {
+    if head.starts_with(b"FLR\0") || name.ends_with(".jfr") || name.ends_with(".jfr.gz") {
+        return Some("jfr");
+    }
     let protobuf = head.first() == Some(&0x0a) && head.get(2) == Some(&0x08);
     if head.starts_with(&[0x1f, 0x8b])
         || protobuf
@@ -183,7 +187,7 @@ fn worker_format(name: &str, head: &[u8]) -> Option<&'static str> {
     head.windows(2).any(|w| w == b"\n\t").then_some("perf")
 }
 
-/// A pprof or `perf script` file, read in the decode worker.
+/// A pprof, JFR or `perf script` file, read in the decode worker.
 async fn import_in_worker(name: &str, bytes: js_sys::Uint8Array, format: &str) -> LoadState {
     let started = now_ms();
     let root = root_name_from_file(name.trim_end_matches(".gz"));
@@ -311,6 +315,8 @@ mod tests {
             Some("pprof")
         );
         assert_eq!(worker_format("heap.pprof", b"anything"), Some("pprof"));
+        assert_eq!(worker_format("x", b"FLR\0\0\x02"), Some("jfr"));
+        assert_eq!(worker_format("app.jfr.gz", &[0x1f, 0x8b, 8]), Some("jfr"));
         let perf = b"gzip 7 [000] 1.5: 5025125 cpu-clock:ppp:\n\t46a0 [unknown] (/usr/bin/gzip)\n";
         assert_eq!(worker_format("out.txt", perf), Some("perf"));
         assert_eq!(

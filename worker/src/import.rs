@@ -1,11 +1,13 @@
 //! Files other profilers wrote, opened in the viewer: pprof (`.pb.gz`, `.pprof`; gunzipped
-//! with the browser's `DecompressionStream`, bounded) and `perf script` text, read with the
+//! with the browser's `DecompressionStream`, bounded), JFR recordings (`.jfr`, gzipped or not)
+//! and `perf script` text, read with the
 //! model's readers into the profile to show and the event type its values are; and the other
 //! way, the profile on screen written as pprof (the page sends its folded stacks).
 
 use embers_model::contract::event::quantity;
 use embers_model::export::pprof::{to_pprof, PprofMeta};
 use embers_model::wire::folded::parse_folded;
+use embers_model::wire::jfr;
 use embers_model::wire::perf::parse_perf_script;
 use embers_model::wire::pprof::{is_gzip, read_profile};
 use embers_model::Profile;
@@ -46,7 +48,7 @@ pub struct Imported {
     pub notice: String,
 }
 
-/// Reads `bytes` (already gunzipped) as `format` (`pprof` or `perf`), naming the root after
+/// Reads `bytes` (already gunzipped) as `format` (`pprof`, `jfr` or `perf`), naming the root after
 /// `name` where the file does not say.
 pub fn read(format: &str, name: &str, bytes: &[u8]) -> Result<Imported, String> {
     match format {
@@ -72,8 +74,33 @@ pub fn read(format: &str, name: &str, bytes: &[u8]) -> Result<Imported, String> 
                 ),
             })
         }
+        "jfr" => read_jfr(name, bytes),
         other => Err(format!("unknown file format {other}")),
     }
+}
+
+/// A recording's CPU samples when it has them, else its first event type (`embers-server
+/// import` stores every one).
+fn read_jfr(name: &str, bytes: &[u8]) -> Result<Imported, String> {
+    let recording = jfr::read(bytes, name).map_err(|e| e.to_string())?;
+    let kinds = recording.profiles.len();
+    let shown = recording
+        .profiles
+        .into_iter()
+        .min_by_key(|p| p.event_type != "cpu")
+        .ok_or("the recording has no CPU, allocation or lock events")?;
+    Ok(Imported {
+        profile: Profile::from_table(shown.table),
+        event_type: shown.event_type.to_owned(),
+        // Short: it is the status line. The other event types are what import stores.
+        notice: match kinds {
+            1 => format!("JFR {}", shown.event_type),
+            n => format!(
+                "JFR {}, one of {n} event types in the file",
+                shown.event_type
+            ),
+        },
+    })
 }
 
 /// The format of a request that asks for pprof of folded stacks (the page's *Export → pprof*):

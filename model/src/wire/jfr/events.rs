@@ -72,8 +72,8 @@ fn output(event_type: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// The classes of a chunk that are read, by id.
-pub fn kinds(types: &Types) -> FxHashMap<i64, Kind> {
+/// The classes of a chunk that are read, with their ids (a handful: a list, not a map).
+pub fn kinds(types: &Types) -> Vec<(i64, Kind)> {
     types
         .classes
         .iter()
@@ -86,13 +86,18 @@ pub fn kinds(types: &Types) -> FxHashMap<i64, Kind> {
         .collect()
 }
 
+/// What class `class` is read as, if it is read.
+pub fn kind_of(kinds: &[(i64, Kind)], class: i64) -> Option<Kind> {
+    kinds.iter().find(|(id, _)| *id == class).map(|&(_, k)| k)
+}
+
 /// A pooled stack trace and thread (`None` when an event has none).
 type Key = (Option<i64>, Option<i64>);
 
 /// One chunk's values, summed per event type, stack and thread.
 pub struct ChunkSums<'c> {
     chunk: &'c Chunk,
-    kinds: FxHashMap<i64, Kind>,
+    kinds: &'c [(i64, Kind)],
     ticks_per_second: i64,
     /// async-profiler's `event` setting: what its execution samples measure. Written in the
     /// first chunk only, so it carries over from chunk to chunk.
@@ -104,7 +109,7 @@ impl<'c> ChunkSums<'c> {
     /// The sums of `chunk`, whose execution samples are `mode` unless it says otherwise.
     pub fn new(
         chunk: &'c Chunk,
-        kinds: FxHashMap<i64, Kind>,
+        kinds: &'c [(i64, Kind)],
         ticks_per_second: i64,
         mode: Option<String>,
     ) -> Self {
@@ -120,7 +125,7 @@ impl<'c> ChunkSums<'c> {
     /// Adds one event of class `class`.
     pub fn add(&mut self, class: i64, v: &Value) -> Result<(), JfrError> {
         let c = self.chunk;
-        let Some(&kind) = self.kinds.get(&class) else {
+        let Some(kind) = kind_of(self.kinds, class) else {
             return Ok(());
         };
         let int = |name: &str| c.int(v, name).unwrap_or(0).max(0) as u64;
@@ -236,30 +241,35 @@ impl Builder {
     pub fn add(&mut self, sums: ChunkSums<'_>) -> Result<(), JfrError> {
         let c = sums.chunk;
         self.mode.clone_from(&sums.mode);
-        let mut stacks: FxHashMap<i64, Vec<String>> = FxHashMap::default();
-        let mut threads: FxHashMap<i64, Option<String>> = FxHashMap::default();
-        let none = Vec::new();
+        let stack_class = c.types.id_of("jdk.types.StackTrace").unwrap_or(-1);
+        let thread_class = c.types.id_of("java.lang.Thread").unwrap_or(-2);
+        // Frames of pooled stacks and threads (a thread's is its one `[t]` frame, or none
+        // for JFR's null thread), by class and key: one map for both keeps the viewer's
+        // worker smaller than two.
+        let mut names: FxHashMap<(i64, i64), Vec<String>> = FxHashMap::default();
         for (o, sum) in sums.sums.iter().enumerate() {
             for (&(stack, thread), &value) in sum.iter().filter(|(_, &v)| v > 0) {
-                let thread = thread.and_then(|t| {
-                    threads
-                        .entry(t)
-                        .or_insert_with(|| thread_name(c, t))
-                        .clone()
-                });
-                let frames: &Vec<String> = match stack {
-                    Some(s) => stacks.entry(s).or_insert_with(|| {
-                        c.pools
-                            .get(&(stack_class(c), s))
-                            .map_or_else(Vec::new, |v| stack_frames(c, v))
-                    }),
-                    None => &none,
+                let keys = [
+                    thread.map(|t| (thread_class, t)),
+                    stack.map(|s| (stack_class, s)),
+                ];
+                for key @ (class, _) in keys.into_iter().flatten() {
+                    names.entry(key).or_insert_with(|| match c.pools.get(&key) {
+                        Some(v) if class == thread_class => vec![thread_frame(c, v)],
+                        Some(v) => stack_frames(c, v),
+                        None => Vec::new(),
+                    });
+                }
+                let of = |key: Option<(i64, i64)>| {
+                    key.and_then(|k| names.get(&k))
+                        .map_or(&[][..], Vec::as_slice)
                 };
+                let (thread, frames) = (of(keys[0]), of(keys[1]));
                 // An event with neither (a JVM-internal allocation) still counts somewhere.
-                let unknown = (thread.is_none() && frames.is_empty()).then_some("[unknown]");
+                let unknown = (thread.is_empty() && frames.is_empty()).then_some("[unknown]");
                 let names = thread
                     .iter()
-                    .chain(frames.iter())
+                    .chain(frames)
                     .map(String::as_str)
                     .chain(unknown);
                 let max_nodes = self.max_nodes;
@@ -292,16 +302,6 @@ impl Builder {
             start_nanos: self.start_nanos,
         }
     }
-}
-
-fn stack_class(c: &Chunk) -> i64 {
-    c.types.id_of("jdk.types.StackTrace").unwrap_or(-1)
-}
-
-/// The thread frame of a pooled thread; `None` for key 0 (JFR's null) and keys not pooled.
-fn thread_name(c: &Chunk, key: i64) -> Option<String> {
-    let class = c.types.id_of("java.lang.Thread")?;
-    c.pools.get(&(class, key)).map(|t| thread_frame(c, t))
 }
 
 impl Tree {
