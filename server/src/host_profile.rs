@@ -28,6 +28,10 @@ pub struct HostProfileArgs {
     /// With --profile-host: also record off-CPU time.
     #[arg(long)]
     pub profile_host_off_cpu: bool,
+    /// With --profile-host: give kernel threads (kworker, ksoftirqd, ...) graphs of their own
+    /// too; by default they are only in `Total`, each being a process of its own.
+    #[arg(long)]
+    pub profile_host_kernel_threads: bool,
 }
 
 /// The collector as `/healthz` shows it (member `collector`, only with `--profile-host`):
@@ -183,6 +187,7 @@ fn run(
     let options = embers_agent::Options {
         interval: args.profile_host_interval,
         off_cpu: args.profile_host_off_cpu,
+        include_kernel_threads: args.profile_host_kernel_threads,
         ..embers_agent::Options::default()
     };
     let status = HostStatus::new("running", None);

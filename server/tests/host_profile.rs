@@ -308,6 +308,7 @@ async fn profile_host_writes_straight_to_the_store() {
         profile_host: true,
         profile_host_interval: Duration::from_secs(1),
         profile_host_off_cpu: true,
+        profile_host_kernel_threads: false,
     };
     let start = now() - 1;
     let profiler = host_profile::start(&args, store.clone(), Default::default())

@@ -12,7 +12,8 @@
 //!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
 //!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
 //!               [limits] [--retention 72h] [--synchronous normal|full]
-//!               [--profile-host [--profile-host-interval 10s] [--profile-host-off-cpu]]
+//!               [--profile-host [--profile-host-interval 10s] [--profile-host-off-cpu]
+//!                [--profile-host-kernel-threads]]
 //!               [--header-read-timeout 10s] [--idle-timeout 60s] [--max-connections 1024]
 //! embers-server mcp [--db PATH | --clickhouse-url URL...] [--upstream URL] [limits]
 //! embers-server import [--format auto|folded|pprof|perf|jfr] [--app-service NAME] [--db PATH]

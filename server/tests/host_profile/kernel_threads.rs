@@ -1,13 +1,18 @@
 //! Kernel threads in a real run: which processes of this machine are kernel threads (the
 //! `PF_KTHREAD` flag in `/proc/<pid>/stat`), found in `Total` as `[p] <name>`, to check that none
-//! of them got a per-process graph (they are left out unless `--include-kernel-threads`).
+//! of them got a per-process graph (they are left out unless `--include-kernel-threads`, or
+//! `serve --profile-host-kernel-threads`, with which they get graphs).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use embers_server::host_profile::{self, HostProfileArgs};
+use embers_server::store::Store;
 use serde_json::json;
 
-use super::graph_of;
-use crate::common::TestServer;
+use super::{allowed, graph_of, SERIAL};
+use crate::common::{TempDb, TestServer};
 
 const PF_KTHREAD: u64 = 0x0020_0000;
 
@@ -78,6 +83,55 @@ pub async fn check_no_services(server: &TestServer, range: (i64, i64), must_see:
         kernel_services.is_empty(),
         "kernel threads got per-process graphs: {kernel_services:?} (in Total: {seen:?})"
     );
+}
+
+/// `serve --profile-host --profile-host-kernel-threads`: a kernel thread gets a graph of its
+/// own (at 997 Hz on every CPU some kernel thread runs within seconds).
+#[tokio::test(flavor = "multi_thread")]
+async fn serve_can_give_kernel_threads_graphs() {
+    let _one = SERIAL.lock().await;
+    if !allowed() {
+        return;
+    }
+    let db = TempDb::new();
+    let store = Arc::new(Store::open(&db.path()).expect("store"));
+    let args = HostProfileArgs {
+        profile_host: true,
+        profile_host_interval: Duration::from_secs(1),
+        profile_host_off_cpu: false,
+        profile_host_kernel_threads: true,
+    };
+    let start = super::now() - 1;
+    let profiler = host_profile::start(&args, store.clone(), Default::default())
+        .expect("starts")
+        .expect("asked for");
+    let server = TestServer::start_over(store, db.dir.path().join("no-viewer"), |_| {}).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let found = loop {
+        let body = json!({"time_start": start, "time_end": super::now() + 1});
+        let services = crate::common::ok(&server, "/v1/profile/services", body).await;
+        let kernel = now();
+        let rows = services["result"]["values"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let found: Vec<String> = rows
+            .iter()
+            .filter_map(|r| r[0].as_str())
+            .filter(|s| is_one(s, &kernel))
+            .map(str::to_owned)
+            .collect();
+        if !found.is_empty() || Instant::now() > deadline {
+            break found;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    drop(profiler);
+    assert!(
+        !found.is_empty(),
+        "no kernel thread got a graph within 20 s"
+    );
+    server.stop().await;
 }
 
 #[test]
