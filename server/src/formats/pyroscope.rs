@@ -22,15 +22,15 @@
 //!   `sample_type_config` (JSON); or JFR, part `jfr` (gzipped or not; the agent's `labels`
 //!   part is not read).
 
-use embers_model::contract::event::{language_of_spy, unit_of, Quantity, SDK_EVENT_TYPES};
+use embers_model::contract::event::{language_of_spy, Quantity, SDK_EVENT_TYPES};
 use embers_model::wire::jfr;
 use embers_model::wire::pprof::sample_types::SampleTypeConfig;
 
 use super::labels::{tags_of, Labeled};
 use super::pprof::Selection;
-use super::{batch_of, gzip, FormatError};
+use super::{gzip, FormatError};
 use crate::limits::StackLimits;
-use crate::store::{Batch, BatchMeta};
+use crate::store::Batch;
 
 /// A text or binary format of the body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -279,12 +279,12 @@ pub fn batches(
                     time: params.time.unwrap_or_else(super::now_seconds),
                     tags: &tags,
                 };
-                super::perf::batches(text(bytes)?, &target, limits)?
+                super::perf::batches(text::utf8(bytes)?, &target, limits)?
             }
-            text_format => vec![text_batch(
+            text_format => vec![text::batch(
                 params,
                 text_format,
-                text(bytes)?,
+                text::utf8(bytes)?,
                 &tags,
                 limits,
             )?],
@@ -319,65 +319,6 @@ fn jfr_ingest(
     })
 }
 
-fn text(bytes: &[u8]) -> Result<&str, FormatError> {
-    std::str::from_utf8(bytes)
-        .map_err(|e| FormatError::invalid(format!("the body is not UTF-8 text: {e}")))
-}
-
-/// A `folded` or `lines` body as one batch.
-fn text_batch(
-    params: &Params,
-    format: Format,
-    text: &str,
-    tags: &crate::store::Tags,
-    limits: &StackLimits,
-) -> Result<Batch, FormatError> {
-    let stacks: Vec<(String, u64)> = if format == Format::Lines {
-        let mut counts: std::collections::BTreeMap<&str, u64> = Default::default();
-        for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-            *counts.entry(line).or_insert(0) += 1;
-        }
-        counts.into_iter().map(|(s, n)| (s.to_owned(), n)).collect()
-    } else {
-        crate::input::parse_samples(text, 1, limits)
-            .map_err(|e| FormatError::invalid(e.to_string()))?
-            .into_iter()
-            .map(|s| (s.stack, s.value))
-            .collect()
-    };
-    let ebpf = params.language.as_deref() == Some("eBPF");
-    let event = match (&params.suffix_event, ebpf) {
-        (Some(e), false) => e.clone(),
-        (Some(e), true) if e != "cpu" => e.clone(),
-        (_, true) => "on-cpu".to_owned(),
-        (None, false) => "cpu".to_owned(),
-    };
-    // eBPF samples become the CPU time they stand for (DeepFlow's agent stores microseconds).
-    let per_sample = ebpf.then(|| 1_000_000 / params.sample_rate.unwrap_or(100).max(1));
-    let stacks = stacks
-        .into_iter()
-        .map(|(s, v)| (s, per_sample.map_or(v, |us| v.saturating_mul(us))));
-    let meta = BatchMeta {
-        app_service: params.app.clone(),
-        language: params
-            .language
-            .clone()
-            .unwrap_or_else(|| "unknown".to_owned()),
-        unit: match (&params.units, ebpf) {
-            (Some(u), false) => u.clone(),
-            _ => unit_of(&event).to_owned(),
-        },
-        event_type: event,
-        tags: tags.clone(),
-    };
-    batch_of(
-        meta,
-        stacks,
-        params.time.unwrap_or_else(super::now_seconds),
-        limits,
-    )
-}
-
 /// The Unix seconds of parameter `key`'s value `v`.
 fn time_param(key: &str, v: &str) -> Result<i64, FormatError> {
     v.trim()
@@ -404,6 +345,8 @@ fn unix_seconds(t: i64) -> i64 {
         t => t,
     }
 }
+
+mod text;
 
 #[cfg(test)]
 mod tests;
