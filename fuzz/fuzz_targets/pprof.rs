@@ -57,20 +57,7 @@ fn service(data: &[u8]) {
     let Ok(stored) = batches(data, None, &target, &LIMITS) else {
         return;
     };
-    for batch in &stored {
-        for s in &batch.samples {
-            assert!(
-                i64::try_from(s.value).is_ok() && s.value > 0,
-                "value {}",
-                s.value
-            );
-            let frames: Vec<&str> = s.stack.split(';').collect();
-            assert!(frames.len() <= LIMITS.max_frames, "too deep: {}", s.stack);
-            assert!(frames
-                .iter()
-                .all(|f| !f.is_empty() && f.len() <= LIMITS.max_frame_bytes));
-        }
-    }
+    check::stored_in_range(&stored, &LIMITS);
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -136,3 +136,29 @@ pub fn show(label: &str, bytes: &[u8]) {
         eprintln!("{label}: {}", String::from_utf8_lossy(bytes).escape_debug());
     }
 }
+
+/// What a format adapter stored is in range: values in `1..=i64::MAX`, stacks within `limits`
+/// and without empty frames (the pprof and JFR targets).
+pub fn stored_in_range(
+    batches: &[embers_server::store::Batch],
+    limits: &embers_server::limits::StackLimits,
+) {
+    for batch in batches {
+        for s in &batch.samples {
+            assert!(
+                i64::try_from(s.value).is_ok() && s.value > 0,
+                "value {}",
+                s.value
+            );
+            let frames: Vec<&str> = s.stack.split(';').collect();
+            assert!(frames.len() <= limits.max_frames, "too deep: {}", s.stack);
+            assert!(
+                frames
+                    .iter()
+                    .all(|f| !f.is_empty() && f.len() <= limits.max_frame_bytes),
+                "a frame empty or too long: {}",
+                s.stack
+            );
+        }
+    }
+}
