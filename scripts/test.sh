@@ -15,8 +15,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-# A test run builds from cold, so incremental state and full debug info only cost disk: a run
-# took 12 GB with them and a CI machine once ran out. Line tables keep backtraces readable.
+# A test run builds from cold, so incremental state and full debug info only cost disk (a CI
+# machine once ran out; a cold run now peaks at 10 GB, see docs/development.md). Line tables
+# keep backtraces readable.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 export CARGO_PROFILE_DEV_DEBUG="${CARGO_PROFILE_DEV_DEBUG:-line-tables-only}"
 export CARGO_PROFILE_TEST_DEBUG="${CARGO_PROFILE_TEST_DEBUG:-line-tables-only}"
