@@ -87,6 +87,41 @@ fn the_workloads_known_shares_show() {
 }
 
 #[test]
+fn read_by_the_second_the_same_samples_keep_their_course() {
+    let bytes = recording();
+    let whole = jfr::read(&bytes, "workload").expect("read");
+    let by_second = jfr::read_in_buckets(&bytes, "workload", 1).expect("read");
+    let start = whole.start_nanos.expect("start") / 1_000_000_000;
+    // The 4-second run: CPU samples in at least four different seconds, all within it.
+    let cpu_seconds: Vec<i64> = by_second
+        .profiles
+        .iter()
+        .filter(|p| p.event_type == "cpu")
+        .filter_map(|p| p.time)
+        .collect();
+    assert!(cpu_seconds.len() >= 4, "{cpu_seconds:?}");
+    assert!(
+        cpu_seconds.iter().all(|t| (start..start + 8).contains(t)),
+        "{cpu_seconds:?} from {start}"
+    );
+    // Summed over the seconds, every event type's stacks are the whole recording's.
+    let mut summed: std::collections::BTreeMap<String, u64> = Default::default();
+    for p in &by_second.profiles {
+        for (stack, v) in stacks(&p.table, &BOUNDS).expect("stacks") {
+            *summed
+                .entry(format!("{}\t{stack}", p.event_type))
+                .or_default() += v;
+        }
+    }
+    let summed: Vec<String> = summed
+        .into_iter()
+        .map(|(k, v)| format!("{k}\t{v}"))
+        .collect();
+    assert_eq!(summed, lines(&whole));
+    assert!(whole.profiles.iter().all(|p| p.time.is_none()));
+}
+
+#[test]
 fn damaged_recordings_are_refused_saying_why() {
     let good = recording();
     let err = |bytes: &[u8]| jfr::read(bytes, "x").expect_err("refused").to_string();

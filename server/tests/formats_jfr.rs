@@ -42,10 +42,19 @@ fn expected(app: &str, event_type: &str) -> BTreeSet<String> {
 }
 
 async fn stored(server: &TestServer, app: &str, event_type: &str, t: i64) -> BTreeSet<String> {
+    stored_in(server, app, event_type, (t - 60, t + 60)).await
+}
+
+async fn stored_in(
+    server: &TestServer,
+    app: &str,
+    event_type: &str,
+    (start, end): (i64, i64),
+) -> BTreeSet<String> {
     let (status, envelope) = server
         .query(&json!({
             "app_service": app, "profile_language_type": "Java",
-            "profile_event_type": event_type, "time_start": t - 60, "time_end": t + 60,
+            "profile_event_type": event_type, "time_start": start, "time_end": end,
         }))
         .await;
     assert_eq!(status, 200, "{envelope}");
@@ -67,7 +76,12 @@ async fn a_recording_gives_the_jdks_stacks_through_every_way_in() {
         "jfr-cli".as_ref(),
         file.as_os_str(),
     ]);
-    assert!(out.contains("in 8 batches"), "{out}");
+    // No --time: each sample at its own second, a batch per event type and second.
+    let batches: usize = out
+        .rsplit_once(" in ")
+        .and_then(|(_, n)| n.split(' ').next()?.parse().ok())
+        .expect("a batch count");
+    assert!(batches >= 8 * 4, "{out}");
     let server = TestServer::start(&db.path()).await;
     let url = |app: &str, format: &str| {
         format!(
@@ -122,6 +136,22 @@ async fn a_recording_gives_the_jdks_stacks_through_every_way_in() {
             assert_eq!(got, expected(app, event_type), "{app} {event_type}");
         }
     }
+    // Imported, the samples keep their course: one second of the 4-second run holds some of
+    // them, not all (time ranges include both ends; sent with `from`, every sample is there).
+    let samples_in = |lines: &BTreeSet<String>| -> u64 {
+        lines
+            .iter()
+            .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
+            .sum()
+    };
+    let all = samples_in(&stored(&server, "jfr-cli", "cpu", t).await);
+    let second = samples_in(&stored_in(&server, "jfr-cli", "cpu", (t + 2, t + 2)).await);
+    assert!(
+        second > 0 && second < all / 2,
+        "{second} of {all} samples in one second"
+    );
+    let at_from = samples_in(&stored_in(&server, "jfr-agent", "cpu", (t, t)).await);
+    assert_eq!(at_from, all);
     // The workload's main thread: Workload.hot about twice Workload.warm.
     let cpu = stored(&server, "jfr-agent", "cpu", t).await;
     let samples = |f: &str| -> u64 {

@@ -73,7 +73,8 @@ pub struct ImportArgs {
     /// file can take; the service's own limit is --max-ingest-bytes).
     #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
     pub max_file_bytes: usize,
-    /// Unix seconds of every sample [default: now; pprof: the profile's own time].
+    /// Unix seconds of every sample [default: now; pprof: the profile's own time; JFR: each
+    /// sample's own second].
     #[arg(long)]
     pub time: Option<i64>,
     /// A tag, NAME=VALUE (repeatable), e.g. --tag host=node-a --tag k8s.label.app=web.

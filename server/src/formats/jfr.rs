@@ -2,6 +2,10 @@
 //! ([`embers_model::wire::jfr`] reads it: CPU samples, allocations, lock contention), under the
 //! app the sender names, language `Java` unless it says otherwise. What the JDK's recorder,
 //! async-profiler and Pyroscope's Java agent (`/ingest?format=jfr`) write.
+//!
+//! Where the sender gives a time (Pyroscope's `from`, `import --time`) every sample goes there,
+//! as DeepFlow stores them; else each goes at the second it was recorded (one batch per event
+//! type and second), so that a long recording keeps its course on the timeline.
 
 use embers_model::contract::event::unit_of;
 use embers_model::wire::jfr;
@@ -18,7 +22,7 @@ pub struct Target<'a> {
     pub app_service: &'a str,
     /// `profile_language_type` [default: `Java`].
     pub language: Option<&'a str>,
-    /// Unix seconds of every sample; else when the recording began, else now.
+    /// Unix seconds of every sample; else each sample's own second.
     pub time: Option<i64>,
     /// Tags of every batch.
     pub tags: &'a Tags,
@@ -41,18 +45,17 @@ pub fn batches(
     target: &Target<'_>,
     limits: &StackLimits,
 ) -> Result<Vec<Batch>, FormatError> {
-    let recording = jfr::read(bytes, target.app_service)?;
+    let recording = match target.time {
+        Some(_) => jfr::read(bytes, target.app_service)?,
+        None => jfr::read_in_buckets(bytes, target.app_service, 1)?,
+    };
     if recording.profiles.is_empty() {
         return Err(FormatError::invalid(
             "the recording has no events Embers reads (jdk.ExecutionSample, allocation or lock \
              events); record with profiling on, e.g. -XX:StartFlightRecording=settings=profile",
         ));
     }
-    let time = target.time.unwrap_or_else(|| {
-        recording
-            .start_nanos
-            .map_or_else(super::now_seconds, |ns| ns.div_euclid(1_000_000_000))
-    });
+
     let bounds = StackBounds {
         max_frames: limits.max_frames,
         max_frame_bytes: limits.max_frame_bytes,
@@ -70,6 +73,7 @@ pub fn batches(
                 tags: target.tags.clone(),
             };
             let stacks = stacks(&p.table, &bounds).map_err(FormatError::from)?;
+            let time = target.time.or(p.time).unwrap_or_else(super::now_seconds);
             batch_of(meta, stacks, time, limits)
         })
         .collect()

@@ -16,11 +16,11 @@
 use rustc_hash::FxHashMap;
 
 use super::names::{stack_frames, thread_frame};
+use super::tree::{Nodes, Tree};
 use super::types::Types;
 use super::values::{Chunk, Value};
 use super::JfrError;
-use crate::tree::table::{NodeTable, NO_PARENT};
-use crate::wire::pprof::fold::max_nodes;
+use crate::tree::table::NodeTable;
 
 /// What an event class is read as.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,14 +91,39 @@ pub fn kind_of(kinds: &[(i64, Kind)], class: i64) -> Option<Kind> {
     kinds.iter().find(|(id, _)| *id == class).map(|&(_, k)| k)
 }
 
-/// A pooled stack trace and thread (`None` when an event has none).
-type Key = (Option<i64>, Option<i64>);
+/// A pooled stack trace and thread (`None` when an event has none), and the event's time
+/// bucket ([`Clock::bucket`]).
+type Key = (Option<i64>, Option<i64>, i64);
+
+/// A chunk's time: its ticks as Unix seconds, cut into buckets when asked.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    pub start_nanos: i64,
+    pub start_ticks: i64,
+    pub ticks_per_second: i64,
+    /// Seconds per bucket; `None` puts every event in one (bucket 0).
+    pub bucket: Option<i64>,
+}
+
+impl Clock {
+    /// The bucket of an event at `ticks`: the Unix second its bucket starts at.
+    fn bucket(&self, ticks: i64) -> i64 {
+        let Some(size) = self.bucket.filter(|&s| s > 0) else {
+            return 0;
+        };
+        let since = i128::from(ticks) - i128::from(self.start_ticks);
+        let nanos = i128::from(self.start_nanos)
+            + since * 1_000_000_000 / i128::from(self.ticks_per_second.max(1));
+        let seconds = i64::try_from(nanos.div_euclid(1_000_000_000)).unwrap_or(0);
+        seconds - seconds.rem_euclid(size)
+    }
+}
 
 /// One chunk's values, summed per event type, stack and thread.
 pub struct ChunkSums<'c> {
     chunk: &'c Chunk,
     kinds: &'c [(i64, Kind)],
-    ticks_per_second: i64,
+    clock: Clock,
     /// async-profiler's `event` setting: what its execution samples measure. Written in the
     /// first chunk only, so it carries over from chunk to chunk.
     mode: Option<String>,
@@ -110,13 +135,13 @@ impl<'c> ChunkSums<'c> {
     pub fn new(
         chunk: &'c Chunk,
         kinds: &'c [(i64, Kind)],
-        ticks_per_second: i64,
+        clock: Clock,
         mode: Option<String>,
     ) -> Self {
         ChunkSums {
             chunk,
             kinds,
-            ticks_per_second,
+            clock,
             mode,
             sums: vec![FxHashMap::default(); EVENT_TYPES.len()],
         }
@@ -155,7 +180,12 @@ impl<'c> ChunkSums<'c> {
             Kind::AllocSample => ("alloc_space", [int("weight"), 0]),
             Kind::Lock => ("lock_count", [1, self.nanoseconds(int("duration"))]),
         };
-        let key = (self.key(v, "stackTrace"), self.key_of_thread(v));
+        let at = c.int(v, "startTime").unwrap_or(self.clock.start_ticks);
+        let key = (
+            self.key(v, "stackTrace"),
+            self.key_of_thread(v),
+            self.clock.bucket(at),
+        );
         let at = output(first);
         // Kinds with two values put the second in the event type after the first.
         let pairs = [(at, values[0]), (at + 1, values[1])];
@@ -174,7 +204,7 @@ impl<'c> ChunkSums<'c> {
     }
 
     fn nanoseconds(&self, ticks: u64) -> u64 {
-        let ns = u128::from(ticks) * 1_000_000_000 / self.ticks_per_second as u128;
+        let ns = u128::from(ticks) * 1_000_000_000 / self.clock.ticks_per_second.max(1) as u128;
         u64::try_from(ns).unwrap_or(u64::MAX)
     }
 
@@ -195,14 +225,16 @@ impl<'c> ChunkSums<'c> {
     }
 }
 
-/// The tree of one event type.
+/// The tree of one event type (over one time bucket, when read in buckets).
 #[derive(Clone, Debug)]
 pub struct JfrProfile {
     pub event_type: &'static str,
+    /// The Unix second its bucket starts at; `None` when not read in buckets.
+    pub time: Option<i64>,
     pub table: NodeTable,
 }
 
-/// A recording's trees, one per event type that has values.
+/// A recording's trees, one per event type that has values (and time bucket, when asked).
 #[derive(Clone, Debug, Default)]
 pub struct Recording {
     pub profiles: Vec<JfrProfile>,
@@ -210,28 +242,28 @@ pub struct Recording {
     pub start_nanos: Option<i64>,
 }
 
-/// One event type's tree as it grows.
-struct Tree {
-    table: NodeTable,
-    children: FxHashMap<(u32, u32), u32>,
-}
-
 /// The trees of a recording as its chunks are read.
 pub struct Builder {
     root: String,
-    trees: Vec<Option<Tree>>,
-    max_nodes: usize,
+    trees: Vec<Tree>,
+    /// Where the tree of an event type (its index in [`EVENT_TYPES`]) and bucket is.
+    index: FxHashMap<(usize, i64), usize>,
+    /// Whether trees are per time bucket.
+    bucketed: bool,
+    nodes: Nodes,
     pub start_nanos: Option<i64>,
     /// The `event` setting of the chunks read so far ([`ChunkSums`]).
     pub mode: Option<String>,
 }
 
 impl Builder {
-    pub fn new(root: &str, input_len: usize) -> Self {
+    pub fn new(root: &str, input_len: usize, bucketed: bool) -> Self {
         Builder {
             root: root.to_owned(),
-            trees: (0..EVENT_TYPES.len()).map(|_| None).collect(),
-            max_nodes: max_nodes(input_len),
+            trees: Vec::new(),
+            index: FxHashMap::default(),
+            bucketed,
+            nodes: Nodes::for_input(input_len),
             start_nanos: None,
             mode: None,
         }
@@ -248,7 +280,7 @@ impl Builder {
         // worker smaller than two.
         let mut names: FxHashMap<(i64, i64), Vec<String>> = FxHashMap::default();
         for (o, sum) in sums.sums.iter().enumerate() {
-            for (&(stack, thread), &value) in sum.iter().filter(|(_, &v)| v > 0) {
+            for (&(stack, thread, bucket), &value) in sum.iter().filter(|(_, &v)| v > 0) {
                 let keys = [
                     thread.map(|t| (thread_class, t)),
                     stack.map(|s| (stack_class, s)),
@@ -272,81 +304,40 @@ impl Builder {
                     .chain(frames)
                     .map(String::as_str)
                     .chain(unknown);
-                let max_nodes = self.max_nodes;
-                self.tree(o).add(names, value, max_nodes)?;
+                let (tree, nodes) = self.tree(o, bucket)?;
+                tree.add(names, value, nodes)?;
             }
         }
         Ok(())
     }
 
-    fn tree(&mut self, o: usize) -> &mut Tree {
-        let root = &self.root;
-        self.trees[o].get_or_insert_with(|| Tree::new(root))
+    /// The tree of `event` and `bucket` (made on first use, its root a node of the budget),
+    /// with the budget.
+    fn tree(&mut self, event: usize, bucket: i64) -> Result<(&mut Tree, &mut Nodes), JfrError> {
+        let next = self.trees.len();
+        let at = *self.index.entry((event, bucket)).or_insert(next);
+        if at == next {
+            self.nodes.take()?;
+            let time = self.bucketed.then_some(bucket);
+            self.trees.push(Tree::new(&self.root, event, time));
+        }
+        Ok((&mut self.trees[at], &mut self.nodes))
     }
 
-    /// The trees, in [`EVENT_TYPES`] order.
+    /// The trees, each event type's in the order first met.
     pub fn finish(self) -> Recording {
         let profiles = self
             .trees
             .into_iter()
-            .zip(EVENT_TYPES)
-            .filter_map(|(t, event_type)| {
-                t.map(|t| JfrProfile {
-                    event_type,
-                    table: t.table,
-                })
+            .map(|t| JfrProfile {
+                event_type: EVENT_TYPES[t.event],
+                time: t.time,
+                table: t.table,
             })
             .collect();
         Recording {
             profiles,
             start_nanos: self.start_nanos,
         }
-    }
-}
-
-impl Tree {
-    fn new(root: &str) -> Self {
-        let mut table = NodeTable {
-            derive_totals: true,
-            ..NodeTable::default()
-        };
-        let f = table.functions.intern(root);
-        table.push(f, NO_PARENT, 0, 0);
-        Tree {
-            table,
-            children: FxHashMap::default(),
-        }
-    }
-
-    fn add<'n>(
-        &mut self,
-        names: impl Iterator<Item = &'n str>,
-        value: u64,
-        max_nodes: usize,
-    ) -> Result<(), JfrError> {
-        let mut at = 0u32;
-        for name in names {
-            let f = self.table.functions.intern(name);
-            at = match self.children.get(&(at, f)) {
-                Some(&child) => child,
-                None => {
-                    if self.table.len() >= max_nodes {
-                        return Err(JfrError::TooLarge(format!(
-                            "the recording folds into more than {max_nodes} nodes"
-                        )));
-                    }
-                    let row = self.table.len() as u32;
-                    self.table.push(f, at, 0, 0);
-                    self.children.insert((at, f), row);
-                    row
-                }
-            };
-        }
-        let cell = &mut self.table.self_value[at as usize];
-        *cell = i64::try_from(value)
-            .ok()
-            .and_then(|v| cell.checked_add(v))
-            .ok_or_else(|| JfrError::Invalid("values add up past i64::MAX".to_owned()))?;
-        Ok(())
     }
 }

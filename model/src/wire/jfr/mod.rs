@@ -16,6 +16,7 @@
 mod bytes;
 mod events;
 mod names;
+mod tree;
 mod types;
 mod values;
 
@@ -56,6 +57,7 @@ struct Header {
     size: usize,
     metadata_offset: usize,
     start_nanos: i64,
+    start_ticks: i64,
     ticks_per_second: i64,
     compressed: bool,
 }
@@ -79,7 +81,7 @@ fn header(b: &mut Bytes<'_>) -> Result<Header, JfrError> {
     let metadata_offset = b.fixed_i64()?;
     let start_nanos = b.fixed_i64()?;
     let _duration = b.fixed_i64()?;
-    let _start_ticks = b.fixed_i64()?;
+    let start_ticks = b.fixed_i64()?;
     let ticks_per_second = b.fixed_i64()?;
     let features = b.fixed_i32()?;
     // async-profiler leaves a chunk it has not finished claiming 1 GiB: only whole chunks.
@@ -105,6 +107,7 @@ fn header(b: &mut Bytes<'_>) -> Result<Header, JfrError> {
         size,
         metadata_offset,
         start_nanos,
+        start_ticks,
         ticks_per_second: ticks_per_second.max(1),
         compressed: features & 1 != 0,
     })
@@ -113,17 +116,27 @@ fn header(b: &mut Bytes<'_>) -> Result<Header, JfrError> {
 /// Reads every chunk of a recording into one tree per event type, each under a root named
 /// `root`.
 pub fn read(bytes: &[u8], root: &str) -> Result<Recording, JfrError> {
+    read_with(bytes, root, None)
+}
+
+/// Reads a recording into one tree per event type and time bucket of `seconds` (each
+/// profile's `time`), so that a long recording keeps its course over time.
+pub fn read_in_buckets(bytes: &[u8], root: &str, seconds: i64) -> Result<Recording, JfrError> {
+    read_with(bytes, root, Some(seconds.max(1)))
+}
+
+fn read_with(bytes: &[u8], root: &str, bucket: Option<i64>) -> Result<Recording, JfrError> {
     if !is_jfr(bytes) {
         return Err(JfrError::NotJfr);
     }
-    let mut recording = events::Builder::new(root, bytes.len());
+    let mut recording = events::Builder::new(root, bytes.len(), bucket.is_some());
     // A value per 8 bytes is far more than real recordings use (see the tests).
     let mut budget = Budget(bytes.len().saturating_mul(8).saturating_add(1 << 16));
     let mut at = 0;
     while at < bytes.len() {
         let h = header(&mut Bytes::new(bytes, at, false))?;
         let chunk = &bytes[at..at + h.size];
-        read_chunk(chunk, &h, &mut recording, &mut budget).map_err(|e| match e {
+        read_chunk(chunk, &h, bucket, &mut recording, &mut budget).map_err(|e| match e {
             JfrError::Truncated { what, offset } => JfrError::Truncated {
                 what,
                 offset: offset + at,
@@ -146,6 +159,7 @@ struct EventAt {
 fn read_chunk(
     chunk: &[u8],
     h: &Header,
+    bucket: Option<i64>,
     out: &mut events::Builder,
     budget: &mut Budget,
 ) -> Result<(), JfrError> {
@@ -181,7 +195,13 @@ fn read_chunk(
         |f: &&EventAt| events::kind_of(&kinds, f.class).is_some_and(|k| k.is_setting());
     let settings = found.iter().filter(is_setting);
     let ordered = settings.chain(found.iter().filter(|f| !is_setting(f)));
-    let mut sums = events::ChunkSums::new(&c, &kinds, h.ticks_per_second, out.mode.clone());
+    let clock = events::Clock {
+        start_nanos: h.start_nanos,
+        start_ticks: h.start_ticks,
+        ticks_per_second: h.ticks_per_second,
+        bucket,
+    };
+    let mut sums = events::ChunkSums::new(&c, &kinds, clock, out.mode.clone());
     for f in ordered {
         let mut d = values::Decoder {
             types: &c.types,

@@ -286,6 +286,33 @@ fn arrays_of_empty_values_cannot_expand_without_bound() {
 }
 
 #[test]
+fn a_deep_stack_in_many_seconds_cannot_fold_without_bound() {
+    // One stack of 2,000 frames, sampled in 200 different seconds: read by the second, that is
+    // 400,000 nodes from a file of a few KB.
+    let mut cp = W::new(true);
+    cp.long(1).long(0).long(0).long(0);
+    cp.out.push(0);
+    cp.int(4);
+    cp.long(SYMBOL).int(2).long(1).text("a/B").long(2).text("f");
+    cp.long(CLASS).int(1).long(1).long(1);
+    cp.long(METHOD).int(1).long(1).long(1).long(2);
+    cp.long(STACK).int(1).long(1).int(2000);
+    for _ in 0..2000 {
+        cp.long(1);
+    }
+    let mut events = vec![cp.out];
+    for second in 0..200 {
+        let mut e = W::new(true);
+        e.long(SAMPLE).long(second * 1_000_000_000).long(0).long(1);
+        events.push(e.out);
+    }
+    let file = chunk(true, &CLASSES, &events);
+    assert!(read(&file, "x").is_ok(), "read whole, it is one stack");
+    let err = read_in_buckets(&file, "x", 1).expect_err("refused");
+    assert!(matches!(err, JfrError::TooLarge(_)), "{err}");
+}
+
+#[test]
 fn a_class_that_contains_itself_is_refused() {
     let classes: [ClassDef<'_>; 2] = [
         ("Loop", 10, &[("next", 10, false, false)]),
