@@ -10,8 +10,9 @@
 //! | `jdk.ObjectAllocationSample` (the JDK's default since 16) | `alloc_space` | `weight` |
 //! | `jdk.JavaMonitorEnter`, `jdk.ThreadPark` | `lock_count`, `lock_duration` | 1, `duration` in nanoseconds |
 //!
-//! Each event's stack goes under its thread (`[t] name`). A chunk's sums are keyed by its
-//! pooled stack and thread, so each distinct pair is named once ([`super::names`]).
+//! Each event's stack goes under its thread (`[t] name`). A chunk's sums are keyed by pooled
+//! stack, thread and time bucket ([`Clock`]), so each distinct stack and thread is named once
+//! ([`super::names`]) however many events share it.
 
 use rustc_hash::FxHashMap;
 
