@@ -1,8 +1,8 @@
 //! JFR, the JDK Flight Recorder's format (what the JDK's own recorder, async-profiler and
 //! Pyroscope's Java agent write): bytes → chunks → each chunk's metadata (`types`) and
 //! constant pools (`values`) → its sampling events, folded into one call tree per event type
-//! (`events`), the same [`NodeTable`](crate::tree::table::NodeTable) the pprof reader gives, so the service stores them as
-//! it stores pprof.
+//! (`events`), the same [`NodeTable`](crate::tree::table::NodeTable) the pprof reader gives,
+//! so the service stores them as it stores pprof.
 //!
 //! Written for untrusted input instead of taking the `jfrs` crate (0.2.5, last released 2023),
 //! which loops forever on an event of size 0, allocates whatever size a file claims and
