@@ -60,24 +60,28 @@ impl<'a> Bytes<'a> {
         Ok(bytes)
     }
 
+    /// The next `N` bytes, for the fixed-size big-endian numbers.
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], JfrError> {
+        let mut out = [0; N];
+        out.copy_from_slice(self.take(N, what)?);
+        Ok(out)
+    }
+
     pub fn u8(&mut self) -> Result<u8, JfrError> {
         Ok(self.take(1, "a byte")?[0])
     }
 
     /// A big-endian `i64` whatever the integer encoding (the chunk header's fields).
     pub fn fixed_i64(&mut self) -> Result<i64, JfrError> {
-        let b = self.take(8, "a 64-bit number")?;
-        Ok(i64::from_be_bytes(b.try_into().unwrap_or([0; 8])))
+        Ok(i64::from_be_bytes(self.array("a 64-bit number")?))
     }
 
     pub fn fixed_i32(&mut self) -> Result<i32, JfrError> {
-        let b = self.take(4, "a 32-bit number")?;
-        Ok(i32::from_be_bytes(b.try_into().unwrap_or([0; 4])))
+        Ok(i32::from_be_bytes(self.array("a 32-bit number")?))
     }
 
     pub fn fixed_u16(&mut self) -> Result<u16, JfrError> {
-        let b = self.take(2, "a 16-bit number")?;
-        Ok(u16::from_be_bytes(b.try_into().unwrap_or([0; 2])))
+        Ok(u16::from_be_bytes(self.array("a 16-bit number")?))
     }
 
     /// A `long`: a varint of up to nine bytes (the ninth carries eight bits), or 8 bytes.
@@ -115,13 +119,11 @@ impl<'a> Bytes<'a> {
     }
 
     pub fn f32(&mut self) -> Result<f32, JfrError> {
-        let b = self.take(4, "a float")?;
-        Ok(f32::from_be_bytes(b.try_into().unwrap_or([0; 4])))
+        Ok(f32::from_be_bytes(self.array("a float")?))
     }
 
     pub fn f64(&mut self) -> Result<f64, JfrError> {
-        let b = self.take(8, "a double")?;
-        Ok(f64::from_be_bytes(b.try_into().unwrap_or([0; 8])))
+        Ok(f64::from_be_bytes(self.array("a double")?))
     }
 
     /// A count or length, checked against the bytes left: every item of a real recording

@@ -205,14 +205,13 @@ fn read_chunk(
     for f in ordered {
         let mut d = values::Decoder {
             types: &c.types,
-            budget: *budget,
+            budget: &mut *budget,
         };
         let v = d.value(
             &mut Bytes::new(&chunk[..f.end], f.start, h.compressed),
             f.class,
             0,
         )?;
-        *budget = d.budget;
         sums.add(f.class, &v)?;
     }
     out.add(sums)

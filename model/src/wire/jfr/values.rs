@@ -34,7 +34,7 @@ pub enum Value {
 }
 
 /// How many more values may be decoded.
-#[derive(Clone, Copy, Debug)]
+#[derive(Debug)]
 pub struct Budget(pub usize);
 
 impl Budget {
@@ -47,12 +47,13 @@ impl Budget {
 }
 
 /// Decodes values of the chunk's classes.
-pub struct Decoder<'t> {
+pub struct Decoder<'t, 'b> {
     pub types: &'t Types,
-    pub budget: Budget,
+    /// The recording's, spent by every value decoded.
+    pub budget: &'b mut Budget,
 }
 
-impl Decoder<'_> {
+impl Decoder<'_, '_> {
     /// A value of class `class`.
     pub fn value(
         &mut self,
@@ -138,7 +139,7 @@ impl Chunk {
         b.u8()?;
         let mut d = Decoder {
             types: &self.types,
-            budget: *budget,
+            budget,
         };
         let pools = b.count("a checkpoint's pool count")?;
         let mut entries = Vec::new();
@@ -150,7 +151,6 @@ impl Chunk {
                 entries.push(((class, key), d.value(b, class, 0)?));
             }
         }
-        *budget = d.budget;
         self.pools.extend(entries);
         Ok(())
     }
