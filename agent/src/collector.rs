@@ -113,6 +113,13 @@ impl Collector {
                 fold.add(&self.named(key, *value, &names, &intake.modules));
             }
         }
+        {
+            // Only now, with the window named: modules no known process maps may go.
+            let mut intake = self.intake.borrow_mut();
+            let mapped = intake.processes.module_ids();
+            let evicted = intake.modules.end_window(&mapped);
+            self.symbols.forget(&evicted);
+        }
         let batches = fold.batches(
             time,
             &self.tags,

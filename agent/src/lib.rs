@@ -14,6 +14,7 @@ pub mod bpf;
 pub mod cli;
 pub mod collector;
 pub mod error;
+pub mod files;
 pub mod frame;
 pub mod host;
 pub mod intake;

@@ -1,30 +1,45 @@
 //! What the collector reads from an ELF file: its build id, its loadable segments (to turn a
-//! mapping into a load bias) and the sections framehop unwinds with (`.eh_frame`,
-//! `.eh_frame_hdr`, `.text`, `.got`, `.debug_frame`). The file is memory-mapped and the section
-//! data handed out as views of that one mapping, so a library shared by every process is read
-//! once and only the pages an unwind touches are loaded.
+//! mapping into a load bias), the sections framehop unwinds with (`.eh_frame`, `.eh_frame_hdr`,
+//! `.debug_frame`; `.text` and `.got` only by address) and where its symbol tables are. The file
+//! belongs to whoever can write it, so nothing of it is memory-mapped (a file truncated under a
+//! mapping raises SIGBUS in the reader, and that kills the collector): headers are read through
+//! a cache of `pread`s, the unwind sections copied into memory, each at most
+//! [`MAX_SECTION_BYTES`]. A file cut short while being read is an error like any other.
 
 use std::fs::File;
 use std::ops::{Deref, Range};
+use std::os::unix::fs::FileExt;
 use std::rc::Rc;
 
 use framehop::ExplicitModuleSectionInfo;
-use memmap2::Mmap;
 use object::elf::PF_X;
-use object::{Object, ObjectSection, ObjectSegment, SegmentFlags};
+use object::read::elf::{ElfFile64, FileHeader};
+use object::{LittleEndian, Object, ObjectSection, ObjectSegment, ReadCache, SegmentFlags};
 
-/// A view of part of a mapped file (framehop's section data type).
-#[derive(Clone)]
-pub struct Bytes {
-    map: Rc<Mmap>,
-    range: Range<usize>,
+/// Largest unwind section copied (librustc_driver's `.eh_frame`, among the biggest met, is
+/// ~12 MiB); a module with a bigger one is named but not unwound through.
+pub const MAX_SECTION_BYTES: u64 = 64 << 20;
+/// Largest symbol tables (with their strings) kept for naming. Past it only the dynamic ones
+/// (`.dynsym`, exported functions) are, which are a fraction of that.
+pub const MAX_SYMBOL_BYTES: u64 = 128 << 20;
+
+/// Why a file is not an ELF file this collector can use.
+#[derive(Debug, thiserror::Error)]
+pub enum ElfError {
+    /// Not a 64-bit little-endian ELF file, or a malformed or truncated one.
+    #[error("not an ELF file this collector reads: {0}")]
+    Parse(#[from] object::Error),
 }
+
+/// A section's bytes, copied out of its file (framehop's section data type).
+#[derive(Clone)]
+pub struct Bytes(Rc<[u8]>);
 
 impl Deref for Bytes {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        self.map.get(self.range.clone()).unwrap_or(&[])
+        &self.0
     }
 }
 
@@ -54,6 +69,10 @@ pub struct Elf {
     pub build_id: Option<Vec<u8>>,
     /// Loadable segments.
     pub segments: Vec<Segment>,
+    /// The file's length when read.
+    pub file_len: u64,
+    /// File ranges a symbolizer needs: headers and symbol tables with their strings.
+    pub symbol_ranges: Vec<Range<u64>>,
     sections: [Option<Section>; 5],
 }
 
@@ -64,14 +83,14 @@ const SECTIONS: [&str; 5] = [
     ".got",
     ".debug_frame",
 ];
+/// Sections whose bytes are copied (the others are only needed by address).
+const COPIED: [bool; 5] = [true, true, false, false, true];
 
 impl Elf {
-    /// Map and read `file`; `None` when it is not an ELF file this collector can use.
-    pub fn read(file: &File) -> Result<Elf, String> {
-        // SAFETY: the mapping is read-only and private. A file truncated while mapped would
-        // fault on access; binaries are replaced by rename, not rewritten in place.
-        let map = Rc::new(unsafe { Mmap::map(file) }.map_err(|e| format!("cannot map: {e}"))?);
-        let obj = object::File::parse(&**map).map_err(|e| format!("not an ELF file: {e}"))?;
+    /// Read `file`: its headers, then the unwind sections.
+    pub fn read(file: &File) -> Result<Elf, ElfError> {
+        let cache = ReadCache::new(file);
+        let obj = ElfFile64::<LittleEndian, _>::parse(&cache)?;
         let build_id = obj.build_id().ok().flatten().map(<[u8]>::to_vec);
         let segments = obj
             .segments()
@@ -87,26 +106,39 @@ impl Elf {
                 }
             })
             .collect();
+        let has_eh_frame = obj.section_by_name(".eh_frame").is_some();
+        let mut i = 0;
         let sections = SECTIONS.map(|name| {
+            let copy = COPIED[i] && !(name == ".debug_frame" && has_eh_frame);
+            i += 1;
             let s = obj.section_by_name(name)?;
-            let data = s.file_range().and_then(|(off, len)| {
-                let start = usize::try_from(off).ok()?;
-                let end = start.checked_add(usize::try_from(len).ok()?)?;
-                (end <= map.len()).then(|| Bytes {
-                    map: map.clone(),
-                    range: start..end,
-                })
-            });
+            let data = s
+                .file_range()
+                .filter(|_| copy)
+                .and_then(|(off, len)| read_at(file, off, len));
             Some(Section {
-                svma: s.address()..s.address() + s.size(),
+                svma: s.address()..s.address().saturating_add(s.size()),
                 data,
             })
         });
+        let symbol_ranges = symbol_ranges(&obj);
         Ok(Elf {
             build_id,
             segments,
+            file_len: file.metadata().map(|m| m.len()).unwrap_or(0),
+            symbol_ranges,
             sections,
         })
+    }
+
+    /// Bytes of unwind sections held in memory.
+    pub fn unwind_bytes(&self) -> u64 {
+        self.sections
+            .iter()
+            .flatten()
+            .filter_map(|s| s.data.as_ref())
+            .map(|d| d.len() as u64)
+            .sum()
     }
 
     /// The load bias of an executable mapping of this file at `start` from file offset
@@ -157,6 +189,51 @@ impl Elf {
     }
 }
 
+/// `len` bytes at `offset` of `file`, or `None` past [`MAX_SECTION_BYTES`] or the file's end.
+fn read_at(file: &File, offset: u64, len: u64) -> Option<Bytes> {
+    if len > MAX_SECTION_BYTES {
+        return None;
+    }
+    let mut buf = vec![0u8; usize::try_from(len).ok()?];
+    file.read_exact_at(&mut buf, offset).ok()?;
+    Some(Bytes(Rc::from(buf)))
+}
+
+/// The ranges blazesym reads to name an offset: the ELF header, program headers (file offsets
+/// to addresses), section headers, their names, and the symbol tables with their strings.
+fn symbol_ranges<'a, R: object::ReadRef<'a>>(
+    obj: &ElfFile64<'a, LittleEndian, R>,
+) -> Vec<Range<u64>> {
+    let e = obj.endian();
+    let h = obj.elf_header();
+    let table = |off: u64, n: u64, size: u16| off..off.saturating_add(n * u64::from(size));
+    let mut ranges = vec![
+        0..std::mem::size_of::<object::elf::FileHeader64<LittleEndian>>() as u64,
+        table(h.e_phoff(e), u64::from(h.e_phnum(e)), h.e_phentsize(e)),
+        table(
+            h.e_shoff(e),
+            obj.elf_section_table().len() as u64,
+            h.e_shentsize(e),
+        ),
+    ];
+    let of = |names: &[&str]| -> Vec<Range<u64>> {
+        names
+            .iter()
+            .filter_map(|n| obj.section_by_name(n)?.file_range())
+            .map(|(off, len)| off..off.saturating_add(len))
+            .collect()
+    };
+    ranges.extend(of(&[".shstrtab", ".dynsym", ".dynstr"]));
+    let full = of(&[".symtab", ".strtab"]);
+    let total: u64 = ranges.iter().chain(&full).map(|r| r.end - r.start).sum();
+    if total <= MAX_SYMBOL_BYTES {
+        ranges.extend(full);
+    } else {
+        ranges.retain(|r| r.end - r.start <= MAX_SYMBOL_BYTES);
+    }
+    ranges
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -181,6 +258,8 @@ mod tests {
                     executable: true,
                 },
             ],
+            file_len: 0,
+            symbol_ranges: Vec::new(),
             sections: [None, None, None, None, None],
         };
         assert_eq!(

@@ -1,25 +1,30 @@
 //! The files processes run code from ("modules"), each read once however many processes map it:
-//! one entry per build id (or per device and inode when a file has none). Each module keeps a
-//! descriptor of its file open and is symbolized through `/proc/self/fd/N`, so its frames still
-//! get names after the process exited, after the file was deleted, and when it lives in another
-//! container's filesystem.
+//! one entry per build id (or per device and inode when a file has none). A module's file is
+//! opened inside the mapping process's root ([`crate::files`]), its unwind sections copied into
+//! memory, and, the first time one of its frames is named, its symbol tables copied into a sealed
+//! memfd that blazesym reads (`/proc/self/fd/N`), so frames still get names after the process
+//! exited or the file was deleted or truncated. Modules no live process maps are evicted
+//! ([`cache`]), so the table does not fill for good.
 
+pub mod cache;
 pub mod elf;
 pub mod vdso;
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::MetadataExt;
-use std::path::PathBuf;
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::frame::ModuleId;
+use crate::files::{memfd, regular, Links, OpenError, Root};
 use crate::maps::MapLine;
+pub use cache::Modules;
 use elf::Elf;
 
-/// Most modules kept (each holds a descriptor); past it frames are named by path only.
-pub const MAX_MODULES: usize = 8192;
+/// Largest file opened as a module: a bigger one is no binary (only its headers and unwind
+/// sections are read anyway, so this only bounds what a header may claim).
+pub const MAX_ELF_BYTES: u64 = 4 << 30;
 /// Most cached symbol lookups per module before its cache starts over.
 const MAX_CACHED_SYMBOLS: usize = 1 << 16;
 
@@ -27,15 +32,18 @@ const MAX_CACHED_SYMBOLS: usize = 1 << 16;
 pub struct Module {
     /// The path as the process that first mapped it saw it (what `[<path>]` frames show).
     pub path: String,
-    /// Where to open it again: `/proc/self/fd/N` of the descriptor held here.
-    pub open_path: Option<PathBuf>,
     /// The file was deleted after it was mapped.
     pub deleted: bool,
     /// Its ELF contents; `None` when it could not be read.
     pub elf: Option<Elf>,
     /// Names by file offset (`None`: the file has no symbol there).
     symbols: HashMap<u64, Option<Rc<str>>>,
-    _file: Option<File>,
+    /// The file, until its symbol tables are copied.
+    file: Option<File>,
+    /// The sealed copy of its symbol tables (`None` until first needed; `Err` if it failed).
+    copy: Option<Result<File, ()>>,
+    /// The last window it was mapped in or named in.
+    last_used: u64,
 }
 
 impl Module {
@@ -51,6 +59,57 @@ impl Module {
         }
         self.symbols.insert(offset, name);
     }
+
+    /// Where blazesym reads its symbols: the sealed copy, made now if not yet (returns the
+    /// bytes it holds, for the memory bound, when it was just made).
+    fn symbol_path(&mut self) -> (Option<PathBuf>, u64) {
+        let mut added = 0;
+        if self.copy.is_none() {
+            let made = self.copy_symbols();
+            added = made.as_ref().map_or(0, |(_, n)| *n);
+            self.copy = Some(made.map(|(f, _)| f));
+            // The copy is all naming needs: the original's descriptor is not kept.
+            self.file = None;
+        }
+        (self.symbol_copy_path(), added)
+    }
+
+    /// The symbol copy's path, if it was made (without making it).
+    pub fn symbol_copy_path(&self) -> Option<PathBuf> {
+        match &self.copy {
+            Some(Ok(f)) => Some(PathBuf::from(format!("/proc/self/fd/{}", f.as_raw_fd()))),
+            _ => None,
+        }
+    }
+
+    fn copy_symbols(&self) -> Result<(File, u64), ()> {
+        let (Some(file), Some(elf)) = (&self.file, &self.elf) else {
+            return Err(());
+        };
+        let bytes = elf.symbol_ranges.iter().map(|r| r.end - r.start).sum();
+        let copy = memfd::sealed("embers-symbols", elf.file_len, |to| {
+            elf.symbol_ranges
+                .iter()
+                .try_for_each(|r| memfd::copy_range(file, to, r.start, r.end - r.start))
+        });
+        match copy {
+            Ok(f) => Ok((f, bytes)),
+            Err(e) => {
+                tracing::debug!(path = self.path, "symbol tables not copied: {e}");
+                Err(())
+            }
+        }
+    }
+
+    /// Bytes held in memory: unwind sections and the symbol copy.
+    fn bytes(&self) -> u64 {
+        let unwind = self.elf.as_ref().map_or(0, Elf::unwind_bytes);
+        let symbols = match (&self.copy, &self.elf) {
+            (Some(Ok(_)), Some(e)) => e.symbol_ranges.iter().map(|r| r.end - r.start).sum(),
+            _ => 0,
+        };
+        unwind + symbols
+    }
 }
 
 /// Why a module could not be read, for the window's report.
@@ -62,149 +121,58 @@ pub struct Unreadable {
     pub deleted: Vec<String>,
 }
 
-/// Every module seen.
-#[derive(Default)]
-pub struct Modules {
-    list: Vec<Module>,
-    by_file: HashMap<((u32, u32), u64), ModuleId>,
-    by_build_id: HashMap<Vec<u8>, ModuleId>,
-    vdso: Option<Option<ModuleId>>,
-    /// Problems since the last [`Modules::take_problems`].
-    problems: Unreadable,
+/// Read a module from `file` (already opened and checked).
+fn read(file: File, path: &str, deleted: bool, window: u64) -> Result<Module, String> {
+    let elf = Elf::read(&file).map_err(|e| e.to_string())?;
+    Ok(Module {
+        path: path.to_owned(),
+        deleted,
+        elf: Some(elf),
+        symbols: HashMap::new(),
+        file: Some(file),
+        copy: None,
+        last_used: window,
+    })
 }
 
-impl Modules {
-    /// No modules yet.
-    pub fn new() -> Modules {
-        Modules::default()
-    }
-
-    /// The module `id`.
-    pub fn get(&self, id: ModuleId) -> Option<&Module> {
-        self.list.get(id as usize)
-    }
-
-    /// The module `id`, to cache names in.
-    pub fn get_mut(&mut self, id: ModuleId) -> Option<&mut Module> {
-        self.list.get_mut(id as usize)
-    }
-
-    /// Every module id.
-    pub fn ids(&self) -> impl Iterator<Item = ModuleId> {
-        0..self.list.len() as ModuleId
-    }
-
-    /// The module of a file mapping of process `pid`, read on first sight.
-    pub fn file(
-        &mut self,
-        pid: u32,
-        line: &MapLine,
-        path: &str,
-        deleted: bool,
-    ) -> Option<ModuleId> {
-        let key = (line.dev, line.inode);
-        if let Some(&id) = self.by_file.get(&key) {
-            return Some(id);
-        }
-        if self.list.len() >= MAX_MODULES {
-            return None;
-        }
-        let module = match open(pid, line, path, deleted) {
-            Ok(file) => self.read(file, path, deleted),
-            Err(e) => unreadable(path, deleted, e.to_string()),
-        };
-        if module.elf.is_none() && self.problems.files.len() < 8 {
-            self.problems
-                .files
-                .push((path.to_owned(), "cannot be read".to_owned()));
-        }
-        // A memfd is always "deleted": it never had a name to lose.
-        if deleted && !path.starts_with("/memfd:") && self.problems.deleted.len() < 8 {
-            self.problems.deleted.push(path.to_owned());
-        }
-        let build_id = module.elf.as_ref().and_then(|e| e.build_id.clone());
-        if let Some(&id) = build_id.as_ref().and_then(|b| self.by_build_id.get(b)) {
-            self.by_file.insert(key, id);
-            return Some(id);
-        }
-        let id = self.list.len() as ModuleId;
-        self.list.push(module);
-        self.by_file.insert(key, id);
-        if let Some(b) = build_id {
-            self.by_build_id.insert(b, id);
-        }
-        Some(id)
-    }
-
-    fn read(&mut self, file: File, path: &str, deleted: bool) -> Module {
-        match Elf::read(&file) {
-            Ok(elf) => Module {
-                path: path.to_owned(),
-                open_path: Some(PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))),
-                deleted,
-                elf: Some(elf),
-                symbols: HashMap::new(),
-                _file: Some(file),
-            },
-            Err(e) => unreadable(path, deleted, e),
-        }
-    }
-
-    /// The vDSO's module (the same image in every process of this kernel), written out once.
-    pub fn vdso(&mut self) -> Option<ModuleId> {
-        if let Some(known) = self.vdso {
-            return known;
-        }
-        let id = match vdso::extract() {
-            Ok(file) => {
-                let id = self.list.len() as ModuleId;
-                let module = self.read(file, "[vdso]", false);
-                self.list.push(module);
-                Some(id)
-            }
-            Err(e) => {
-                tracing::warn!("the vDSO cannot be read ({e}); its frames end stacks early");
-                None
-            }
-        };
-        self.vdso = Some(id);
-        id
-    }
-
-    /// The problems met since the last call.
-    pub fn take_problems(&mut self) -> Unreadable {
-        std::mem::take(&mut self.problems)
-    }
-}
-
-fn unreadable(path: &str, deleted: bool, reason: String) -> Module {
+fn unreadable(path: &str, deleted: bool, reason: &str, window: u64) -> Module {
     tracing::debug!(path, reason, "module not readable");
     Module {
         path: path.to_owned(),
-        open_path: None,
         deleted,
         elf: None,
         symbols: HashMap::new(),
-        _file: None,
+        file: None,
+        copy: Some(Err(())),
+        last_used: window,
     }
 }
 
-/// Open the file a mapping holds: through the process's own view of the filesystem (its
-/// container's root), or, deleted, through the mapping itself.
-fn open(pid: u32, line: &MapLine, path: &str, deleted: bool) -> std::io::Result<File> {
-    let mapped = || {
-        File::open(format!(
-            "/proc/{pid}/map_files/{:x}-{:x}",
-            line.start, line.end
-        ))
+/// Open the file a mapping holds: by its path inside the process's own root (its container's
+/// filesystem, symlinks resolved there), or, deleted, replaced since, or unreachable by path,
+/// through the mapping itself (`/proc/<pid>/map_files`).
+fn open(pid: u32, line: &MapLine, path: &str, deleted: bool) -> Result<File, OpenError> {
+    let mapped = || -> Result<File, OpenError> {
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(format!(
+                "/proc/{pid}/map_files/{:x}-{:x}",
+                line.start, line.end
+            ))?;
+        regular(&file, MAX_ELF_BYTES)?;
+        Ok(file)
     };
     if deleted {
         return mapped();
     }
-    let file = File::open(format!("/proc/{pid}/root{path}")).or_else(|_| File::open(path))?;
-    // A different file at the same path (replaced since it was mapped): use the mapped one.
-    if file.metadata().map(|m| m.ino()).ok() != Some(line.inode) {
-        return mapped();
+    let by_path = Root::of_process(pid)
+        .map_err(OpenError::from)
+        .and_then(|root| root.open(Path::new(path), Links::InRoot))
+        .and_then(|file| Ok((regular(&file, MAX_ELF_BYTES)?, file)));
+    match by_path {
+        // The same file the process mapped, not one put at its path since.
+        Ok((meta, file)) if meta.ino() == line.inode => Ok(file),
+        _ => mapped(),
     }
-    Ok(file)
 }

@@ -1,14 +1,17 @@
 //! The vDSO: the small shared library the kernel maps into every process (`clock_gettime`,
 //! `gettimeofday`, ...). It is the same image in every process of one kernel, so the collector
-//! copies its own into an unlinked temporary file once and unwinds and names every process's
+//! copies its own into a sealed memfd once and unwinds and names every process's
 //! vDSO frames from it.
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::FileExt;
+
+use crate::files::memfd;
 
 use crate::maps::{parse_executable, Mapped};
 
-/// The vDSO image of this process, in an anonymous (already unlinked) file opened for reading.
+/// The vDSO image of this process, in a sealed memfd.
 pub fn extract() -> io::Result<File> {
     let maps = std::fs::read_to_string("/proc/self/maps")?;
     let vdso = parse_executable(&maps)
@@ -21,17 +24,9 @@ pub fn extract() -> io::Result<File> {
     let mut mem = File::open("/proc/self/mem")?;
     mem.seek(SeekFrom::Start(vdso.start))?;
     mem.read_exact(&mut image)?;
-    let path = std::env::temp_dir().join(format!("embers-agent-vdso-{}.so", std::process::id()));
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create_new(true)
-        .open(&path)?;
-    // Unlinked at once: the open descriptor keeps it for as long as the collector runs.
-    let _ = std::fs::remove_file(&path);
-    file.write_all(&image)?;
-    file.rewind()?;
-    Ok(file)
+    memfd::sealed("embers-vdso", image.len() as u64, |f| {
+        f.write_all_at(&image, 0)
+    })
 }
 
 #[cfg(test)]

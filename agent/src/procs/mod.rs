@@ -149,6 +149,18 @@ impl Processes {
         before - self.table.len()
     }
 
+    /// The modules the known processes map (not to be evicted).
+    pub fn module_ids(&self) -> std::collections::HashSet<ModuleId> {
+        self.table
+            .values()
+            .flat_map(|p| &p.regions)
+            .filter_map(|r| match r.holds {
+                Holds::Module { id, .. } => Some(id),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Processes known.
     pub fn len(&self) -> usize {
         self.table.len()

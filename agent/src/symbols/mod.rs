@@ -1,22 +1,25 @@
 //! Naming frames: blazesym looks user addresses up in their files' symbol tables (by file
-//! offset, demangling Rust and C++) and kernel addresses in kallsyms, perf maps name JIT code;
-//! every answer is cached (per module by offset, kernel by address) and shaped into DeepFlow's
-//! name forms by [`crate::names`]. A window's frames are looked up together, one batch per
-//! file.
+//! offset, demangling Rust and C++; read from each module's sealed copy, never from a file
+//! another user can truncate) and kernel addresses in kallsyms, perf maps name JIT code
+//! ([`jit`]); every answer is cached (per module by offset, kernel by address) and shaped into
+//! DeepFlow's name forms by [`crate::names`]. A window's frames are looked up together, one
+//! batch per file.
 
+pub mod jit;
 pub mod perf_map;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
+use blazesym::symbolize::evict::{self, Evict};
 use blazesym::symbolize::source::{Elf, Kernel, Source};
 use blazesym::symbolize::{Input, Symbolized, Symbolizer};
 use blazesym::MaybeDefault;
 
 use crate::frame::{Frame, ModuleId};
-use crate::modules::Modules;
+use crate::modules::{Module, Modules};
 use crate::names::{self, Place};
-use perf_map::PerfMap;
+use jit::Jit;
 
 /// Most kernel addresses cached before the cache starts over.
 const MAX_KERNEL_CACHE: usize = 1 << 17;
@@ -25,7 +28,7 @@ const MAX_KERNEL_CACHE: usize = 1 << 17;
 pub struct Symbols {
     symbolizer: Symbolizer,
     kernel: HashMap<u64, Option<Rc<str>>>,
-    perf_maps: HashMap<u32, Option<PerfMap>>,
+    jit: Jit,
     warned: HashSet<ModuleId>,
 }
 
@@ -49,19 +52,19 @@ impl Symbols {
                 .enable_demangling(true)
                 .build(),
             kernel: HashMap::new(),
-            perf_maps: HashMap::new(),
+            jit: Jit::default(),
             warned: HashSet::new(),
         }
     }
 
-    /// Look up every frame of a window that is not cached yet; perf maps are read again each
-    /// window (runtimes append to them).
+    /// Look up every frame of a window that is not cached yet; perf maps are read again when
+    /// they changed (runtimes append to them).
     pub fn resolve<'a>(
         &mut self,
         frames: impl IntoIterator<Item = &'a Frame>,
         modules: &mut Modules,
     ) {
-        self.perf_maps.clear();
+        let mut jit: HashMap<u32, Vec<u64>> = HashMap::new();
         let mut by_module: BTreeMap<ModuleId, Vec<u64>> = BTreeMap::new();
         let mut kernel = Vec::new();
         for frame in frames {
@@ -74,14 +77,11 @@ impl Symbols {
                 {
                     by_module.entry(module).or_default().push(offset);
                 }
-                Frame::Jit { pid, .. } => {
-                    self.perf_maps.entry(pid).or_insert_with(|| {
-                        perf_map::paths(pid).iter().find_map(|p| PerfMap::read(p))
-                    });
-                }
+                Frame::Jit { pid, addr } => jit.entry(pid).or_default().push(addr),
                 _ => {}
             }
         }
+        self.jit.resolve(jit);
         self.resolve_kernel(kernel);
         for (id, mut offsets) in by_module {
             offsets.sort_unstable();
@@ -118,10 +118,11 @@ impl Symbols {
     }
 
     fn resolve_module(&mut self, id: ModuleId, offsets: &[u64], modules: &mut Modules) {
+        let path = modules.symbol_path(id);
         let Some(module) = modules.get_mut(id) else {
             return;
         };
-        let found = match &module.open_path {
+        let found = match path {
             Some(path) => {
                 let source = Source::Elf(Elf {
                     path: path.clone(),
@@ -173,14 +174,21 @@ impl Symbols {
                 }
                 None => names::unknown(offset),
             },
-            Frame::Jit { pid, addr } => match self.perf_maps.get(&pid) {
-                Some(Some(map)) => match map.find(addr) {
-                    Some(name) => names::user(Some(name), Place::Jit, addr),
-                    None => format!("[/tmp/perf-{pid}.map]"),
-                },
-                _ => names::unknown(addr),
-            },
+            Frame::Jit { pid, addr } => self.jit.name(pid, addr),
             Frame::Unknown(addr) => names::unknown(addr),
+        }
+    }
+
+    /// Forget evicted modules: blazesym's parse of each symbol copy goes before the copy's
+    /// descriptor closes (its `/proc/self/fd/N` path is reused by the next file opened).
+    pub fn forget(&mut self, evicted: &[(ModuleId, Module)]) {
+        for (id, module) in evicted {
+            self.warned.remove(id);
+            if let Some(path) = module.symbol_copy_path() {
+                if let Err(e) = self.symbolizer.evict(&Evict::Elf(evict::Elf::new(path))) {
+                    tracing::debug!("symbolizer cache not evicted: {e}");
+                }
+            }
         }
     }
 }

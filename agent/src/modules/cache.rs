@@ -1,0 +1,216 @@
+//! The module table: modules by id (a slot, reused after eviction), found again by device and
+//! inode or by build id. It is bounded by count ([`MAX_MODULES`]) and by the memory its modules
+//! hold ([`MAX_MODULE_BYTES`]); at each window's end the modules no known process maps and no
+//! frame used for [`IDLE_WINDOWS`] windows are evicted, and the least recently used of the rest
+//! too while the table is over three quarters of either bound.
+
+use std::collections::{HashMap, HashSet};
+
+use super::{open, read, unreadable, vdso, Module, Unreadable};
+use crate::frame::ModuleId;
+use crate::maps::MapLine;
+
+/// Most modules held at once (each holds up to two descriptors: its file until named, then the
+/// symbol copy). A busy host maps a few hundred distinct files; past this a new file's frames
+/// are named by path until an eviction makes room.
+pub const MAX_MODULES: usize = 4096;
+/// Most bytes held by modules (unwind sections and symbol copies). The biggest binaries met
+/// (librustc_driver, clickhouse-server) hold tens of MiB each; a host's working set fits in a
+/// few hundred.
+pub const MAX_MODULE_BYTES: u64 = 1 << 30;
+/// Windows a module no known process maps is kept unused (5 minutes at the default 10 s): a
+/// program started again soon does not read its files again.
+pub const IDLE_WINDOWS: u64 = 30;
+
+/// Every module held.
+#[derive(Default)]
+pub struct Modules {
+    slots: Vec<Option<Module>>,
+    free: Vec<ModuleId>,
+    by_file: HashMap<((u32, u32), u64), ModuleId>,
+    by_build_id: HashMap<Vec<u8>, ModuleId>,
+    vdso: Option<Option<ModuleId>>,
+    live: usize,
+    bytes: u64,
+    window: u64,
+    /// Problems since the last [`Modules::take_problems`].
+    problems: Unreadable,
+}
+
+impl Modules {
+    /// No modules yet.
+    pub fn new() -> Modules {
+        Modules::default()
+    }
+
+    /// The module `id`.
+    pub fn get(&self, id: ModuleId) -> Option<&Module> {
+        self.slots.get(id as usize)?.as_ref()
+    }
+
+    /// The module `id`, to cache names in.
+    pub fn get_mut(&mut self, id: ModuleId) -> Option<&mut Module> {
+        self.slots.get_mut(id as usize)?.as_mut()
+    }
+
+    /// Modules held.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// Whether none is held.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Bytes held by modules.
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
+    /// Where blazesym reads module `id`'s symbols (its sealed copy, made on first call).
+    pub fn symbol_path(&mut self, id: ModuleId) -> Option<std::path::PathBuf> {
+        let window = self.window;
+        let room = self.bytes < MAX_MODULE_BYTES;
+        let module = self.slots.get_mut(id as usize)?.as_mut()?;
+        module.last_used = window;
+        if !room && module.copy.is_none() {
+            return None;
+        }
+        let (path, added) = module.symbol_path();
+        self.bytes += added;
+        path
+    }
+
+    /// The module of a file mapping of process `pid`, read on first sight.
+    pub fn file(
+        &mut self,
+        pid: u32,
+        line: &MapLine,
+        path: &str,
+        deleted: bool,
+    ) -> Option<ModuleId> {
+        let key = (line.dev, line.inode);
+        if let Some(&id) = self.by_file.get(&key) {
+            self.touch(id);
+            return Some(id);
+        }
+        if self.live >= MAX_MODULES || self.bytes >= MAX_MODULE_BYTES {
+            return None;
+        }
+        let window = self.window;
+        let module = match open(pid, line, path, deleted) {
+            Ok(file) => read(file, path, deleted, window),
+            Err(e) => Err(e.to_string()),
+        };
+        let module = module.unwrap_or_else(|why| {
+            if self.problems.files.len() < 8 {
+                self.problems.files.push((path.to_owned(), why.clone()));
+            }
+            unreadable(path, deleted, &why, window)
+        });
+        // A memfd is always "deleted": it never had a name to lose.
+        if deleted && !path.starts_with("/memfd:") && self.problems.deleted.len() < 8 {
+            self.problems.deleted.push(path.to_owned());
+        }
+        let build_id = module.elf.as_ref().and_then(|e| e.build_id.clone());
+        if let Some(&id) = build_id.as_ref().and_then(|b| self.by_build_id.get(b)) {
+            self.by_file.insert(key, id);
+            self.touch(id);
+            return Some(id);
+        }
+        let id = self.insert(module);
+        self.by_file.insert(key, id);
+        if let Some(b) = build_id {
+            self.by_build_id.insert(b, id);
+        }
+        Some(id)
+    }
+
+    fn touch(&mut self, id: ModuleId) {
+        let window = self.window;
+        if let Some(m) = self.get_mut(id) {
+            m.last_used = window;
+        }
+    }
+
+    fn insert(&mut self, module: Module) -> ModuleId {
+        self.live += 1;
+        self.bytes += module.bytes();
+        match self.free.pop() {
+            Some(id) => {
+                self.slots[id as usize] = Some(module);
+                id
+            }
+            None => {
+                self.slots.push(Some(module));
+                (self.slots.len() - 1) as ModuleId
+            }
+        }
+    }
+
+    /// The vDSO's module (the same image in every process of this kernel), copied once and
+    /// never evicted.
+    pub fn vdso(&mut self) -> Option<ModuleId> {
+        if let Some(known) = self.vdso {
+            return known;
+        }
+        let window = self.window;
+        let id = match vdso::extract().map(|f| read(f, "[vdso]", false, window)) {
+            Ok(Ok(module)) => Some(self.insert(module)),
+            Ok(Err(e)) => {
+                tracing::warn!("the vDSO cannot be read ({e}); its frames end stacks early");
+                None
+            }
+            Err(e) => {
+                tracing::warn!("the vDSO cannot be read ({e}); its frames end stacks early");
+                None
+            }
+        };
+        self.vdso = Some(id);
+        id
+    }
+
+    /// End a window: evict the modules no process in `mapped` holds that were idle for
+    /// [`IDLE_WINDOWS`], then the least recently used while over three quarters of a bound.
+    /// Returns the evicted modules (for the symbolizer to forget before they are dropped).
+    pub fn end_window(&mut self, mapped: &HashSet<ModuleId>) -> Vec<(ModuleId, Module)> {
+        let window = self.window;
+        self.window += 1;
+        let vdso = self.vdso.flatten();
+        let mut idle: Vec<(u64, ModuleId)> = self
+            .slots
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| Some((m.as_ref()?.last_used, i as ModuleId)))
+            .filter(|&(used, id)| used < window && Some(id) != vdso && !mapped.contains(&id))
+            .collect();
+        idle.sort_unstable();
+        let mut evicted = Vec::new();
+        for (used, id) in idle {
+            let over = self.live > MAX_MODULES / 4 * 3 || self.bytes > MAX_MODULE_BYTES / 4 * 3;
+            if window - used < IDLE_WINDOWS && !over {
+                break;
+            }
+            if let Some(m) = self.remove(id) {
+                evicted.push((id, m));
+            }
+        }
+        evicted
+    }
+
+    fn remove(&mut self, id: ModuleId) -> Option<Module> {
+        let module = self.slots.get_mut(id as usize)?.take()?;
+        self.live -= 1;
+        self.bytes = self.bytes.saturating_sub(module.bytes());
+        self.by_file.retain(|_, v| *v != id);
+        self.by_build_id.retain(|_, v| *v != id);
+        self.free.push(id);
+        Some(module)
+    }
+
+    /// The problems met since the last call.
+    pub fn take_problems(&mut self) -> Unreadable {
+        std::mem::take(&mut self.problems)
+    }
+}
