@@ -218,9 +218,14 @@ impl Probe {
     /// Wait up to `timeout` (less when the ring buffer fills up to half), then hand every
     /// record waiting to the callback.
     pub fn poll(&self, timeout: Duration) -> Result<(), AgentError> {
-        let read = |e| AgentError::bpf("read (ring buffer)", e);
-        self.ring.poll(timeout).map_err(read)?;
-        self.ring.consume().map_err(read)
+        let read = |e: libbpf_rs::Error| match e.kind() {
+            // A signal (SIGINT asking to stop, or any signal the service's own threads get)
+            // interrupted the wait: nothing to read yet, and no reason to stop.
+            libbpf_rs::ErrorKind::Interrupted => Ok(()),
+            _ => Err(AgentError::bpf("read (ring buffer)", e)),
+        };
+        self.ring.poll(timeout).or_else(read)?;
+        self.ring.consume().or_else(read)
     }
 
     /// Follow CPUs going offline (their samples stop; said once) and coming online (sampled

@@ -2,7 +2,7 @@
 //! `--perf-basic-prof`, Java with a perf-map agent), one `START SIZE NAME` line per function,
 //! addresses in hex. The file is the runtime's, which may be hostile, so it is opened inside the
 //! process's own root with no symlink anywhere in the path, must be a regular file owned by the
-//! process's user (or root) of at most [`MAX_FILE_BYTES`], and is read as a stream: only the
+//! process's user, of at most [`MAX_FILE_BYTES`], and is read as a stream: only the
 //! names of the addresses sampled are kept, never the whole map, and lines longer than
 //! [`MAX_LINE_BYTES`] or that do not parse are skipped.
 
@@ -28,7 +28,7 @@ pub enum MapError {
     /// It could not be opened, or is not a regular file under the cap.
     #[error(transparent)]
     Open(#[from] OpenError),
-    /// Someone other than the process's user (or root) owns it: a hard link to their file.
+    /// Someone other than the process's user owns it: a hard link to their file.
     #[error("owned by uid {0}, not by the process's user")]
     Owner(u32),
 }
@@ -63,9 +63,10 @@ pub fn open(pid: u32) -> Result<Opened, MapError> {
     };
     let file = root.open(Path::new(&path), Links::Refused)?;
     let meta = regular(&file, MAX_FILE_BYTES)?;
-    // Known users only: an exited process's uids are not, and its map is then the host's,
-    // whose hard links the kernel's protected_hardlinks already limits to the linker's files.
-    if !uids.is_empty() && meta.uid() != 0 && !uids.contains(&meta.uid()) {
+    // The process's own file only (root's only for a root process): a hard link to someone
+    // else's file is refused. An exited process's uids are unknown, and its map is then the
+    // host's, whose hard links protected_hardlinks already limits to the linker's own files.
+    if !uids.is_empty() && !uids.contains(&meta.uid()) {
         return Err(MapError::Owner(meta.uid()));
     }
     let identity = (
