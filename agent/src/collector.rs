@@ -44,6 +44,7 @@ impl Collector {
         for warning in preflight::check()? {
             tracing::warn!("{warning}");
         }
+        raise_fd_limit();
         let tags = host::tags(host::hostname(), host::primary_ip(), &options.tags);
         let intake = Rc::new(RefCell::new(Intake::new()));
         let feed = intake.clone();
@@ -236,6 +237,24 @@ fn is_tracing_frame(name: &str) -> bool {
     ]
     .iter()
     .any(|p| f.starts_with(p))
+}
+
+/// Raise the soft limit on open descriptors to the hard one: each module held keeps up to two
+/// open (its file until named, then its symbol copy, which blazesym opens once more), and 1,024
+/// (the usual soft limit) would leave frames unnamed on a host with a few hundred binaries.
+fn raise_fd_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid rlimit out-parameter.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
 }
 
 fn unix_now() -> i64 {

@@ -214,3 +214,52 @@ impl Modules {
         std::mem::take(&mut self.problems)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::maps::{parse_executable, Mapped};
+
+    /// This test process's own files, read as the collector reads any process's.
+    fn own_modules(modules: &mut Modules) -> Vec<ModuleId> {
+        let maps = std::fs::read_to_string("/proc/self/maps").expect("maps");
+        parse_executable(&maps)
+            .iter()
+            .filter_map(|line| match &line.what {
+                Mapped::File { path, deleted } => {
+                    modules.file(std::process::id(), line, path, *deleted)
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn modules_no_process_maps_are_evicted_once_idle_and_their_ids_reused() {
+        let mut modules = Modules::new();
+        let ids = own_modules(&mut modules);
+        assert!(!ids.is_empty() && !modules.is_empty() && modules.bytes() > 0);
+        let vdso = modules.vdso().expect("vdso");
+        let path = modules.symbol_path(ids[0]).expect("a symbol copy");
+        assert!(path.starts_with("/proc/self/fd/"));
+        // Mapped by a known process: kept however long.
+        let mapped: HashSet<ModuleId> = ids.iter().copied().collect();
+        for _ in 0..=IDLE_WINDOWS {
+            assert!(modules.end_window(&mapped).is_empty());
+        }
+        // Mapped by none: kept for IDLE_WINDOWS windows, then evicted (the vDSO never).
+        let none = HashSet::new();
+        let mut evicted = Vec::new();
+        for _ in 0..=IDLE_WINDOWS {
+            evicted.extend(modules.end_window(&none));
+        }
+        assert_eq!(modules.len(), 1, "only the vDSO is left");
+        assert!(modules.get(vdso).is_some());
+        assert!(evicted.iter().all(|(id, _)| *id != vdso));
+        assert!(evicted.iter().any(|(_, m)| m.symbol_copy_path().is_some()));
+        assert_eq!(modules.bytes(), modules.get(vdso).map_or(0, Module::bytes));
+        // Read again on next sight, into the freed ids.
+        let again = own_modules(&mut modules);
+        assert!(again.iter().all(|id| ids.contains(id)), "{again:?} {ids:?}");
+    }
+}
