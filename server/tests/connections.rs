@@ -2,7 +2,8 @@
 //! never finishes its headers is disconnected at `--header-read-timeout`, a kept-alive
 //! connection at `--idle-timeout`, connections over `--max-connections` wait unaccepted until
 //! one closes, and answers that take longer than both bounds (a slow handler, a slowly
-//! streamed body) are not cut. Over real sockets; the last test measures 1,500 clients.
+//! streamed body) are not cut. Over real sockets; the last test measures 1,500 clients. The
+//! body, write and per-address bounds are in `connections_bounds`.
 
 use std::future::Future;
 use std::time::{Duration, Instant};
@@ -15,7 +16,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 const HALF_HEADER: &[u8] = b"GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ";
-const REQUEST: &[u8] = b"GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+pub const REQUEST: &[u8] = b"GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
 
 /// A router with a quick answer, a slow one and a slowly streamed one.
 fn router() -> Router {
@@ -45,24 +46,34 @@ fn router() -> Router {
 
 /// Serves [`router`] within `limits` on a free port; its address.
 async fn start(limits: ConnLimits) -> String {
+    start_with(router(), limits).await
+}
+
+/// Serves `router` within `limits` on a free port of 127.0.0.1; its address.
+pub async fn start_with(router: Router, limits: ConnLimits) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr").to_string();
-    tokio::spawn(serve(listener, router(), limits, std::future::pending()));
+    tokio::spawn(serve(listener, router, limits, std::future::pending()));
     addr
 }
 
-fn limits(header: u64, idle: u64, max: usize) -> ConnLimits {
+/// Header and idle bounds in milliseconds and a connection cap; no other bound (one client
+/// may take every slot).
+pub fn limits(header: u64, idle: u64, max: usize) -> ConnLimits {
     ConnLimits {
         header_read_timeout: Some(Duration::from_millis(header)),
+        body_read_timeout: None,
         idle_timeout: Some(Duration::from_millis(idle)),
+        write_timeout: None,
         max_connections: max,
+        max_connections_per_ip: max,
     }
 }
 
 /// Reads until the server closes the connection (or `within` passes: `None`); what was read.
-async fn read_to_close(stream: &mut TcpStream, within: Duration) -> Option<String> {
+pub async fn read_to_close(stream: &mut TcpStream, within: Duration) -> Option<String> {
     let mut all = Vec::new();
     let read = tokio::time::timeout(within, async {
         let mut buf = [0u8; 4096];
@@ -78,7 +89,7 @@ async fn read_to_close(stream: &mut TcpStream, within: Duration) -> Option<Strin
 }
 
 /// Time `f` takes.
-async fn timed<T>(f: impl Future<Output = T>) -> (T, Duration) {
+pub async fn timed<T>(f: impl Future<Output = T>) -> (T, Duration) {
     let started = Instant::now();
     let out = f.await;
     (out, started.elapsed())

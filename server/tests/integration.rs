@@ -13,6 +13,8 @@ mod clickhouse;
 mod clickhouse_fleet;
 mod clickhouse_retention;
 mod connections;
+mod connections_bounds;
+mod connections_grpc;
 mod durability;
 mod explore;
 mod explore_groups;

@@ -15,6 +15,7 @@
 //!               [--profile-host [--profile-host-interval 10s] [--profile-host-off-cpu]
 //!                [--profile-host-kernel-threads]]
 //!               [--header-read-timeout 10s] [--idle-timeout 60s] [--max-connections 1024]
+//!               [--body-read-timeout 60s] [--write-timeout 60s] [--max-connections-per-ip N]
 //! embers-server mcp [--db PATH | --clickhouse-url URL...] [--upstream URL] [limits]
 //! embers-server import [--format auto|folded|pprof|perf|jfr] [--app-service NAME] [--db PATH]
 //!               [--language eBPF] [--event-type on-cpu] [--unit microseconds]
@@ -205,7 +206,10 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     }
     let shutdown = shutdown_signal()?;
     let grpc = match &args.otlp_grpc_listen {
-        Some(at) => Some(crate::http::otlp::grpc::Running::start(at, state.clone()).await?),
+        Some(at) => Some(
+            crate::http::otlp::grpc::Running::start(at, state.clone(), args.connections.limits())
+                .await?,
+        ),
         None => None,
     };
     println!("{RUNNING_PREFIX}http://{addr}/");

@@ -1,100 +1,30 @@
-//! One connection's bounds: [`Watched`] wraps its socket and fails a read that waits past the
-//! deadline of the phase the connection is in; [`track`] marks it busy while one of its
-//! requests is being answered (until the answer's body ends), when no deadline applies.
+//! One connection's socket and its deadlines: [`Watched`] fails a read that waits past the
+//! deadline of the phase the connection is in, and a write that makes no progress for
+//! `--write-timeout`; [`super::track`] marks it busy while one of its requests is being
+//! answered (until the answer's body ends), when no read deadline applies (the body's own,
+//! `--body-read-timeout`, is kept by the request's body).
 //!
-//! | phase | deadline |
+//! | phase | read deadline |
 //! |---|---|
 //! | fresh: accepted, first request not yet read | accept + header timeout |
 //! | idle: its last answer finished, nothing read since | that moment + idle timeout |
 //! | head: a byte of the next request came | that byte + header timeout |
-//! | busy: a request is being answered | none (the query limits bound it) |
+//! | busy: a request is being answered | none (body timeout, query limits) |
 
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::{ConnectInfo, Request};
-use axum::middleware::Next;
-use axum::response::Response;
-use futures_util::task::AtomicWaker;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::sync::OwnedSemaphorePermit;
 use tokio::time::{Instant, Sleep};
 
-use super::{Conn, ConnLimits};
-
-/// What the requests of one connection tell its socket.
-#[derive(Debug, Default)]
-pub struct Activity {
-    /// Requests being answered now (more than one only with HTTP/2).
-    in_flight: AtomicUsize,
-    /// Counts the times the connection became idle, so the socket notices each.
-    idle_epoch: AtomicU64,
-    /// The socket's reader, woken when the connection becomes idle so its deadline is armed.
-    reader: AtomicWaker,
-}
-
-/// Marks a connection busy while it lives.
-struct Busy(Arc<Activity>);
-
-impl Busy {
-    fn new(activity: Arc<Activity>) -> Busy {
-        activity.in_flight.fetch_add(1, Ordering::AcqRel);
-        Busy(activity)
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        if self.0.in_flight.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.0.idle_epoch.fetch_add(1, Ordering::AcqRel);
-            self.0.reader.wake();
-        }
-    }
-}
-
-/// The middleware: the connection is busy from the request's start to its answer's end (or
-/// to the request being dropped, when the client went away). Requests not served through
-/// [`super::serve`] (tests calling the router) pass untouched.
-pub async fn track(request: Request, next: Next) -> Response {
-    let Some(ConnectInfo(Conn(activity))) = request.extensions().get::<ConnectInfo<Conn>>() else {
-        return next.run(request).await;
-    };
-    let busy = Busy::new(activity.clone());
-    let response = next.run(request).await;
-    response.map(|inner| Body::new(Tracked { inner, _busy: busy }))
-}
-
-/// An answer's body that keeps its connection busy until it is finished or dropped.
-struct Tracked {
-    inner: Body,
-    _busy: Busy,
-}
-
-impl HttpBody for Tracked {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<http_body::Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.inner).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.inner.is_end_stream()
-    }
-
-    fn size_hint(&self) -> http_body::SizeHint {
-        self.inner.size_hint()
-    }
-}
+use super::accept::Slot;
+use super::track::Activity;
+use super::ConnLimits;
 
 /// Where a connection is between requests (see the module's table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,22 +35,26 @@ enum Phase {
     Busy,
 }
 
-/// A connection's socket, its slot among `--max-connections` and its deadlines.
+/// A connection's socket, its slots (among `--max-connections` and its address's share) and
+/// its deadlines.
 pub struct Watched {
     io: TcpStream,
     activity: Arc<Activity>,
     limits: ConnLimits,
     /// Given back when the connection closes.
-    _slot: OwnedSemaphorePermit,
+    _slot: Slot,
     phase: Phase,
     seen_epoch: u64,
     timer: Pin<Box<Sleep>>,
     armed: Option<Instant>,
+    /// Since when writes have made no progress (`None`: the last one did).
+    stalled: Option<Instant>,
+    write_timer: Pin<Box<Sleep>>,
 }
 
 impl Watched {
     /// A connection accepted now.
-    pub fn new(io: TcpStream, slot: OwnedSemaphorePermit, limits: ConnLimits) -> Watched {
+    pub(super) fn new(io: TcpStream, slot: Slot, limits: ConnLimits) -> Watched {
         let now = Instant::now();
         Watched {
             io,
@@ -131,12 +65,24 @@ impl Watched {
             seen_epoch: 0,
             timer: Box::pin(tokio::time::sleep_until(now)),
             armed: None,
+            stalled: None,
+            write_timer: Box::pin(tokio::time::sleep_until(now)),
         }
     }
 
     /// What its requests report to.
     pub fn activity(&self) -> Arc<Activity> {
         self.activity.clone()
+    }
+
+    /// The bounds it is served within.
+    pub fn limits(&self) -> ConnLimits {
+        self.limits
+    }
+
+    /// The socket.
+    pub fn tcp(&self) -> &TcpStream {
+        &self.io
     }
 
     /// Move to the phase the requests and a read (`got_bytes`) put the connection in.
@@ -176,6 +122,35 @@ impl Watched {
         }
         self.timer.as_mut().poll(cx).is_ready()
     }
+
+    /// A write's outcome within `--write-timeout`: a pending write starts (or continues) a
+    /// stall, which fails once it lasts the timeout; any finished write ends it.
+    fn within_write_timeout<T>(
+        &mut self,
+        polled: Poll<io::Result<T>>,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<T>> {
+        if polled.is_ready() {
+            self.stalled = None;
+            return polled;
+        }
+        let Some(limit) = self.limits.write_timeout else {
+            return Poll::Pending;
+        };
+        if self.stalled.is_none() {
+            let now = Instant::now();
+            self.stalled = Some(now);
+            self.write_timer.as_mut().reset(now + limit);
+        }
+        if self.write_timer.as_mut().poll(cx).is_pending() {
+            return Poll::Pending;
+        }
+        tracing::debug!("closing a connection at its --write-timeout");
+        Poll::Ready(Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            "connection closed at its --write-timeout: the client read nothing",
+        )))
+    }
 }
 
 impl AsyncRead for Watched {
@@ -211,7 +186,8 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write(cx, buf)
+        let polled = Pin::new(&mut self.io).poll_write(cx, buf);
+        self.within_write_timeout(polled, cx)
     }
 
     fn poll_write_vectored(
@@ -219,7 +195,8 @@ impl AsyncWrite for Watched {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.io).poll_write_vectored(cx, bufs)
+        let polled = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        self.within_write_timeout(polled, cx)
     }
 
     fn is_write_vectored(&self) -> bool {
@@ -231,6 +208,7 @@ impl AsyncWrite for Watched {
     }
 
     fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.io).poll_shutdown(cx)
+        let polled = Pin::new(&mut self.io).poll_shutdown(cx);
+        self.within_write_timeout(polled, cx)
     }
 }

@@ -16,7 +16,6 @@ use opentelemetry_proto::tonic::collector::profiles::v1development::profiles_ser
     ProfilesService, ProfilesServiceServer,
 };
 use tonic::codec::CompressionEncoding;
-use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status};
 
 use super::{refused, store, Failure};
@@ -24,6 +23,7 @@ use crate::formats::otlp::{
     to_batches, ExportProfilesServiceRequest, ExportProfilesServiceResponse,
 };
 use crate::http::guard::rules::Access;
+use crate::listen::{self, ConnLimits, Limited};
 use crate::AppState;
 
 /// The service: stores what it is sent, as the HTTP route does.
@@ -78,14 +78,22 @@ pub fn service(state: AppState) -> ProfilesServiceServer<Receiver> {
         .max_decoding_message_size(limit)
 }
 
-/// Serve the gRPC receiver on `listener` until `shutdown` resolves.
+/// Serve the gRPC receiver on `listener` until `shutdown` resolves, within the HTTP
+/// listener's bounds (a plain `TcpListener` gets the default ones): connection caps,
+/// header, idle, body and write timeouts, and a call deadline.
 pub async fn serve(
-    listener: tokio::net::TcpListener,
+    listener: impl Into<Limited>,
     state: AppState,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), String> {
-    tonic::transport::Server::builder()
-        .serve_with_incoming_shutdown(service(state), TcpIncoming::from(listener), shutdown)
+    let listener = listener.into();
+    let mut server = tonic::transport::Server::builder();
+    if let Some(deadline) = listen::grpc::call_deadline(&listener.limits()) {
+        server = server.timeout(deadline);
+    }
+    server
+        .layer(listen::grpc::TrackLayer)
+        .serve_with_incoming_shutdown(service(state), listen::grpc::incoming(listener), shutdown)
         .await
         .map_err(|e| format!("OTLP gRPC server error: {e}"))
 }
@@ -99,8 +107,8 @@ pub struct Running {
 }
 
 impl Running {
-    /// Listen on `at` and serve.
-    pub async fn start(at: &str, state: AppState) -> Result<Running, String> {
+    /// Listen on `at` and serve within `limits`.
+    pub async fn start(at: &str, state: AppState, limits: ConnLimits) -> Result<Running, String> {
         let listener = tokio::net::TcpListener::bind(at)
             .await
             .map_err(|e| format!("cannot listen on {at} (--otlp-grpc-listen): {e}"))?;
@@ -108,7 +116,7 @@ impl Running {
             .local_addr()
             .map_err(|e| format!("no local address: {e}"))?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let task = tokio::spawn(serve(listener, state, async {
+        let task = tokio::spawn(serve(Limited::new(listener, limits), state, async {
             let _ = stopped.await;
         }));
         Ok(Running { addr, stop, task })
