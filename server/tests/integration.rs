@@ -15,6 +15,7 @@ mod clickhouse_retention;
 mod connections;
 mod connections_bounds;
 mod connections_grpc;
+mod connections_load;
 mod durability;
 mod explore;
 mod explore_groups;

@@ -4,37 +4,27 @@
 //! [`embers_model::contract::snapshot`].
 //!
 //! A fetched snapshot is the stored answer with `"snapshot": {meta}` spliced in as its first
-//! member, streamed from the store chunk by chunk.
+//! member, read whole from the store and then sent from memory ([`download`]).
 
+pub mod download;
 pub mod save;
 
-use std::io;
-
-use axum::body::{Body, Bytes};
 use axum::extract::rejection::PathRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
+use axum::http::{Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use embers_model::contract::envelope::SUCCESS;
-use embers_model::contract::snapshot::{
-    is_valid_id, SnapshotMeta, ID_LEN, SNAPSHOTS_PATH, SNAPSHOT_MEMBER,
-};
-use futures_util::stream::{self, StreamExt};
+use embers_model::contract::snapshot::{is_valid_id, SnapshotMeta, ID_LEN, SNAPSHOTS_PATH};
 use serde_json::Value;
-use tokio::sync::{mpsc, oneshot};
 
 use super::Route;
 use crate::api_types::{Answer, StoredAnswer};
 use crate::error::envelope;
-use crate::store::StoreError;
 use crate::{AppState, Error};
 
 /// What a save body may carry besides the answer (the request, the name, the JSON around).
 pub const BODY_HEADROOM: usize = 1 << 20;
-
-/// Chunks buffered between the store and a slow client.
-const CHANNEL_CHUNKS: usize = 4;
 
 /// The routes, for answers up to `max_snapshot` bytes.
 pub fn routes(max_snapshot: usize) -> [Route; 2] {
@@ -119,87 +109,13 @@ pub async fn fetch(
         Ok(id) => id,
         Err(e) => return e.into_response(),
     };
-    let (head_tx, head_rx) = oneshot::channel();
-    let (tx, rx) = mpsc::channel(CHANNEL_CHUNKS);
     let store = state.store.clone();
     let lookup = id.clone();
-    tokio::task::spawn_blocking(move || read(&store, &lookup, head_tx, &tx));
-    let meta = match head_rx.await {
-        Ok(Ok(Some(meta))) => meta,
-        Ok(Ok(None)) => return unknown(&id).into_response(),
-        Ok(Err(e)) => return Error::from_store(e).into_response(),
-        Err(_) => return Error::internal("the snapshot reader stopped").into_response(),
-    };
-    let prefix = match head(&meta) {
-        Ok(prefix) => prefix,
-        Err(e) => return Error::internal(e).into_response(),
-    };
-    // The stored answer's own `{` is replaced by the prefix, which ends in a comma.
-    let length = prefix.len() as u64 + meta.size.saturating_sub(1);
-    let rest = stream::unfold(rx, |mut rx| async move { rx.recv().await.map(|c| (c, rx)) });
-    let body = stream::once(async move { Ok::<_, io::Error>(Bytes::from(prefix)) }).chain(rest);
-    let mut response = Body::from_stream(body).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json; charset=utf-8"),
-    );
-    headers.insert(header::CONTENT_LENGTH, HeaderValue::from(length));
-    response
-}
-
-/// `{"snapshot":{...},`: what goes before the stored answer's first member.
-fn head(meta: &SnapshotMeta) -> Result<Vec<u8>, serde_json::Error> {
-    let mut out = format!("{{\"{SNAPSHOT_MEMBER}\":").into_bytes();
-    serde_json::to_writer(&mut out, meta)?;
-    out.push(b',');
-    Ok(out)
-}
-
-type Head = Result<Option<SnapshotMeta>, StoreError>;
-
-/// Runs on a blocking thread: the metadata to `head_tx`, then the stored answer after its
-/// first byte (`{`) to `tx`, until the client goes away.
-fn read(
-    store: &crate::store::Store,
-    id: &str,
-    head_tx: oneshot::Sender<Head>,
-    tx: &mpsc::Sender<Result<Bytes, io::Error>>,
-) {
-    let mut head_tx = Some(head_tx);
-    let mut first = true;
-    let outcome = store.read_snapshot(
-        id,
-        |meta| {
-            let found = meta.is_some();
-            head_tx.take().is_some_and(|h| h.send(Ok(meta)).is_ok()) && found
-        },
-        |chunk| {
-            let chunk = match (first, chunk.split_first()) {
-                (true, Some((b'{', rest))) => rest,
-                (true, _) => {
-                    let bad = io::Error::other(format!("snapshot {id} is not a JSON object"));
-                    let _ = tx.blocking_send(Err(bad));
-                    return false;
-                }
-                (false, _) => chunk,
-            };
-            first = false;
-            tx.blocking_send(Ok(Bytes::copy_from_slice(chunk))).is_ok()
-        },
-    );
-    if let Err(e) = outcome {
-        match head_tx.take() {
-            Some(h) => {
-                let _ = h.send(Err(e));
-            }
-            // Headers are out: failing the body makes the client see a cut answer, not a
-            // short one that happens to parse.
-            None => {
-                tracing::error!(id, "reading a snapshot failed: {e}");
-                let _ = tx.blocking_send(Err(io::Error::other(e.to_string())));
-            }
-        }
+    match tokio::task::spawn_blocking(move || download::load(&store, &lookup)).await {
+        Ok(Ok(Some(loaded))) => download::response(loaded),
+        Ok(Ok(None)) => unknown(&id).into_response(),
+        Ok(Err(e)) => e.into_response(),
+        Err(join) => Error::internal(format!("snapshot task failed: {join}")).into_response(),
     }
 }
 
