@@ -8,7 +8,7 @@
 pub mod memfd;
 pub mod open;
 
-pub use open::{regular, Links, OpenError, Root};
+pub use open::{open_regular, regular, Links, OpenError, Root};
 
 #[cfg(test)]
 mod tests;

@@ -1,17 +1,19 @@
 //! Opening a file another process names, as that process sees it: the path is resolved inside
 //! the process's root (`/proc/<pid>/root`), never above it, with `openat2(2)`'s
 //! `RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS` (and `RESOLVE_NO_SYMLINKS` where a symlink has no
-//! business being), the last component never followed, and `O_NONBLOCK` so that a FIFO or a
-//! device answers at once instead of holding the collector. Kernels without `openat2` (before
-//! 5.6, or a seccomp filter that hides it) get a component-by-component `O_NOFOLLOW` walk that
-//! refuses every symlink and keeps `..` inside the root. What is opened is then checked with
-//! `fstat`: a regular file, under a size cap, not on FUSE (whose reads can block for good).
+//! business being) and the last component never followed (`O_NOFOLLOW`). Kernels without
+//! `openat2` (before 5.6, or a seccomp filter that hides it) get a component-by-component
+//! `O_NOFOLLOW` walk that refuses every symlink and keeps `..` inside the root. The file is first
+//! opened as a bare reference (`O_PATH`: nothing of a FIFO's or a device's own open runs) and
+//! checked with `fstat`: a regular file, under a size cap, not on FUSE (whose reads can block
+//! for good); only then is it opened for reading, through that reference, with `O_NONBLOCK`.
 
 use std::ffi::CString;
-use std::fs::File;
+use std::fs::{File, Metadata};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -68,17 +70,17 @@ impl Root {
     }
 
     /// Open `path` for reading inside this root (`/a/b` and `a/b` alike; `..` stops at the
-    /// root), never following its last component and never blocking on the open.
-    pub fn open(&self, path: &Path, links: Links) -> Result<File, OpenError> {
+    /// root), never following its last component: a regular file of at most `cap` bytes.
+    pub fn open(&self, path: &Path, links: Links, cap: u64) -> Result<(File, Metadata), OpenError> {
         if !NO_OPENAT2.load(Ordering::Relaxed) {
             match self.openat2(path, links) {
                 Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSYS | libc::EPERM)) => {
                     NO_OPENAT2.store(true, Ordering::Relaxed);
                 }
-                other => return Ok(File::from(other?)),
+                other => return reopen(other?, cap),
             }
         }
-        Ok(File::from(self.walk(path)?))
+        reopen(self.walk(path)?, cap)
     }
 
     fn openat2(&self, path: &Path, links: Links) -> io::Result<OwnedFd> {
@@ -90,7 +92,7 @@ impl Root {
         // libc marks `open_how` non-exhaustive (the kernel may grow it): fill a zeroed one.
         // SAFETY: all-zero is a valid `open_how` (plain integers).
         let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-        how.flags = READ_FLAGS as u64;
+        how.flags = PATH_FLAGS as u64;
         how.resolve = resolve;
         // SAFETY: valid directory fd, NUL-terminated path, `how` with its true size.
         let fd = unsafe {
@@ -106,7 +108,8 @@ impl Root {
     }
 
     /// The fallback: one `openat` per component, each refusing symlinks (`O_NOFOLLOW`), `..`
-    /// taken back up a stack of the directories walked (so never above the root).
+    /// taken back up a stack of the directories walked (so never above the root). Returns an
+    /// `O_PATH` reference.
     pub fn walk(&self, path: &Path) -> io::Result<OwnedFd> {
         let parts: Vec<Component<'_>> = path.components().collect();
         let Some((last, dirs)) = parts.split_last() else {
@@ -129,12 +132,34 @@ impl Root {
         let Component::Normal(name) = last else {
             return Err(io::ErrorKind::InvalidInput.into());
         };
-        openat(stack.last().unwrap_or(&self.0), Path::new(name), READ_FLAGS)
+        openat(stack.last().unwrap_or(&self.0), Path::new(name), PATH_FLAGS)
     }
 }
 
-/// How files are opened: never following the last component, never waiting on a FIFO.
-const READ_FLAGS: i32 = libc::O_RDONLY | libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC;
+/// Open the file at `path` (a magic link such as `/proc/<pid>/map_files/…` is followed: it is
+/// the kernel's own reference) if it is a regular file of at most `cap` bytes.
+pub fn open_regular(path: &Path, cap: u64) -> Result<(File, Metadata), OpenError> {
+    let c = c_path(path)?;
+    // SAFETY: NUL-terminated path; the result is checked.
+    let fd = owned(unsafe { libc::open(c.as_ptr(), libc::O_PATH | libc::O_CLOEXEC) })?;
+    reopen(fd, cap)
+}
+
+/// Check the file an `O_PATH` reference names, then open it for reading through the
+/// reference: the same inode, whatever has happened to its path since.
+fn reopen(reference: OwnedFd, cap: u64) -> Result<(File, Metadata), OpenError> {
+    let reference = File::from(reference);
+    let meta = regular(&reference, cap)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(format!("/proc/self/fd/{}", reference.as_raw_fd()))?;
+    Ok((file, meta))
+}
+
+/// How a file is first opened: a reference only (no open of the file itself runs, so a FIFO or
+/// a device is never opened), never following the last component.
+const PATH_FLAGS: i32 = libc::O_PATH | libc::O_NOFOLLOW | libc::O_CLOEXEC;
 /// How the fallback walk opens each directory: a symlink in its place fails (`ENOTDIR`).
 const DIR_FLAGS: i32 = libc::O_PATH | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
 
@@ -157,8 +182,8 @@ fn owned(fd: i32) -> io::Result<OwnedFd> {
 }
 
 /// Check that `file` is a regular file of at most `cap` bytes, not on FUSE; returns its
-/// metadata. Nothing is read from a file before this.
-pub fn regular(file: &File, cap: u64) -> Result<std::fs::Metadata, OpenError> {
+/// metadata.
+pub fn regular(file: &File, cap: u64) -> Result<Metadata, OpenError> {
     let meta = file.metadata()?;
     if !meta.file_type().is_file() {
         return Err(OpenError::NotRegular);

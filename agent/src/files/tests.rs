@@ -3,6 +3,7 @@
 //! walk where both apply.
 
 use std::io::Read;
+use std::os::fd::AsRawFd;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -36,16 +37,17 @@ impl Drop for Fake {
 }
 
 fn text(root: &Root, path: &str, links: Links) -> Result<String, OpenError> {
-    let mut file = root.open(Path::new(path), links)?;
-    regular(&file, 1 << 20)?;
+    let (mut file, _) = root.open(Path::new(path), links, 1 << 20)?;
     let mut s = String::new();
     file.read_to_string(&mut s).map_err(OpenError::Io)?;
     Ok(s)
 }
 
 fn walked(root: &Root, path: &str) -> std::io::Result<String> {
+    let reference = std::fs::File::from(root.walk(Path::new(path))?);
     let mut s = String::new();
-    std::fs::File::from(root.walk(Path::new(path))?).read_to_string(&mut s)?;
+    std::fs::File::open(format!("/proc/self/fd/{}", reference.as_raw_fd()))?
+        .read_to_string(&mut s)?;
     Ok(s)
 }
 
@@ -126,16 +128,17 @@ fn a_fifo_is_refused_without_blocking() {
 fn files_over_the_cap_are_refused_before_reading() {
     let fake = Fake::new("cap");
     std::fs::write(fake.0.join("tmp/big"), vec![b'x'; 4096]).expect("write");
-    let file = fake
-        .root()
-        .open(Path::new("tmp/big"), Links::Refused)
-        .expect("open");
+    let root = fake.root();
     assert!(matches!(
-        regular(&file, 1024),
+        root.open(Path::new("tmp/big"), Links::Refused, 1024),
         Err(OpenError::TooLarge {
             size: 4096,
             cap: 1024
         })
     ));
+    let (file, meta) = root
+        .open(Path::new("tmp/big"), Links::Refused, 4096)
+        .expect("open");
+    assert_eq!(meta.len(), 4096);
     assert!(regular(&file, 4096).is_ok());
 }

@@ -89,6 +89,7 @@ const COPIED: [bool; 5] = [true, true, false, false, true];
 impl Elf {
     /// Read `file`: its headers, then the unwind sections.
     pub fn read(file: &File) -> Result<Elf, ElfError> {
+        let file_len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let cache = ReadCache::new(file);
         let obj = ElfFile64::<LittleEndian, _>::parse(&cache)?;
         let build_id = obj.build_id().ok().flatten().map(<[u8]>::to_vec);
@@ -115,7 +116,7 @@ impl Elf {
             let data = s
                 .file_range()
                 .filter(|_| copy)
-                .and_then(|(off, len)| read_at(file, off, len));
+                .and_then(|(off, len)| read_at(file, file_len, off, len));
             Some(Section {
                 svma: s.address()..s.address().saturating_add(s.size()),
                 data,
@@ -125,7 +126,7 @@ impl Elf {
         Ok(Elf {
             build_id,
             segments,
-            file_len: file.metadata().map(|m| m.len()).unwrap_or(0),
+            file_len,
             symbol_ranges,
             sections,
         })
@@ -189,9 +190,10 @@ impl Elf {
     }
 }
 
-/// `len` bytes at `offset` of `file`, or `None` past [`MAX_SECTION_BYTES`] or the file's end.
-fn read_at(file: &File, offset: u64, len: u64) -> Option<Bytes> {
-    if len > MAX_SECTION_BYTES {
+/// `len` bytes at `offset` of `file` (`file_len` long), or `None` past [`MAX_SECTION_BYTES`]
+/// or the file's end (checked first: a header may claim anything).
+fn read_at(file: &File, file_len: u64, offset: u64, len: u64) -> Option<Bytes> {
+    if len > MAX_SECTION_BYTES || offset.checked_add(len)? > file_len {
         return None;
     }
     let mut buf = vec![0u8; usize::try_from(len).ok()?];
@@ -287,9 +289,27 @@ mod tests {
         assert!(Elf::read(&not_elf).is_err());
     }
 
+    #[test]
+    fn a_file_cut_short_is_an_error_not_a_crash() {
+        let exe = std::fs::read(std::env::current_exe().expect("exe")).expect("read");
+        assert!(Elf::read(&tempfile_with(&[])).is_err());
+        // Headers without the section table (at the file's end) or the sections.
+        assert!(Elf::read(&tempfile_with(&exe[..4096])).is_err());
+        // A file whose sections lie past its end reads without their bytes.
+        let mut cut = exe.clone();
+        cut.truncate(exe.len() / 2);
+        if let Ok(elf) = Elf::read(&tempfile_with(&cut)) {
+            assert!(elf.unwind_bytes() <= cut.len() as u64);
+        }
+    }
+
     fn tempfile_with(bytes: &[u8]) -> File {
         use std::io::{Seek, Write};
-        let path = std::env::temp_dir().join(format!("embers-agent-elf-{}", std::process::id()));
+        // One name per call: tests run at once.
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let path =
+            std::env::temp_dir().join(format!("embers-agent-elf-{}-{n}", std::process::id()));
         let mut f = std::fs::OpenOptions::new()
             .read(true)
             .write(true)

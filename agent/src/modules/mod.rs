@@ -13,11 +13,11 @@ pub mod vdso;
 use std::collections::HashMap;
 use std::fs::File;
 use std::os::fd::AsRawFd;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
-use crate::files::{memfd, regular, Links, OpenError, Root};
+use crate::files::{memfd, open_regular, Links, OpenError, Root};
 use crate::maps::MapLine;
 pub use cache::Modules;
 use elf::Elf;
@@ -152,27 +152,19 @@ fn unreadable(path: &str, deleted: bool, reason: &str, window: u64) -> Module {
 /// filesystem, symlinks resolved there), or, deleted, replaced since, or unreachable by path,
 /// through the mapping itself (`/proc/<pid>/map_files`).
 fn open(pid: u32, line: &MapLine, path: &str, deleted: bool) -> Result<File, OpenError> {
-    let mapped = || -> Result<File, OpenError> {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(format!(
-                "/proc/{pid}/map_files/{:x}-{:x}",
-                line.start, line.end
-            ))?;
-        regular(&file, MAX_ELF_BYTES)?;
-        Ok(file)
+    let mapped = || {
+        let link = format!("/proc/{pid}/map_files/{:x}-{:x}", line.start, line.end);
+        open_regular(Path::new(&link), MAX_ELF_BYTES).map(|(file, _)| file)
     };
     if deleted {
         return mapped();
     }
     let by_path = Root::of_process(pid)
         .map_err(OpenError::from)
-        .and_then(|root| root.open(Path::new(path), Links::InRoot))
-        .and_then(|file| Ok((regular(&file, MAX_ELF_BYTES)?, file)));
+        .and_then(|root| root.open(Path::new(path), Links::InRoot, MAX_ELF_BYTES));
     match by_path {
         // The same file the process mapped, not one put at its path since.
-        Ok((meta, file)) if meta.ino() == line.inode => Ok(file),
+        Ok((file, meta)) if meta.ino() == line.inode => Ok(file),
         _ => mapped(),
     }
 }

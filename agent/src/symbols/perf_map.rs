@@ -12,7 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::rc::Rc;
 
-use crate::files::{regular, Links, OpenError, Root};
+use crate::files::{Links, OpenError, Root};
 
 /// Largest perf map read (a long-running Node process writes tens of MiB).
 pub const MAX_FILE_BYTES: u64 = 64 << 20;
@@ -61,8 +61,7 @@ pub fn open(pid: u32) -> Result<Opened, MapError> {
             format!("/tmp/perf-{pid}.map"),
         ),
     };
-    let file = root.open(Path::new(&path), Links::Refused)?;
-    let meta = regular(&file, MAX_FILE_BYTES)?;
+    let (file, meta) = root.open(Path::new(&path), Links::Refused, MAX_FILE_BYTES)?;
     // The process's own file only (root's only for a root process): a hard link to someone
     // else's file is refused. An exited process's uids are unknown, and its map is then the
     // host's, whose hard links protected_hardlinks already limits to the linker's own files.

@@ -26,11 +26,22 @@ pub fn allowed() -> bool {
     }
 }
 
-/// A directory of this test run's own.
+/// A directory of this test run's own (those of earlier runs, whose process is gone, are
+/// removed: a static's directory outlives the run that made it).
 pub fn scratch() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
-        let dir = std::env::temp_dir().join(format!("embers-hostile-{}", std::process::id()));
+        let tmp = std::env::temp_dir();
+        for entry in std::fs::read_dir(&tmp).into_iter().flatten().flatten() {
+            let name = entry.file_name();
+            let pid = name
+                .to_str()
+                .and_then(|n| n.strip_prefix("embers-hostile-"));
+            if pid.is_some_and(|p| !Path::new("/proc").join(p).exists()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        let dir = tmp.join(format!("embers-hostile-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("scratch dir");
         dir
     })
