@@ -11,10 +11,14 @@
 //!   one: transforms, search, per-function stats.
 //! - [`view`]: pure presentation decisions — layout (profile + viewport → bars), paint (bars →
 //!   draw list), colours and number formatting.
-//! - [`export`]: writing a profile out again — shapes A/B, folded stacks, SVG.
+//! - [`export`]: writing a profile out again — shapes A/B, folded stacks, SVG, pprof.
+//! - [`budget`]: one request's memory budget, charged by every reader before it allocates.
+//! - [`summary`]: profiles and comparisons as text (the MCP tools and the viewer's titles).
+//! - [`synth`]: deterministic generated profiles (demo data, benchmarks).
 //!
 //! Nothing here depends on web-sys, so it is tested natively and benchmarked with criterion.
 
+pub mod budget;
 pub mod contract;
 pub mod export;
 pub mod summary;

@@ -5,6 +5,7 @@
 
 use std::io::Read;
 
+use embers_model::budget::Budget;
 use embers_model::wire::jfr::{self, JfrError};
 use embers_model::wire::pprof::stacks::{stacks, StackBounds};
 
@@ -21,14 +22,13 @@ fn recording() -> Vec<u8> {
 const BOUNDS: StackBounds = StackBounds {
     max_frames: 1024,
     max_frame_bytes: 4096,
-    max_total_bytes: 1 << 30,
 };
 
 /// `event_type<TAB>stack<TAB>value` lines, sorted, as `expected.py` writes them.
 fn lines(recording: &jfr::Recording) -> Vec<String> {
     let mut out = Vec::new();
     for p in &recording.profiles {
-        for (stack, value) in stacks(&p.table, &BOUNDS).expect("stacks") {
+        for (stack, value) in stacks(&p.table, &BOUNDS, &Budget::unlimited()).expect("stacks") {
             out.push(format!("{}\t{stack}\t{value}", p.event_type));
         }
     }
@@ -71,7 +71,7 @@ fn the_workloads_known_shares_show() {
         .iter()
         .find(|p| p.event_type == "cpu")
         .expect("cpu");
-    let stacks = stacks(&cpu.table, &BOUNDS).expect("stacks");
+    let stacks = stacks(&cpu.table, &BOUNDS, &Budget::unlimited()).expect("stacks");
     let main = |f: &str| -> u64 {
         stacks
             .iter()
@@ -107,7 +107,7 @@ fn read_by_the_second_the_same_samples_keep_their_course() {
     // Summed over the seconds, every event type's stacks are the whole recording's.
     let mut summed: std::collections::BTreeMap<String, u64> = Default::default();
     for p in &by_second.profiles {
-        for (stack, v) in stacks(&p.table, &BOUNDS).expect("stacks") {
+        for (stack, v) in stacks(&p.table, &BOUNDS, &Budget::unlimited()).expect("stacks") {
             *summed
                 .entry(format!("{}\t{stack}", p.event_type))
                 .or_default() += v;

@@ -5,6 +5,7 @@
 
 use std::io::Read;
 
+use embers_model::budget::Budget;
 use embers_model::contract::event::Quantity;
 use embers_model::export::folded::to_folded;
 use embers_model::export::pprof::{to_pprof, PprofMeta};
@@ -213,9 +214,18 @@ fn bad_profiles_are_refused_naming_the_problem() {
     let bounds = StackBounds {
         max_frames: 2,
         max_frame_bytes: 4,
-        max_total_bytes: 9,
     };
-    assert_eq!(stacks(&t, &bounds), Ok(vec![("main;work".to_owned(), 30)]));
+    // "main;work" (9 bytes) and the memory every stack costs besides its text (64).
+    let fits = Budget::with_limit(9 + 64);
+    assert_eq!(
+        stacks(&t, &bounds, &fits),
+        Ok(vec![("main;work".to_owned(), 30)])
+    );
+    let over = stacks(&t, &bounds, &Budget::with_limit(8 + 64)).expect_err("over");
+    assert!(
+        matches!(&over, PprofError::OverBudget(e) if e.what == "stack text" && e.limit == 72),
+        "{over}"
+    );
     for (bounds, message) in [
         (
             StackBounds {
@@ -231,15 +241,9 @@ fn bad_profiles_are_refused_naming_the_problem() {
             },
             "a frame is 4 bytes long, over the limit of 3 bytes per frame (--max-frame-bytes)",
         ),
-        (
-            StackBounds {
-                max_total_bytes: 8,
-                ..bounds
-            },
-            "the profile's stacks add up to more than 8 bytes of text; send it in parts",
-        ),
     ] {
-        assert_eq!(stacks(&t, &bounds).expect_err(message).to_string(), message);
+        let e = stacks(&t, &bounds, &Budget::unlimited()).expect_err(message);
+        assert_eq!(e.to_string(), message);
     }
     let c = &choose(&p)[0];
     assert_eq!(

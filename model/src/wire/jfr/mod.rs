@@ -24,8 +24,9 @@ use thiserror::Error;
 
 pub use events::{JfrProfile, Recording};
 
+use crate::budget::Budget;
 use bytes::Bytes;
-use values::{Budget, Chunk};
+use values::{Chunk, VALUE_BYTES};
 
 /// The first bytes of every chunk.
 pub const MAGIC: &[u8; 4] = b"FLR\0";
@@ -116,27 +117,40 @@ fn header(b: &mut Bytes<'_>) -> Result<Header, JfrError> {
 /// Reads every chunk of a recording into one tree per event type, each under a root named
 /// `root`.
 pub fn read(bytes: &[u8], root: &str) -> Result<Recording, JfrError> {
-    read_with(bytes, root, None)
+    read_within(bytes, root, None, &own_budget(bytes.len()))
 }
 
 /// Reads a recording into one tree per event type and time bucket of `seconds` (each
 /// profile's `time`), so that a long recording keeps its course over time.
 pub fn read_in_buckets(bytes: &[u8], root: &str, seconds: i64) -> Result<Recording, JfrError> {
-    read_with(bytes, root, Some(seconds.max(1)))
+    read_within(bytes, root, Some(seconds), &own_budget(bytes.len()))
 }
 
-fn read_with(bytes: &[u8], root: &str, bucket: Option<i64>) -> Result<Recording, JfrError> {
+/// The budget of a recording read on its own (a file opened in the viewer): a value per 8
+/// bytes, far more than real recordings use (see the tests).
+fn own_budget(len: usize) -> Budget {
+    let values = len.saturating_mul(8).saturating_add(1 << 16);
+    Budget::with_limit(values.saturating_mul(VALUE_BYTES))
+}
+
+/// [`read`] (`bucket: None`) or [`read_in_buckets`], every value decoded charged to the
+/// request's `budget`.
+pub fn read_within(
+    bytes: &[u8],
+    root: &str,
+    bucket: Option<i64>,
+    budget: &Budget,
+) -> Result<Recording, JfrError> {
     if !is_jfr(bytes) {
         return Err(JfrError::NotJfr);
     }
+    let bucket = bucket.map(|s| s.max(1));
     let mut recording = events::Builder::new(root, bytes.len(), bucket.is_some());
-    // A value per 8 bytes is far more than real recordings use (see the tests).
-    let mut budget = Budget(bytes.len().saturating_mul(8).saturating_add(1 << 16));
     let mut at = 0;
     while at < bytes.len() {
         let h = header(&mut Bytes::new(bytes, at, false))?;
         let chunk = &bytes[at..at + h.size];
-        read_chunk(chunk, &h, bucket, &mut recording, &mut budget).map_err(|e| match e {
+        read_chunk(chunk, &h, bucket, &mut recording, budget).map_err(|e| match e {
             JfrError::Truncated { what, offset } => JfrError::Truncated {
                 what,
                 offset: offset + at,
@@ -161,7 +175,7 @@ fn read_chunk(
     h: &Header,
     bucket: Option<i64>,
     out: &mut events::Builder,
-    budget: &mut Budget,
+    budget: &Budget,
 ) -> Result<(), JfrError> {
     let mut c = Chunk::default();
     let (mut b, _) = event_at(chunk, h.metadata_offset, h.compressed)?;
@@ -205,7 +219,7 @@ fn read_chunk(
     for f in ordered {
         let mut d = values::Decoder {
             types: &c.types,
-            budget: &mut *budget,
+            budget,
         };
         let v = d.value(
             &mut Bytes::new(&chunk[..f.end], f.start, h.compressed),

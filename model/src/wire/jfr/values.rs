@@ -2,14 +2,16 @@
 //! are read with ([`Chunk::field`], [`Chunk::text`]): a field of a pooled value is found
 //! through the pool, a pooled string through the `java.lang.String` pool.
 //!
-//! Everything here is sized by the input: nesting is bounded, and so is the number of values
-//! decoded in all ([`Budget`]), since an array of a class with no fields takes no bytes.
+//! Everything here is sized by the input: nesting is bounded, and every value decoded is
+//! charged to the request's [`Budget`] before it is made, since an array of a class with no
+//! fields takes no bytes.
 
 use rustc_hash::FxHashMap;
 
 use super::bytes::{Bytes, JfrString};
 use super::types::{Field, Layout, Types};
 use super::JfrError;
+use crate::budget::Budget;
 
 /// Nesting of inline (not pooled) values: a stack trace's frames are 3 deep.
 const MAX_DEPTH: usize = 24;
@@ -33,27 +35,21 @@ pub enum Value {
     },
 }
 
-/// How many more values may be decoded.
-#[derive(Debug)]
-pub struct Budget(pub usize);
-
-impl Budget {
-    fn spend(&mut self) -> Result<(), JfrError> {
-        self.0 = self.0.checked_sub(1).ok_or_else(|| {
-            JfrError::Invalid("the recording expands to too many values for its size".to_owned())
-        })?;
-        Ok(())
-    }
-}
+/// Memory one decoded value may take: the value and room for its vector's growth.
+pub const VALUE_BYTES: usize = 2 * std::mem::size_of::<Value>();
 
 /// Decodes values of the chunk's classes.
 pub struct Decoder<'t, 'b> {
     pub types: &'t Types,
-    /// The recording's, spent by every value decoded.
-    pub budget: &'b mut Budget,
+    /// The request's, spent by every value decoded.
+    pub budget: &'b Budget,
 }
 
 impl Decoder<'_, '_> {
+    fn spend(&self) -> Result<(), JfrError> {
+        spend(self.budget, 1)
+    }
+
     /// A value of class `class`.
     pub fn value(
         &mut self,
@@ -61,7 +57,7 @@ impl Decoder<'_, '_> {
         class: i64,
         depth: usize,
     ) -> Result<Value, JfrError> {
-        self.budget.spend()?;
+        self.spend()?;
         if depth > MAX_DEPTH {
             return Err(JfrError::Invalid(format!(
                 "values nested over {MAX_DEPTH} deep (a class that contains itself?)"
@@ -93,8 +89,9 @@ impl Decoder<'_, '_> {
         if !f.array {
             return self.single(b, f, depth);
         }
-        self.budget.spend()?;
+        self.spend()?;
         let n = b.count("an array's length")?;
+        spend(self.budget, n)?;
         let mut items = Vec::with_capacity(n);
         for _ in 0..n {
             items.push(self.single(b, f, depth)?);
@@ -104,7 +101,7 @@ impl Decoder<'_, '_> {
 
     fn single(&mut self, b: &mut Bytes<'_>, f: &Field, depth: usize) -> Result<Value, JfrError> {
         if f.pooled {
-            self.budget.spend()?;
+            self.spend()?;
             Ok(Value::Ref {
                 class: f.class,
                 key: b.long()?,
@@ -113,6 +110,13 @@ impl Decoder<'_, '_> {
             self.value(b, f.class, depth)
         }
     }
+}
+
+/// Charge `count` values to `budget`, or refuse the recording as too large.
+fn spend(budget: &Budget, count: usize) -> Result<(), JfrError> {
+    budget
+        .charge(count.saturating_mul(VALUE_BYTES), "JFR values")
+        .map_err(|e| JfrError::TooLarge(e.to_string()))
 }
 
 /// A chunk's classes and constant pools: what reading its events needs.
@@ -126,11 +130,7 @@ pub struct Chunk {
 
 impl Chunk {
     /// Reads a checkpoint event's pools into the chunk (its size and type id already read).
-    pub fn read_checkpoint(
-        &mut self,
-        b: &mut Bytes<'_>,
-        budget: &mut Budget,
-    ) -> Result<(), JfrError> {
+    pub fn read_checkpoint(&mut self, b: &mut Bytes<'_>, budget: &Budget) -> Result<(), JfrError> {
         // Start time, duration, the offset of the previous checkpoint (every checkpoint is
         // read in file order instead), and the flush flag.
         for _ in 0..3 {

@@ -5,10 +5,23 @@
 use super::{
     Function, Line, Location, Mapping, Pprof, PprofError, SampleLocations, Samples, ValueType,
 };
+use crate::budget::Budget;
 use crate::wire::protobuf::{repeated_varints, Reader, Value, WireError};
+
+/// Memory one decoded table entry may take (the largest entry, a sample's or a location's
+/// 32–40 bytes, with room for its column's growth): an empty entry is two bytes on the wire,
+/// so a body of them would otherwise cost 20× its size in memory before any check.
+const ENTRY_BYTES: usize = 64;
+/// Memory a sample value takes (an `i64`, doubled for its column's growth).
+const VALUE_BYTES: usize = 16;
 
 /// Decodes (uncompressed) pprof bytes and checks every reference in them.
 pub fn decode(bytes: &[u8]) -> Result<Pprof<'_>, PprofError> {
+    decode_within(bytes, &Budget::unlimited())
+}
+
+/// [`decode`], every table entry and value charged to `budget` before it is kept.
+pub fn decode_within<'a>(bytes: &'a [u8], budget: &Budget) -> Result<Pprof<'a>, PprofError> {
     if super::is_gzip(bytes) {
         return Err(PprofError::Gzipped);
     }
@@ -20,9 +33,17 @@ pub fn decode(bytes: &[u8]) -> Result<Pprof<'_>, PprofError> {
     let mut r = Reader::new(bytes);
     while let Some((field, value)) = r.field()? {
         let at = r.position();
+        if matches!(value, Value::Bytes(_)) {
+            budget.charge(ENTRY_BYTES, "pprof tables")?;
+        }
         match (field, value) {
             (1, Value::Bytes(b)) => p.sample_types.push(value_type(b, at)?),
-            (2, Value::Bytes(b)) => sample(&mut p.samples, b, at)?,
+            (2, Value::Bytes(b)) => {
+                let values = p.samples.values.len() + p.samples.unpacked_ids.len();
+                sample(&mut p.samples, b, at)?;
+                let added = p.samples.values.len() + p.samples.unpacked_ids.len() - values;
+                budget.charge(added.saturating_mul(VALUE_BYTES), "pprof sample values")?;
+            }
             (3, Value::Bytes(b)) => p.mappings.push(mapping(b, at)?),
             (4, Value::Bytes(b)) => location(&mut p, b, at)?,
             (5, Value::Bytes(b)) => p.functions.push(function(b, at)?),
@@ -34,7 +55,12 @@ pub fn decode(bytes: &[u8]) -> Result<Pprof<'_>, PprofError> {
             (10, Value::Varint(v)) => p.duration_nanos = v as i64,
             (11, Value::Bytes(b)) => p.period_type = Some(value_type(b, at)?),
             (12, Value::Varint(v)) => p.period = v as i64,
-            (13, _) => repeated_varints(value, at, |v| p.comments.push(v))?,
+            (13, _) => {
+                let before = p.comments.len();
+                repeated_varints(value, at, |v| p.comments.push(v))?;
+                let added = p.comments.len() - before;
+                budget.charge(added.saturating_mul(VALUE_BYTES), "pprof comments")?;
+            }
             (14, Value::Varint(v)) => p.default_sample_type = v,
             _ => {}
         }

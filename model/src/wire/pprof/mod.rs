@@ -17,7 +17,7 @@ pub mod stacks;
 
 use thiserror::Error;
 
-pub use decode::decode;
+pub use decode::{decode, decode_within};
 pub use read::{read_profile, ReadPprof};
 
 use super::protobuf::{repeated_varints, Value, WireError};
@@ -284,6 +284,9 @@ pub enum PprofError {
     /// A stack over the caller's limits.
     #[error("{0}")]
     Stack(String),
+    /// The profile expands past the request's memory budget.
+    #[error("{0}")]
+    OverBudget(#[from] crate::budget::OverBudget),
 }
 
 impl Pprof<'_> {
