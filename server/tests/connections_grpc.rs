@@ -1,7 +1,8 @@
 //! The OTLP gRPC listener (`--otlp-grpc-listen`) within the HTTP listener's bounds: calls are
 //! served through the bounded accept loop, a connection that sends nothing is closed at the
-//! header timeout, one kept between calls outlives it, and one address holds at most its
-//! share of connections while others are served.
+//! header timeout, one kept between calls outlives it, one address holds at most its share
+//! of connections while others are served, and a call whose message does not arrive within
+//! `--body-read-timeout` fails.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,7 +13,10 @@ use embers_server::listen::{ConnLimits, Limited};
 use embers_server::store::Store;
 use embers_server::AppState;
 use opentelemetry_proto::tonic::collector::profiles::v1development::profiles_service_client::ProfilesServiceClient;
+use prost::bytes::{Buf, BufMut};
+use tonic::codec::{DecodeBuf, EncodeBuf};
 use tonic::transport::Channel;
+use tonic::Status;
 
 use super::common::TempDb;
 use super::connections::{limits, read_to_close, timed};
@@ -75,4 +79,71 @@ async fn the_grpc_listener_keeps_the_connection_bounds() {
     assert!(took < Duration::from_millis(400), "closed after {took:?}");
     // ...while another address is served.
     export(&mut client).await.expect("served beside them");
+}
+
+/// Messages as their bytes, for a call whose message never comes.
+#[derive(Debug, Clone, Copy)]
+struct Raw;
+
+impl tonic::codec::Codec for Raw {
+    type Encode = Vec<u8>;
+    type Decode = Vec<u8>;
+    type Encoder = Raw;
+    type Decoder = Raw;
+
+    fn encoder(&mut self) -> Raw {
+        Raw
+    }
+
+    fn decoder(&mut self) -> Raw {
+        Raw
+    }
+}
+
+impl tonic::codec::Encoder for Raw {
+    type Item = Vec<u8>;
+    type Error = Status;
+
+    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
+        dst.put_slice(&item);
+        Ok(())
+    }
+}
+
+impl tonic::codec::Decoder for Raw {
+    type Item = Vec<u8>;
+    type Error = Status;
+
+    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
+        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
+    }
+}
+
+#[tokio::test]
+async fn a_grpc_message_that_does_not_arrive_in_time_fails_the_call() {
+    let bounds = ConnLimits {
+        body_read_timeout: Some(Duration::from_millis(800)),
+        ..limits(5000, 5000, 8)
+    };
+    let (addr, _db) = start(bounds).await;
+    let channel = Channel::from_shared(format!("http://{addr}"))
+        .expect("uri")
+        .connect()
+        .await
+        .expect("connect");
+    let mut raw = tonic::client::Grpc::new(channel.clone());
+    raw.ready().await.expect("ready");
+    let path = axum::http::uri::PathAndQuery::from_static(
+        "/opentelemetry.proto.collector.profiles.v1development.ProfilesService/Export",
+    );
+    // The call's stream stays open and its message never comes.
+    let never = futures_util::stream::pending::<Vec<u8>>();
+    let call = raw.client_streaming(tonic::Request::new(never), path, Raw);
+    let (outcome, took) = timed(tokio::time::timeout(Duration::from_secs(10), call)).await;
+    let e = outcome.expect("ended within 10 s").expect_err("cut");
+    assert!(took < Duration::from_secs(3), "ended after {took:?}");
+    assert!(e.message().contains("--body-read-timeout"), "{e}");
+    // The connection goes on serving other calls.
+    let mut client = ProfilesServiceClient::new(channel);
+    export(&mut client).await.expect("a call after the cut one");
 }
