@@ -1,5 +1,7 @@
 //! Bearer tokens: `--token-file` (writes) and `--query-token-file` (queries). A request shows
-//! one as `Authorization: Bearer <token>`; it is compared in constant time.
+//! one as `Authorization: Bearer <token>`; it is compared in constant time, length included:
+//! the SHA-256 digests of both are compared ([`subtle`]), so the time depends neither on where
+//! the first difference is nor on how long either token is.
 //!
 //! | configured | writes need | queries need |
 //! |---|---|---|
@@ -11,12 +13,13 @@
 use std::path::Path;
 
 use axum::http::{header, HeaderMap};
+use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use super::rules::{header_text, Access};
 
-/// A secret token (never printed).
-pub struct Token(Vec<u8>);
+/// A secret token (never printed), kept as its SHA-256 digest.
+pub struct Token([u8; 32]);
 
 impl std::fmt::Debug for Token {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -35,7 +38,7 @@ impl Token {
         if token.chars().any(|c| !c.is_ascii_graphic()) {
             return Err("the token must be printable ASCII without spaces".into());
         }
-        Ok(Token(token.as_bytes().to_vec()))
+        Ok(Token(digest(token.as_bytes())))
     }
 
     /// The token in the file at `path` (one line; a trailing newline is ignored).
@@ -45,9 +48,17 @@ impl Token {
         Token::new(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 
+    /// Whether `presented` is this token. `subtle` compares slices of different lengths in no
+    /// time at all, which would tell an attacker the token's length: both sides are digests of
+    /// the same size instead.
     fn matches(&self, presented: &[u8]) -> bool {
-        self.0.ct_eq(presented).into()
+        self.0.ct_eq(&digest(presented)).into()
     }
+}
+
+/// The SHA-256 digest of `bytes`.
+fn digest(bytes: &[u8]) -> [u8; 32] {
+    Sha256::digest(bytes).into()
 }
 
 /// Why a request's token was not accepted.
@@ -144,6 +155,17 @@ mod tests {
         for wrong in [&b"s3crex"[..], b"s3cre", b"s3crets", b"S3CRET", b""] {
             assert!(!t.matches(wrong), "{wrong:?}");
         }
+    }
+
+    #[test]
+    fn the_comparison_does_the_same_work_whatever_the_length() {
+        // What is compared is always 32 bytes, so `subtle` never takes its early exit for
+        // slices of different lengths.
+        let t = Token::new("s3cret").unwrap();
+        for presented in [&b""[..], b"s", b"s3cret", &[b'x'; 4096]] {
+            assert_eq!(digest(presented).len(), t.0.len());
+        }
+        assert_eq!(t.0, digest(b"s3cret"));
     }
 
     #[test]
