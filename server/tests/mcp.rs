@@ -174,3 +174,21 @@ async fn mcp_sits_behind_the_guard() {
     assert_eq!(ok.body["result"]["tools"].as_array().map(Vec::len), Some(7));
     server.stop().await;
 }
+
+/// `/mcp` holds the body limit of the other query routes (`--max-query-bytes`): a 2 MB message
+/// is a 413 envelope naming the limit, and a message within it is read.
+#[tokio::test]
+async fn a_body_over_the_query_limit_is_413() {
+    let db = TempDb::new();
+    let server = TestServer::start(&db.path()).await;
+    let padding = "x".repeat(2 << 20);
+    let big = rpc(1, "tools/list", json!({ "padding": padding }));
+    let answer = call(&server, &[], &big).await;
+    assert_eq!(answer.status, 413, "{}", answer.body);
+    assert_eq!(answer.body["OPT_STATUS"], "FAIL");
+    let limit = embers_server::DEFAULT_QUERY_LIMIT.to_string();
+    assert!(answer.description().contains(&limit), "{}", answer.body);
+    let small = call(&server, &[], &rpc(2, "tools/list", json!({}))).await;
+    assert_eq!(small.status, 200, "{}", small.body);
+    server.stop().await;
+}

@@ -1,8 +1,9 @@
 //! The Model Context Protocol interface for assistants, with the official Rust SDK (`rmcp`):
 //! `embers-server mcp` over stdio, and streamable HTTP at `POST /mcp` (stateless, JSON
 //! answers), which sits behind the same guard as the API (`Host`, cross-site rules, the query
-//! token). The tools ([`tools`]) answer deterministic text from the service's own API
-//! ([`api`]); no model runs here.
+//! token) and the same body limit as the other query routes (`--max-query-bytes`). The tools
+//! ([`tools`]) answer deterministic text from the service's own API ([`api`]); no model runs
+//! here.
 
 mod api;
 pub mod args;
@@ -13,9 +14,11 @@ mod tools;
 
 use std::sync::Arc;
 
-use axum::body::Body;
+use axum::body::{Body, Bytes};
+use axum::extract::rejection::BytesRejection;
 use axum::extract::{Request, State};
-use axum::response::Response;
+use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 use axum::Router;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -84,7 +87,18 @@ impl ServerHandler for Embers {
         (status = 406, description = "The `Accept` header does not take `application/json` and `text/event-stream` (plain text).", content_type = "text/plain", body = String),
     ),
 )]
-pub async fn handle(State(state): State<AppState>, request: Request) -> Response {
+pub async fn handle(
+    State(state): State<AppState>,
+    parts: Parts,
+    body: Result<Bytes, BytesRejection>,
+) -> Response {
+    // The body is read here, within the route's limit, rather than by the transport, which
+    // would read any size.
+    let body = match crate::http::read_body(body, state.limits.query) {
+        Ok(body) => body,
+        Err(e) => return e.into_response(),
+    };
+    let request = Request::from_parts(parts, Body::from(body));
     let router = crate::internal_app(state);
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
