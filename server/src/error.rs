@@ -15,7 +15,8 @@
 //! | server failure | 500 | `FAIL` | empty tree in the requested shape |
 //!
 //! Server failures never expose internals in `DESCRIPTION`; the detail goes to the log and, only
-//! when the request asked for `"debug": true`, to the `debug` member.
+//! when the service runs with `--allow-debug` and the request asked for `"debug": true`, to the
+//! `debug` member.
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -141,8 +142,7 @@ impl Error {
         let mut e = Error::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             FAIL,
-            "internal error while answering the request; see the server log, or repeat the \
-             request with \"debug\": true",
+            "internal error while answering the request; see the server log",
         );
         e.detail = Some(detail.to_string());
         e
@@ -317,8 +317,8 @@ mod tests {
         );
         assert_eq!(
             Error::internal("disk full").to_string(),
-            "500 FAIL: internal error while answering the request; see the server log, or repeat \
-             the request with \"debug\": true (disk full)"
+            "500 FAIL: internal error while answering the request; see the server log (disk \
+             full)"
         );
     }
 }

@@ -89,12 +89,15 @@ pub struct AppState {
     pub guard: Arc<Guard>,
     /// This host's collector (`--profile-host`), for `/healthz`.
     pub collector: Option<Arc<host_profile::HostStatus>>,
+    /// Whether `"debug": true` is honoured (`--allow-debug`): else it is neither answered
+    /// with internal detail nor forwarded upstream.
+    pub allow_debug: bool,
 }
 
 impl AppState {
     /// A state serving `store` locally with shape B, the `dist` viewer directory, default
-    /// limits (body sizes and [`limits::Caps`]) and the default guard (loopback, same origin,
-    /// no tokens).
+    /// limits (body sizes and [`limits::Caps`]), the default guard (loopback, same origin, no
+    /// tokens) and `debug` off.
     pub fn new(store: Arc<Store>) -> AppState {
         AppState {
             store,
@@ -105,6 +108,7 @@ impl AppState {
             limiter: Arc::new(Limiter::new(limits::Caps::default())),
             guard: Arc::new(Guard::default()),
             collector: None,
+            allow_debug: false,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The guard's options on the real binary: `--embed-origin` (normalised, and refused when it is
-//! not an origin), `--allowed-host`, `--token-file`.
+//! not an origin), `--allowed-host`, `--token-file`, and the warning at start when the service
+//! listens beyond loopback without a token.
 
 use crate::common;
 
@@ -98,4 +99,54 @@ async fn the_binary_takes_the_options() {
         String::from_utf8_lossy(&bad.stderr).contains("not an origin"),
         "{bad:?}"
     );
+}
+
+/// `serve`'s stderr, from the start until it says where it runs, for `listen` and `extra`.
+async fn startup_log(listen: &str, extra: &[&std::ffi::OsStr]) -> String {
+    let db = TempDb::new();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_embers-server"))
+        .args([
+            "serve",
+            "--listen",
+            listen,
+            "--static-dir",
+            "/nonexistent",
+            "--db",
+        ])
+        .arg(db.path())
+        .args(extra)
+        .env("RUST_LOG", "warn")
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("started")
+        .expect("read")
+        .expect("line");
+    child.kill().await.expect("kill");
+    let output = child.wait_with_output().await.expect("output");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Listening beyond loopback without tokens is warned about at start, naming the option;
+/// loopback, or a token, is not.
+#[tokio::test]
+async fn an_open_port_beyond_loopback_is_warned_about() {
+    let log = startup_log("0.0.0.0:0", &[]).await;
+    assert!(
+        log.contains("beyond loopback") && log.contains("--token-file"),
+        "{log}"
+    );
+    let log = startup_log("127.0.0.1:0", &[]).await;
+    assert!(!log.contains("beyond loopback"), "{log}");
+    let dir = TempDb::new();
+    let token = dir.dir.path().join("token");
+    std::fs::write(&token, "t0ken\n").expect("write");
+    let log = startup_log("0.0.0.0:0", &["--token-file".as_ref(), token.as_os_str()]).await;
+    assert!(!log.contains("beyond loopback"), "{log}");
 }

@@ -44,6 +44,7 @@ mod snapshot_errors;
 mod snapshots;
 mod upstream;
 mod upstream_bounds;
+mod upstream_fields;
 mod upstream_functions;
 mod upstream_input;
 // The collector on real programs needs eBPF and the agent (scripts/test.sh runs it on its own,

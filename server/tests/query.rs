@@ -369,11 +369,16 @@ async fn memory_profiles_type_leaves_as_objects() {
 }
 
 #[tokio::test]
-async fn debug_adds_query_diagnostics() {
-    let (_db, server) = seeded().await;
-    let (status, envelope) = server
-        .query(&with(query_for("redis-server"), json!({"debug": true})))
-        .await;
+async fn debug_adds_query_diagnostics_only_when_allowed() {
+    let (db, server) = seeded().await;
+    let asked = with(query_for("redis-server"), json!({"debug": true}));
+    // Without --allow-debug the statements stay internal.
+    let (status, envelope) = server.query(&asked).await;
+    assert_eq!(status, 200);
+    assert_eq!(envelope["debug"], Value::Null);
+    server.stop().await;
+    let server = TestServer::start_with(&db.path(), |s| s.allow_debug = true).await;
+    let (status, envelope) = server.query(&asked).await;
     assert_eq!(status, 200);
     let sql = envelope["debug"]["querier_debug"][0]["sql"]
         .as_str()

@@ -192,7 +192,7 @@ async fn wrong_methods_and_paths_get_envelopes() {
 }
 
 #[tokio::test]
-async fn server_failures_are_500_fail_without_internals_unless_debug() {
+async fn server_failures_are_500_fail_without_internals_unless_debug_is_allowed() {
     let (db, server) = seeded().await;
     // Break the schema behind the server's back.
     let conn = rusqlite::Connection::open(db.path()).expect("open");
@@ -216,9 +216,20 @@ async fn server_failures_are_500_fail_without_internals_unless_debug() {
         .await;
     assert_eq!(a["result"], Value::Null);
 
-    let (status, envelope) = server
-        .query(&with(query_for("web"), json!({"debug": true})))
-        .await;
+    // `debug` shows the detail only when the operator allows it (--allow-debug).
+    let asked = with(query_for("web"), json!({"debug": true}));
+    let (status, envelope) = server.query(&asked).await;
+    assert_eq!(status, 500);
+    assert_eq!(envelope["debug"], Value::Null);
+    assert!(!envelope.to_string().contains("in_process"), "{envelope}");
+    server.stop().await;
+    let server = TestServer::start_with(&db.path(), |s| s.allow_debug = true).await;
+    // Opening the store may have mended the view: break it again.
+    let conn = rusqlite::Connection::open(db.path()).expect("open");
+    conn.execute_batch("DROP VIEW IF EXISTS in_process")
+        .expect("drop view");
+    drop(conn);
+    let (status, envelope) = server.query(&asked).await;
     assert_eq!(status, 500);
     let error = envelope["debug"]["error"].as_str().unwrap_or("");
     assert!(error.contains("in_process"), "{envelope}");

@@ -48,7 +48,7 @@ async fn explore_answers_come_from_in_process_metrics() {
     );
     let values = common::with(
         range,
-        json!({"tag": "pod", "prefix": "WEB", "app_service": "x'y"}),
+        json!({"tag": "pod", "prefix": "WEB", "app_service": "x-y"}),
     );
     assert_eq!(
         result(&server, "/v1/profile/tag_values", values).await["values"],
@@ -69,7 +69,7 @@ async fn explore_answers_come_from_in_process_metrics() {
     );
     assert!(sent[1].contains("app_service='api' AND profile_language_type='eBPF'"));
     assert!(
-        sent[4].contains(r"app_service='x\'y' AND pod ILIKE 'WEB%' GROUP BY pod ORDER BY n DESC")
+        sent[4].contains(r"app_service='x-y' AND pod ILIKE 'WEB%' GROUP BY pod ORDER BY n DESC")
     );
     server.stop().await;
 }

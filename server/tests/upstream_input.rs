@@ -148,7 +148,8 @@ async fn answers_at_the_row_limit_are_not_cut_silently() {
 }
 
 /// The forwarded ProfileTracing body is the request the contract read and checked,
-/// re-serialised: the same rules as without `--upstream`, nothing else passed through.
+/// re-serialised: the same rules as without `--upstream`, nothing else passed through (`debug`
+/// neither, without `--allow-debug`: see `upstream_fields`).
 #[tokio::test]
 async fn profile_tracing_forwards_the_checked_request() {
     let (base, stub) = start_stub(stub(true)).await;
@@ -175,7 +176,7 @@ async fn profile_tracing_forwards_the_checked_request() {
         forwarded,
         json!({"app_service": "api", "profile_language_type": "eBPF",
                "profile_event_type": "on-cpu", "tag_filter": "agent='a'", "time_start": H,
-               "time_end": H + 3599, "max_kernel_stack_depth": -1, "debug": true})
+               "time_end": H + 3599, "max_kernel_stack_depth": -1})
     );
     server.stop().await;
 }

@@ -11,6 +11,7 @@
 //!               [--token-file FILE] [--query-token-file FILE]
 //!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
 //!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
+//!               [--allow-debug]
 //!               [limits] [--retention 72h] [--synchronous normal|full]
 //!               [--profile-host [--profile-host-interval 10s] [--profile-host-off-cpu]
 //!                [--profile-host-kernel-threads]]
@@ -194,6 +195,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         limiter: Arc::new(Limiter::new(args.limits.caps())),
         guard: Arc::new(args.guard.guard(&args.listen)?),
         collector: profiler.as_ref().map(host_profile::HostProfiler::status),
+        allow_debug: args.guard.allow_debug,
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
@@ -201,6 +203,9 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     let addr = listener
         .local_addr()
         .map_err(|e| format!("no local address: {e}"))?;
+    if let Some(warning) = crate::http::guard::exposure_warning(&addr, &args.guard) {
+        tracing::warn!("{warning}");
+    }
     if !args.static_dir.join("index.html").is_file() {
         tracing::warn!(dir = %args.static_dir.display(), "viewer not built; / shows a note");
     }

@@ -63,7 +63,7 @@ async fn answer(
         Some(upstream) => {
             let answer = state
                 .limiter
-                .run_async(async { Ok(upstream.forward(headers, body).await) })
+                .run_async(async { Ok(upstream.forward(headers, body, state.allow_debug).await) })
                 .await?;
             from_answer(answer, upstream.max_bytes()).await?
         }

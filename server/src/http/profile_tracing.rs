@@ -4,7 +4,8 @@
 //! Shape B is the default; shape A is answered when the server runs with `--result-shape a` or
 //! the request says `"result_shape": "A"` (or `"a"`). Queries pass the gate of
 //! [`crate::limits`]; a tree built here over `--max-answer-nodes` is cut to its heaviest part and answered
-//! with `DESCRIPTION` `truncated: N of M nodes`.
+//! with `DESCRIPTION` `truncated: N of M nodes`. `"debug": true` is honoured only with
+//! `--allow-debug` (else `debug` is null, and nothing is forwarded).
 
 use std::time::Instant;
 
@@ -54,7 +55,7 @@ pub async fn handle(
         // limit is for answers built here.
         let forwarded = state
             .limiter
-            .run_async(async { Ok(upstream.forward(&headers, body).await) })
+            .run_async(async { Ok(upstream.forward(&headers, body, state.allow_debug).await) })
             .await;
         return forwarded.unwrap_or_else(IntoResponse::into_response);
     }
@@ -123,7 +124,8 @@ async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
     let req = parse_tracing_body(body).map_err(|e| Error::invalid(e.to_string()))?;
     let shape = req.shape.unwrap_or(state.default_shape);
     let store = state.store.clone();
-    let debug = req.debug;
+    // The statements and a failure's detail are internal: shown only when the operator allows.
+    let debug = req.debug && state.allow_debug;
     let max_nodes = state.limiter.caps().max_answer_nodes;
     let fail = move |store_error: StoreError| {
         let e = Error::from_store(store_error).with_shape(shape);

@@ -1,6 +1,7 @@
-//! The command-line options of the guard (flattened into `serve`'s options) and the
-//! [`Guard`] they make.
+//! The command-line options of the guard (flattened into `serve`'s options), the [`Guard`] they
+//! make, and the warning `serve` gives when it listens beyond loopback without tokens.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -35,6 +36,21 @@ pub struct GuardArgs {
     /// without --token-file, writes need this one).
     #[arg(long, value_name = "FILE")]
     pub query_token_file: Option<PathBuf>,
+    /// Honour `"debug": true` in requests: answer the statements run and the detail of
+    /// failures in `debug`, and forward it to the --upstream querier. Off, it is ignored.
+    #[arg(long)]
+    pub allow_debug: bool,
+}
+
+/// The warning for a service listening on `addr` with `args`: beyond loopback, without tokens,
+/// anyone who reaches the port may write and delete.
+pub fn exposure_warning(addr: &SocketAddr, args: &GuardArgs) -> Option<String> {
+    if addr.ip().is_loopback() || args.token_file.is_some() || args.query_token_file.is_some() {
+        return None;
+    }
+    Some(format!(
+        "listening on {addr}, beyond loopback, without access tokens: anyone who reaches this          port may ingest, save and delete; give writes a token with --token-file FILE (and          queries one with --query-token-file FILE)"
+    ))
 }
 
 fn parse_origin(text: &str) -> Result<String, String> {
@@ -106,6 +122,22 @@ mod tests {
             parse_origin("https://Portal.example/").is_ok_and(|o| o == "https://portal.example")
         );
         assert!(parse_origin("portal.example").is_err());
+    }
+
+    #[test]
+    fn only_an_open_port_beyond_loopback_is_warned_about() {
+        let open = GuardArgs::default();
+        let any: SocketAddr = "0.0.0.0:8080".parse().unwrap();
+        let warning = exposure_warning(&any, &open).expect("warned");
+        assert!(warning.contains("--token-file"), "{warning}");
+        assert!(exposure_warning(&"[::]:1".parse().unwrap(), &open).is_some());
+        assert!(exposure_warning(&"127.0.0.1:8080".parse().unwrap(), &open).is_none());
+        assert!(exposure_warning(&"[::1]:8080".parse().unwrap(), &open).is_none());
+        let tokens = GuardArgs {
+            token_file: Some("t".into()),
+            ..GuardArgs::default()
+        };
+        assert!(exposure_warning(&any, &tokens).is_none());
     }
 
     #[test]

@@ -27,6 +27,7 @@ use axum::response::{IntoResponse, Response};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 use crate::Error;
+pub use args::exposure_warning;
 use rules::{Access, Hosts};
 use token::{TokenError, Tokens};
 

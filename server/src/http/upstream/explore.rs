@@ -78,6 +78,7 @@ fn group_name(cell: &Value, dimension: &Dimension) -> Outcome<String> {
 impl Upstream {
     /// Answer an explore request from the querier; the text is the success envelope.
     pub async fn explore(&self, headers: &HeaderMap, q: &Explore) -> Result<String, Error> {
+        super::fields::check_explore(q)?;
         let org = &self.options.org(headers)?;
         Ok(match q {
             Explore::Services(q) => success(&self.services(org, q).await?),

@@ -1,10 +1,11 @@
 //! The functions endpoint against a DeepFlow querier, which keeps no per-function table: the
 //! range's services (the services statement), then the ProfileTracing answers of the busiest
 //! `--upstream-fanout` of them, each decoded by the model and its frames summed
-//! ([`frame_stats`]). The answer's `coverage` names the services read and says that the others'
-//! functions are not counted; shares stay of every service's samples (the services statement
-//! sums them all). The function timeline would need one ProfileTracing question per bucket:
-//! it is answered 501.
+//! ([`frame_stats`]); a service whose name the querier could not be sent safely
+//! ([`super::fields::is_sendable`]) is passed over. The answer's `coverage` names the services
+//! read and says that the others' functions are not counted; shares stay of every service's
+//! samples (the services statement sums them all). The function timeline would need one
+//! ProfileTracing question per bucket: it is answered 501.
 
 use axum::body::Bytes;
 use axum::http::header;
@@ -65,7 +66,13 @@ impl Upstream {
             )));
         }
         let listed = candidates(self.ranked(org, &q.selection).await?, &q.selection);
-        let read: Vec<ServiceRow> = listed.iter().take(self.options.fanout).cloned().collect();
+        // A name the querier would paste into SQL unescaped is counted, never asked for.
+        let read: Vec<ServiceRow> = listed
+            .iter()
+            .filter(|r| super::fields::is_sendable(r))
+            .take(self.options.fanout)
+            .cloned()
+            .collect();
         let now = self.side(org, &q.selection, &listed, &read).await?;
         let base = match &q.baseline {
             Some(b) => {

@@ -1,10 +1,12 @@
 //! `--upstream URL`: answer from a real DeepFlow querier instead of the local store.
 //!
 //! ProfileTracing requests are read and checked by the contract (a bad one is a 400 here, by
-//! the same rules as without `--upstream`) and forwarded re-serialised from the checked
-//! request, with the `tag_filter`, which the querier pastes into SQL, rendered again from its
-//! parsed conditions ([`statements::render_filter`]); the querier's answer (status and body) is
-//! relayed unchanged. The explore endpoints are answered from the querier's SQL API
+//! the same rules as without `--upstream`), their fields the querier pastes into SQL checked
+//! again ([`fields`]), and forwarded re-serialised from the checked request, with the
+//! `tag_filter` rendered again from its parsed conditions ([`statements::render_filter`]) and
+//! `debug` only with `--allow-debug`; the querier's answer (status and body) is relayed
+//! unchanged, except that without `--allow-debug` a failure's `debug` member (the querier's
+//! statements) is left out. The explore endpoints are answered from the querier's SQL API
 //! ([`sql_api`], [`explore`]) with fixed statements; the functions endpoint from the
 //! ProfileTracing answers of the range's busiest services ([`functions`]).
 //!
@@ -13,6 +15,7 @@
 //! followed; `X-Org-Id` is sent only as configured.
 
 mod explore;
+pub mod fields;
 mod functions;
 pub mod options;
 mod relay;
@@ -26,7 +29,7 @@ use axum::body::Bytes;
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 
-use embers_model::contract::body::{parse_tracing_body, RequestError};
+use embers_model::contract::body::parse_tracing_body;
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::shape::ResultShape;
 use serde::Serialize;
@@ -92,16 +95,22 @@ impl Upstream {
     }
 
     /// Forward the body (with `Content-Type` and the configured `X-Org-Id`) and relay
-    /// status, content type and body.
-    pub async fn forward(&self, headers: &HeaderMap, body: Bytes) -> Response {
-        match self.try_forward(headers, body).await {
+    /// status, content type and body; `debug` goes with it and comes back only when
+    /// `allow_debug` (`--allow-debug`).
+    pub async fn forward(&self, headers: &HeaderMap, body: Bytes, allow_debug: bool) -> Response {
+        match self.try_forward(headers, body, allow_debug).await {
             Ok(response) => response,
             Err(e) => e.into_response(),
         }
     }
 
-    async fn try_forward(&self, headers: &HeaderMap, body: Bytes) -> Result<Response, Error> {
-        let body = canonical_body(&body).map_err(|e| Error::invalid(e.0))?;
+    async fn try_forward(
+        &self,
+        headers: &HeaderMap,
+        body: Bytes,
+        allow_debug: bool,
+    ) -> Result<Response, Error> {
+        let body = canonical_body(&body, allow_debug)?;
         let org = self.options.org(headers)?;
         let url = self.url();
         let content_type = headers
@@ -123,13 +132,14 @@ impl Upstream {
         if let Some(description) = self.redirected(&url, &answer) {
             return Err(gateway(description));
         }
-        self.relay(&url, answer).await
+        self.relay(&url, answer, allow_debug).await
     }
 }
 
 /// What is forwarded: the request as the contract read and checked it, its `tag_filter`
 /// rendered again from the parsed conditions in the querier's SQL, and `debug` (a DeepFlow
-/// member). Members the contract does not know are dropped; `result_shape` is Embers' own.
+/// member) when allowed. Members the contract does not know are dropped; `result_shape` is
+/// Embers' own.
 #[derive(Serialize)]
 struct Forwarded<'a> {
     #[serde(flatten)]
@@ -138,16 +148,18 @@ struct Forwarded<'a> {
     debug: bool,
 }
 
-/// The body to forward, re-serialised from the validated request.
-fn canonical_body(body: &[u8]) -> Result<Bytes, RequestError> {
-    let read = parse_tracing_body(body)?;
+/// The body to forward, re-serialised from the validated request (400 naming the field that
+/// cannot be sent).
+fn canonical_body(body: &[u8], allow_debug: bool) -> Result<Bytes, Error> {
+    let read = parse_tracing_body(body).map_err(|e| Error::invalid(e.0))?;
     let mut request = read.request;
+    fields::check_request(&request)?;
     request.tag_filter =
-        statements::render_filter(&read.filter).map_err(|e| RequestError(e.to_string()))?;
+        statements::render_filter(&read.filter).map_err(|e| Error::invalid(e.to_string()))?;
     serde_json::to_vec(&Forwarded {
         request: &request,
-        debug: read.debug,
+        debug: read.debug && allow_debug,
     })
     .map(Bytes::from)
-    .map_err(|e| RequestError(format!("cannot re-encode the request: {e}")))
+    .map_err(|e| Error::internal(format!("cannot re-encode the request: {e}")))
 }

@@ -5,7 +5,8 @@
 //! When an answer turns out too big before the client heard anything (its `Content-Length`
 //! says so, or it crosses the limit within the first [`PREFETCH`] bytes) the client gets a 502
 //! envelope naming the limit; past that point the status is sent, so the transfer is cut and
-//! the reason logged.
+//! the reason logged. Without `--allow-debug`, a failure's `debug` member (where a querier puts
+//! its SQL and errors, asked or not) is answered null.
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -95,6 +96,7 @@ impl Upstream {
         &self,
         url: &str,
         mut answer: reqwest::Response,
+        allow_debug: bool,
     ) -> Result<Response, Error> {
         let limit = self.options.max_bytes;
         let status =
@@ -121,7 +123,12 @@ impl Upstream {
                 }
             }
         };
+        let mut length = length;
         let body = if whole {
+            if !allow_debug && !status.is_success() {
+                head = without_debug(head);
+                length = Some(head.len() as u64);
+            }
             Body::from(head)
         } else {
             Body::from_stream(self.rest_of(url, Bytes::from(head), answer))
@@ -174,5 +181,36 @@ impl Upstream {
             }
         });
         stream::once(async move { Ok(head) }).chain(rest)
+    }
+}
+
+/// A failure envelope with its `debug` member null (any other body as it is). Failures are
+/// small and read whole, so this never touches a streamed answer.
+fn without_debug(body: Vec<u8>) -> Vec<u8> {
+    let Ok(mut envelope) =
+        serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(&body)
+    else {
+        return body;
+    };
+    match envelope.get_mut("debug") {
+        Some(debug) if !debug.is_null() => *debug = serde_json::Value::Null,
+        _ => return body,
+    }
+    serde_json::to_vec(&envelope).unwrap_or(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_loses_its_debug_member_only() {
+        let failed = br#"{"OPT_STATUS":"FAIL","DESCRIPTION":"x","result":null,"debug":{"querier_debug":[{"sql":"SELECT secret"}]}}"#;
+        let out = String::from_utf8(without_debug(failed.to_vec())).unwrap();
+        assert!(!out.contains("secret"), "{out}");
+        assert!(out.contains(r#""DESCRIPTION":"x""#), "{out}");
+        for kept in [&b"not json"[..], br#"{"debug":null}"#, b"[1]"] {
+            assert_eq!(without_debug(kept.to_vec()), kept);
+        }
     }
 }
