@@ -21,7 +21,7 @@ pub enum FailStatus {
     /// 400: the request is wrong; `DESCRIPTION` says which member or rule and how to fix it.
     #[serde(rename = "INVALID_POST_DATA")]
     InvalidPostData,
-    /// Any other failure (401, 403, 404, 405, 413, 500, 502, 503).
+    /// Any other failure (401, 403, 404, 405, 409, 413, 500, 502, 503).
     #[serde(rename = "FAIL")]
     Fail,
 }

@@ -8,9 +8,10 @@
 //! | no or wrong access token | 401 | `FAIL` | null |
 //! | refused: foreign Host, cross-site write, simple content type | 403 | `FAIL` | null |
 //! | unknown API path, unknown snapshot | 404 | `FAIL` | null |
+//! | a cap on saved data reached (`--max-snapshots`, ...) | 409 | `FAIL` | null |
 //! | upstream unreachable | 502 | `FAIL` | empty tree (explore endpoints: null) |
 //! | not available against an upstream querier | 501 | `FAIL` | null |
-//! | too many queries at once, query time limit | 503 | `FAIL` | null |
+//! | too many queries or writes at once, query time limit | 503 | `FAIL` | null |
 //! | the store is unreachable or failing (with `Retry-After`) | 503 | `FAIL` | null (ProfileTracing: empty tree) |
 //! | server failure | 500 | `FAIL` | empty tree in the requested shape |
 //!
@@ -111,6 +112,12 @@ impl Error {
         Error::new(StatusCode::PAYLOAD_TOO_LARGE, FAIL, description)
     }
 
+    /// 409 `FAIL`: the request is sound but the service holds as much of it as it may (a cap
+    /// on saved data); `description` names the option and what frees room.
+    pub fn conflict(description: impl Into<String>) -> Error {
+        Error::new(StatusCode::CONFLICT, FAIL, description)
+    }
+
     /// 404 `FAIL`: what the path names does not exist; `description` says what.
     pub fn missing(description: impl Into<String>) -> Error {
         Error::new(StatusCode::NOT_FOUND, FAIL, description)
@@ -190,6 +197,11 @@ impl Error {
     /// The `DESCRIPTION` text.
     pub fn description(&self) -> &str {
         &self.description
+    }
+
+    /// Seconds for `Retry-After`, when the same request may succeed after them.
+    pub fn retry_after(&self) -> Option<u32> {
+        self.retry_after
     }
 }
 

@@ -89,6 +89,8 @@ pub struct AppState {
     pub guard: Arc<Guard>,
     /// This host's collector (`--profile-host`), for `/healthz`.
     pub collector: Option<Arc<host_profile::HostStatus>>,
+    /// The write gate: ingest bytes in flight, save and delete turns, snapshot caps.
+    pub writes: Arc<limits::writes::WriteGate>,
     /// Whether `"debug": true` is honoured (`--allow-debug`): else it is neither answered
     /// with internal detail nor forwarded upstream.
     pub allow_debug: bool,
@@ -96,8 +98,8 @@ pub struct AppState {
 
 impl AppState {
     /// A state serving `store` locally with shape B, the `dist` viewer directory, default
-    /// limits (body sizes and [`limits::Caps`]), the default guard (loopback, same origin, no
-    /// tokens) and `debug` off.
+    /// limits (body sizes, [`limits::Caps`], [`limits::writes::WriteCaps`]), the default guard
+    /// (loopback, same origin, no tokens) and `debug` off.
     pub fn new(store: Arc<Store>) -> AppState {
         AppState {
             store,
@@ -108,6 +110,7 @@ impl AppState {
             limiter: Arc::new(Limiter::new(limits::Caps::default())),
             guard: Arc::new(Guard::default()),
             collector: None,
+            writes: Arc::new(limits::writes::WriteGate::new(Default::default())),
             allow_debug: false,
         }
     }

@@ -3,7 +3,8 @@
 //! samples (on SQLite in small batches, [`crate::store::retention`], then gives the space back;
 //! on ClickHouse by dropping expired hour partitions and a mutation for the straddling hour); `--synchronous` chooses
 //! what an acknowledged ingest survives; `embers-server delete --app-service NAME` and
-//! `DELETE /v1/profile/processes/{app_service}` remove one process's data.
+//! `DELETE /v1/profile/processes/{app_service}` remove one process's data. The same loop removes
+//! snapshots older than `--snapshot-ttl` when it is set.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -118,6 +119,16 @@ async fn blocking<T: Send + 'static>(
 /// retention pass (when `retention` is set), then merging what is settled of the function
 /// rollup ([`Store::compact`]).
 pub async fn run(store: Arc<Store>, retention: Option<Duration>, every: Duration) {
+    maintain(store, retention, None, every).await
+}
+
+/// [`run`], also removing snapshots older than `snapshot_ttl` (`--snapshot-ttl`) each round.
+pub async fn maintain(
+    store: Arc<Store>,
+    retention: Option<Duration>,
+    snapshot_ttl: Option<Duration>,
+    every: Duration,
+) {
     let mut ticks = tokio::time::interval(every);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -133,8 +144,16 @@ pub async fn run(store: Arc<Store>, retention: Option<Duration>, every: Duration
                 Err(e) => tracing::warn!("retention pass failed: {e}"),
             }
         }
-        let s = store.clone();
         let now = crate::store::ingest::now_micros() / 1_000_000;
+        if let Some(ttl) = snapshot_ttl {
+            let s = store.clone();
+            match blocking(move || crate::http::snapshots::quota::expire(&s, ttl, now)).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(snapshots = n, "removed snapshots past --snapshot-ttl"),
+                Err(e) => tracing::warn!("removing expired snapshots failed: {e}"),
+            }
+        }
+        let s = store.clone();
         match blocking(move || s.compact(now)).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(partitions = n, "merged settled function rollup partitions"),

@@ -11,7 +11,9 @@
 //!               [--token-file FILE] [--query-token-file FILE]
 //!               [--upstream-max-bytes N] [--upstream-connect-timeout 10s]
 //!               [--upstream-read-timeout 120s] [--org-id N] [--allow-org-id N]...
-//!               [--allow-debug]
+//!               [--allow-debug] [--max-ingest-in-flight-bytes N] [--max-concurrent-saves 2]
+//!               [--max-concurrent-deletes 2] [--max-snapshots 1000]
+//!               [--max-snapshot-total-bytes N] [--snapshot-ttl 0]
 //!               [limits] [--retention 72h] [--synchronous normal|full]
 //!               [--profile-host [--profile-host-interval 10s] [--profile-host-off-cpu]
 //!                [--profile-host-kernel-threads]]
@@ -44,6 +46,7 @@ use crate::http::upstream::{Upstream, UpstreamArgs};
 pub use import::{import, Format, ImportArgs};
 
 use crate::limits::options::LimitArgs;
+use crate::limits::writes::WriteGate;
 use crate::limits::Limiter;
 use crate::listen::{self, ConnArgs};
 use crate::retention::{DeleteArgs, StorageArgs};
@@ -134,6 +137,9 @@ pub struct ServeArgs {
     /// Size limit of the answer a snapshot saves, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_SNAPSHOT_LIMIT)]
     pub max_snapshot_bytes: usize,
+    /// What writes may hold at once; what snapshots may add up to.
+    #[command(flatten)]
+    pub writes: crate::limits::write_options::WriteArgs,
     /// The ClickHouse store, instead of --db.
     #[command(flatten)]
     pub clickhouse: ClickHouseArgs,
@@ -158,9 +164,11 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         &args.clickhouse,
         args.storage.synchronous,
     )?;
-    tokio::spawn(crate::retention::run(
+    let write_caps = args.writes.caps(args.max_ingest_bytes)?;
+    tokio::spawn(crate::retention::maintain(
         store.clone(),
         args.storage.retention(),
+        write_caps.snapshot_ttl,
         crate::retention::EVERY,
     ));
     if args.demo {
@@ -195,6 +203,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         limiter: Arc::new(Limiter::new(args.limits.caps())),
         guard: Arc::new(args.guard.guard(&args.listen)?),
         collector: profiler.as_ref().map(host_profile::HostProfiler::status),
+        writes: Arc::new(WriteGate::new(write_caps)),
         allow_debug: args.guard.allow_debug,
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)

@@ -7,9 +7,10 @@
 //!   (`profile_language_type`, `profile_value_unit` too; every other parameter is a tag).
 //!
 //! The whole request is one transaction: a bad line (reported with its number) writes nothing.
+//! The body's bytes count against `--max-ingest-in-flight-bytes` while it is read and stored
+//! ([`crate::limits::writes`]).
 
-use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -21,6 +22,7 @@ use embers_model::contract::envelope::SUCCESS;
 use crate::api_types::Answer;
 use crate::error::envelope;
 use crate::input::{self, BatchInput};
+use crate::limits::writes::IngestBytes;
 use crate::limits::StackLimits;
 use crate::store::Batch;
 use crate::{AppState, Error};
@@ -63,7 +65,7 @@ pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-    body: Result<Bytes, BytesRejection>,
+    body: IngestBytes,
 ) -> Response {
     match ingest(&state, &headers, query, body).await {
         Ok(response) => response,
@@ -142,9 +144,10 @@ async fn ingest(
     state: &AppState,
     headers: &HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-    body: Result<Bytes, BytesRejection>,
+    body: IngestBytes,
 ) -> Result<Response, Error> {
-    let body = super::read_body(body, state.limits.ingest)?;
+    // The reservation is held by the blocking work, so it is given back when the write is done.
+    let (in_flight, body) = body.0.map_err(|r| r.into_error(state.limits.ingest))?;
     let params = if is_json(headers) {
         None
     } else {
@@ -156,6 +159,7 @@ async fn ingest(
     let store = state.store.clone();
     // Parsing a big body is CPU work too: off the async threads with the write.
     let (batch_count, stats) = tokio::task::spawn_blocking(move || {
+        let _in_flight = in_flight;
         let now = crate::store::ingest::now_micros() / 1_000_000;
         let batches = match params {
             None => input::parse_json_body(&body, now, &limits)

@@ -3,7 +3,8 @@
 //! transactions ([`crate::store::retention`]), on ClickHouse by a mutation on every shard, waited
 //! for. Answers the envelope with
 //! `{"app_service", "samples_deleted", "rollup_rows_deleted"}`; deleting a process that has no
-//! samples deletes nothing and succeeds (the request is idempotent).
+//! samples deletes nothing and succeeds (the request is idempotent). A delete takes one of
+//! `--max-concurrent-deletes` turns ([`crate::limits::writes`]); with none free it is a 503.
 
 use axum::extract::{Path, State};
 use axum::http::{Method, StatusCode};
@@ -43,13 +44,16 @@ pub async fn delete(
     if app_service.trim().is_empty() {
         return Err(Error::invalid("app_service must not be blank"));
     }
+    let turn = state.writes.delete_turn()?;
     let store = state.store.clone();
     let name = app_service.clone();
-    let removed =
-        tokio::task::spawn_blocking(move || store.delete_app(&name, crate::retention::BATCH))
-            .await
-            .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
-            .map_err(Error::from_store)?;
+    let removed = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        store.delete_app(&name, crate::retention::BATCH)
+    })
+    .await
+    .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
+    .map_err(Error::from_store)?;
     tracing::info!(
         app_service,
         samples = removed.samples,

@@ -8,13 +8,12 @@
 //! `resource_exhausted` past the size limit, 500 `internal`), so a Connect client shows the
 //! message.
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use crate::formats::push;
+use crate::limits::writes::IngestBytes;
 use crate::{AppState, Error};
 
 /// The handler.
@@ -37,13 +36,15 @@ use crate::{AppState, Error};
         (status = 400, description = "The request is wrong: Connect's `{\"code\": \"invalid_argument\", \"message\"}` naming the problem.", body = Object, content_type = "application/json"),
         (status = 413, description = "Over --max-ingest-bytes, compressed or not: `resource_exhausted`.", body = Object, content_type = "application/json"),
         (status = 500, description = "A server failure: `internal`.", body = Object, content_type = "application/json"),
-        (status = 503, description = "The store cannot write now: `unavailable`; retry.", body = Object, content_type = "application/json"),
+        (status = 503, description = "The store cannot write now, or the ingest bytes in flight would pass --max-ingest-in-flight-bytes: `unavailable`; retry after `Retry-After` seconds.",
+         headers(("Retry-After" = u32, description = "Seconds to wait before sending again.")),
+         body = Object, content_type = "application/json"),
     ),
 )]
 pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: IngestBytes,
 ) -> Response {
     match answer(&state, &headers, body).await {
         Ok(response) => response,
@@ -78,11 +79,13 @@ fn codec(headers: &HeaderMap) -> Result<Codec, Error> {
 async fn answer(
     state: &AppState,
     headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: IngestBytes,
 ) -> Result<Response, Error> {
-    let codec = codec(headers)?;
     let limit = state.limits.ingest;
-    let body = super::pyroscope::decoded_body(headers, super::read_body(body, limit)?, limit)?;
+    // Held until the series are stored.
+    let (_in_flight, body) = body.0.map_err(|r| r.into_error(limit))?;
+    let codec = codec(headers)?;
+    let body = super::pyroscope::decoded_body(headers, body, limit)?;
     let limits = state.limiter.caps().stacks;
     let ingest = tokio::task::spawn_blocking(move || {
         let series = match codec {
@@ -126,9 +129,13 @@ pub fn connect_error(e: &Error) -> Response {
     };
     let body = serde_json::json!({ "code": code, "message": e.description() });
     let mut response = (e.status(), body.to_string()).into_response();
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("application/json"),
     );
+    if let Some(seconds) = e.retry_after() {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
+    }
     response
 }

@@ -1,14 +1,15 @@
 //! `POST /ingest` and `POST /api/v1/profile/ingest` (the path DeepFlow's agent serves): the
 //! Pyroscope ingest API that language SDKs send to. Parameters and body forms are read by
 //! [`crate::formats::pyroscope`]; this handler reads the body (bounded by
-//! `--max-ingest-bytes`, gunzipped when it says `Content-Encoding: gzip`, split into parts when
-//! it is `multipart/form-data`) and writes every batch in one transaction, or nothing.
+//! `--max-ingest-bytes`, and counted against `--max-ingest-in-flight-bytes` until it is stored;
+//! gunzipped when it says `Content-Encoding: gzip`, split into parts when it is
+//! `multipart/form-data`) and writes every batch in one transaction, or nothing.
 //!
 //! The answer is the envelope with `{batches, samples, new_stacks, ignored_labels}` (Pyroscope's
 //! senders read only the status).
 
 use axum::body::Bytes;
-use axum::extract::rejection::{BytesRejection, QueryRejection};
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -21,6 +22,7 @@ use crate::api_types::Answer;
 use crate::error::envelope;
 use crate::formats::pyroscope::{self, Body, Ingest};
 use crate::formats::{gzip, FormatError};
+use crate::limits::writes::IngestBytes;
 use crate::store::Batch;
 use crate::{AppState, Error};
 
@@ -57,7 +59,7 @@ pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-    body: Result<Bytes, BytesRejection>,
+    body: IngestBytes,
 ) -> Response {
     match ingest(&state, &headers, query, body).await {
         Ok(response) => response,
@@ -184,10 +186,12 @@ async fn ingest(
     state: &AppState,
     headers: &HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-    body: Result<Bytes, BytesRejection>,
+    body: IngestBytes,
 ) -> Result<Response, Error> {
     let limit = state.limits.ingest;
-    let body = decoded_body(headers, super::read_body(body, limit)?, limit)?;
+    // Held until the batches are stored.
+    let (_in_flight, body) = body.0.map_err(|r| r.into_error(limit))?;
+    let body = decoded_body(headers, body, limit)?;
     let Query(query) =
         query.map_err(|e| Error::invalid(format!("bad query string: {}", e.body_text())))?;
     let params = pyroscope::params(&query).map_err(format_error)?;

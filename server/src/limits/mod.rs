@@ -3,7 +3,8 @@
 //! a turn (more are answered 503 at once), and each local one has `query_timeout` from its
 //! arrival to its answer. Local queries run on a blocking thread under a [`Budget`], which SQLite
 //! checks while it works: on the deadline, or when the request is dropped because the client
-//! went away, the statement stops and its turn is given back.
+//! went away, the statement stops and its turn is given back. Writes pass a gate of their own
+//! ([`writes`]: ingest bytes in flight, save and delete turns, snapshot caps).
 
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -16,6 +17,8 @@ use crate::store::budget::{self, Budget, Stop};
 use crate::Error;
 
 pub mod options;
+pub mod write_options;
+pub mod writes;
 
 /// Default of `--max-stack-frames`.
 pub const DEFAULT_MAX_STACK_FRAMES: u32 = 4096;

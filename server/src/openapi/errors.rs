@@ -10,15 +10,16 @@ use serde_json::{json, Map, Value};
 use crate::http::guard::rules;
 
 /// (status, description, which operations answer it).
-const FAILURES: [(u16, &str, Applies); 8] = [
+const FAILURES: [(u16, &str, Applies); 9] = [
     (400, "The request is wrong: DESCRIPTION names the member, value or rule and how to fix it (`OPT_STATUS` `INVALID_POST_DATA`).", Applies::Input),
     (401, "An access token is needed (the service runs with --token-file or --query-token-file): send `Authorization: Bearer <token>`.", Applies::Api),
     (403, "Refused whoever sends it: a `Host` the service does not answer to (--allowed-host), a cross-site write, or a write whose content type browsers may send anywhere.", Applies::Guarded),
     (404, "No such snapshot.", Applies::SnapshotId),
-    (413, "The body is over its limit (--max-query-bytes, --max-ingest-bytes, --max-snapshot-bytes); DESCRIPTION states it.", Applies::Body),
+    (409, "The snapshots hold as much as they may (--max-snapshots, --max-snapshot-total-bytes; DESCRIPTION names which): delete some first.", Applies::SnapshotSave),
+    (413, "The body is over its limit (--max-query-bytes, also for /mcp; --max-ingest-bytes; --max-snapshot-bytes); DESCRIPTION states it.", Applies::Body),
     (500, "A server failure; the detail is in the server log (or in `debug` when the request asked for it), never in DESCRIPTION.", Applies::Api),
     (502, "The upstream DeepFlow querier (--upstream) cannot be reached or gave no usable answer.", Applies::Upstream),
-    (503, "Not now: the store is unreachable or failing (DESCRIPTION names it), too many queries are waiting, or the query ran out of --query-timeout. Retry after `Retry-After` seconds when it is given.", Applies::Api),
+    (503, "Not now: the store is unreachable or failing (DESCRIPTION names it), too many queries are waiting, the query ran out of --query-timeout, or the write gate is full (--max-ingest-in-flight-bytes, --max-concurrent-saves, --max-concurrent-deletes). Retry after `Retry-After` seconds when it is given.", Applies::Api),
 ];
 
 /// Which operations answer a failure.
@@ -36,6 +37,8 @@ enum Applies {
     SnapshotId,
     /// The operations the upstream querier may answer (ProfileTracing, explore).
     Upstream,
+    /// Saving a snapshot.
+    SnapshotSave,
 }
 
 impl Applies {
@@ -47,10 +50,10 @@ impl Applies {
             Applies::Api => api,
             Applies::Guarded => !matches!(path, "/healthz" | "/readyz"),
             Applies::Input => api && (body || path_param),
-            // The MCP transport reads its body itself (rmcp's own limit).
-            Applies::Body => api && body && path != "/mcp",
+            Applies::Body => api && body,
             Applies::SnapshotId => path == "/v1/profile/snapshots/{id}",
             Applies::Upstream => method == "post" && rules::QUERY_PATHS.contains(&path),
+            Applies::SnapshotSave => method == "post" && path == "/v1/profile/snapshots",
         }
     }
 }
@@ -91,7 +94,7 @@ fn failure(status: u16, description: &str) -> Value {
     if status == 503 {
         response["headers"] = json!({
             "Retry-After": {
-                "description": "Seconds to wait before sending again (store outages: 1 for a lock, 5 otherwise; a full query line: 1).",
+                "description": "Seconds to wait before sending again (store outages: 1 for a lock, 5 otherwise; a full query line or write gate: 1).",
                 "schema": {"type": "integer", "minimum": 0}
             }
         });

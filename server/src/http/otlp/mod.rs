@@ -14,8 +14,6 @@
 
 pub mod grpc;
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -23,6 +21,7 @@ use prost::Message;
 
 use crate::formats::gzip::gunzip_bounded;
 use crate::formats::otlp::{self, Bounds, Encoding, ExportProfilesServiceResponse, OtlpError};
+use crate::limits::writes::{IngestBytes, Refused};
 use crate::store::{Batch, InsertStats};
 use crate::AppState;
 
@@ -95,28 +94,37 @@ pub struct RpcStatus {
 pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    body: IngestBytes,
 ) -> Response {
     let encoding = match encoding_of(&headers) {
         Ok(encoding) => encoding,
         Err(failure) => return answer(Encoding::Protobuf, Err(failure)),
     };
-    let outcome = match (body, gzipped(&headers)) {
-        (Err(rejection), _) => Err(if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            Failure::TooLarge(format!(
-                "the body is larger than {} bytes, the ingest size limit (--max-ingest-bytes)",
-                state.limits.ingest
-            ))
-        } else {
-            Failure::Invalid(format!(
-                "could not read the body: {}",
-                rejection.body_text()
-            ))
+    let outcome = match (body.0, gzipped(&headers)) {
+        // The write gate is full: OTLP's retryable answer, as a store outage.
+        (Err(Refused::Busy(e)), _) => Err(Failure::Unavailable {
+            message: e.description().to_owned(),
+            retry_after: e.retry_after().unwrap_or(1),
         }),
+        (Err(Refused::Body(rejection)), _) => {
+            Err(if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                Failure::TooLarge(format!(
+                    "the body is larger than {} bytes, the ingest size limit (--max-ingest-bytes)",
+                    state.limits.ingest
+                ))
+            } else {
+                Failure::Invalid(format!(
+                    "could not read the body: {}",
+                    rejection.body_text()
+                ))
+            })
+        }
         (Ok(_), Err(failure)) => Err(failure),
-        (Ok(bytes), Ok(gzip)) => {
+        (Ok((in_flight, bytes)), Ok(gzip)) => {
             let limit = state.limits.ingest;
             store(&state, move |now, bounds| {
+                // The reservation ends with the conversion; the batches own their data.
+                let _in_flight = in_flight;
                 let plain;
                 let body: &[u8] = if gzip {
                     plain = gunzip_bounded(&bytes, limit).map_err(|e| match e {

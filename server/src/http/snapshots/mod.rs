@@ -4,9 +4,12 @@
 //! [`embers_model::contract::snapshot`].
 //!
 //! A fetched snapshot is the stored answer with `"snapshot": {meta}` spliced in as its first
-//! member, read whole from the store and then sent from memory ([`download`]).
+//! member, read whole from the store and then sent from memory ([`download`]). Saves and
+//! deletes pass the write gate ([`crate::limits::writes`]); what the snapshots may add up to
+//! is in [`quota`].
 
 pub mod download;
+pub mod quota;
 pub mod save;
 
 use axum::extract::rejection::PathRejection;
@@ -82,9 +85,17 @@ pub async fn delete(
         Ok(id) => id,
         Err(e) => return e.into_response(),
     };
+    let turn = match state.writes.delete_turn() {
+        Ok(turn) => turn,
+        Err(e) => return e.into_response(),
+    };
     let store = state.store.clone();
     let lookup = id.clone();
-    match tokio::task::spawn_blocking(move || store.delete_snapshot(&lookup)).await {
+    let deleted = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        store.delete_snapshot(&lookup)
+    });
+    match deleted.await {
         Ok(Ok(Some(meta))) => envelope(StatusCode::OK, SUCCESS, "", meta, Value::Null),
         Ok(Ok(None)) => unknown(&id).into_response(),
         Ok(Err(e)) => Error::from_store(e).into_response(),

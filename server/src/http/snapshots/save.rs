@@ -1,11 +1,11 @@
 //! `POST /v1/profile/snapshots`: check that the body carries a sound request and a successful
 //! ProfileTracing answer the model decodes, then store the answer's bytes exactly as they came
-//! (they are borrowed from the body, never re-serialised).
+//! (they are borrowed from the body, never re-serialised). A save takes one of
+//! `--max-concurrent-saves` turns before its body is read, and must fit the snapshot caps
+//! ([`super::quota`]).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -19,6 +19,7 @@ use serde_json::Value;
 
 use crate::api_types::Answer;
 use crate::error::envelope;
+use crate::limits::writes::{Refused, SaveBytes, WriteGate};
 use crate::store::{NewSnapshot, Store};
 use crate::{AppState, Error};
 
@@ -32,31 +33,27 @@ const MAX_NAME_CHARS: usize = 200;
     tag = "snapshots",
     summary = "Save a ProfileTracing answer as a snapshot",
     description = "The answer is checked (a successful answer of either shape that Embers decodes, \
-                   for a valid request) and kept byte for byte; retention never removes it.",
+                   for a valid request) and kept byte for byte; retention never removes it \
+                   (--snapshot-ttl does, when set).",
     request_body(content = SnapshotSave, content_type = "application/json"),
     responses((status = 200, description = "The new snapshot's metadata.", body = Answer<SnapshotMeta>)),
 )]
-pub async fn handle(
-    State(state): State<AppState>,
-    body: Result<Bytes, BytesRejection>,
-) -> Response {
+pub async fn handle(State(state): State<AppState>, body: SaveBytes) -> Response {
     let limit = state.limits.snapshot;
-    let body = match body {
-        Ok(body) => body,
-        Err(r) if r.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+    let (turn, body) = match body.0 {
+        Ok(read) => read,
+        Err(Refused::Body(r)) if r.status() == StatusCode::PAYLOAD_TOO_LARGE => {
             return too_large(limit).into_response()
         }
-        Err(r) => {
-            return Error::invalid(format!(
-                "could not read the request body: {}",
-                r.body_text()
-            ))
-            .into_response()
-        }
+        Err(refused) => return refused.into_error(limit).into_response(),
     };
-    let store = state.store.clone();
-    // Parsing and decoding tens of megabytes is blocking work.
-    let saved = tokio::task::spawn_blocking(move || save(&store, &body, limit, now_secs())).await;
+    let (store, gate) = (state.store.clone(), state.writes.clone());
+    // Parsing and decoding tens of megabytes is blocking work; the turn ends with it.
+    let saved = tokio::task::spawn_blocking(move || {
+        let _turn = turn;
+        save(&store, &gate, &body, limit, now_secs())
+    })
+    .await;
     match saved {
         Ok(Ok(meta)) => envelope(StatusCode::OK, SUCCESS, "", meta, Value::Null),
         Ok(Err(e)) => e.into_response(),
@@ -73,8 +70,14 @@ pub fn too_large(limit: usize) -> Error {
     ))
 }
 
-/// Checks `body` and stores its answer; what was stored.
-fn save(store: &Store, body: &[u8], limit: usize, now: i64) -> Result<SnapshotMeta, Error> {
+/// Checks `body` and stores its answer, if it fits the snapshot caps; what was stored.
+fn save(
+    store: &Store,
+    gate: &WriteGate,
+    body: &[u8],
+    limit: usize,
+    now: i64,
+) -> Result<SnapshotMeta, Error> {
     let save: SnapshotSave<'_> = serde_json::from_slice(body).map_err(|e| {
         Error::invalid(format!(
             "the body is not a snapshot to save ({{\"request\": {{...}}, \"response\": {{...}}, \
@@ -91,14 +94,17 @@ fn save(store: &Store, body: &[u8], limit: usize, now: i64) -> Result<SnapshotMe
         Some(name) if !name.is_empty() => check_name(name)?,
         _ => default_name(&save.request, root.as_deref()),
     };
-    store
-        .save_snapshot(&NewSnapshot {
-            name: &name,
-            request: &save.request,
-            response: response.as_bytes(),
-            saved_at: now,
-        })
-        .map_err(Error::from_store)
+    gate.with_snapshot_quota(|caps| {
+        super::quota::check(store, caps, response.len() as u64)?;
+        store
+            .save_snapshot(&NewSnapshot {
+                name: &name,
+                request: &save.request,
+                response: response.as_bytes(),
+                saved_at: now,
+            })
+            .map_err(Error::from_store)
+    })
 }
 
 fn check_request(request: &ProfileRequest) -> Result<(), Error> {
