@@ -26,7 +26,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::http::{header, HeaderMap, HeaderValue};
+use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 
 use embers_model::contract::body::parse_tracing_body;
@@ -94,9 +94,9 @@ impl Upstream {
         format!("{}/v1/profile/ProfileTracing", self.base)
     }
 
-    /// Forward the body (with `Content-Type` and the configured `X-Org-Id`) and relay
-    /// status, content type and body; `debug` goes with it and comes back only when
-    /// `allow_debug` (`--allow-debug`).
+    /// Forward the checked request (as JSON, with the configured `X-Org-Id`; no header of the
+    /// client's is passed on) and relay status, content type and body; `debug` goes with it and
+    /// comes back only when `allow_debug` (`--allow-debug`).
     pub async fn forward(&self, headers: &HeaderMap, body: Bytes, allow_debug: bool) -> Response {
         match self.try_forward(headers, body, allow_debug).await {
             Ok(response) => response,
@@ -113,14 +113,11 @@ impl Upstream {
         let body = canonical_body(&body, allow_debug)?;
         let org = self.options.org(headers)?;
         let url = self.url();
-        let content_type = headers
-            .get(header::CONTENT_TYPE)
-            .cloned()
-            .unwrap_or_else(|| HeaderValue::from_static("application/json"));
+        // The body is the one written here, so its type is too.
         let mut request = self
             .client
             .post(&url)
-            .header(header::CONTENT_TYPE, content_type)
+            .header(header::CONTENT_TYPE, "application/json")
             .body(body);
         if let Some(org) = org.header() {
             request = request.header(ORG_HEADER, org.clone());
