@@ -1,8 +1,9 @@
 //! `--upstream` and the functions endpoints, against the stub querier: top functions are summed
 //! from the ProfileTracing answers of the range's busiest services (at most `--upstream-fanout`,
 //! `Total` never), the answer says which services it covers, every statement sent is one of the
-//! templates and every ProfileTracing body the validated request; grouping and the function
-//! timeline, which a querier cannot answer, are a 501 saying so.
+//! templates and every ProfileTracing body the validated request (a service whose stored name
+//! the querier would paste into SQL unescaped is counted, never asked for); grouping and the
+//! function timeline, which a querier cannot answer, are a 501 saying so.
 
 use crate::common;
 
@@ -140,5 +141,31 @@ async fn groups_and_function_timelines_need_the_store() {
         .await;
     assert_eq!(status, 400, "{envelope}");
     assert!(common::description(&envelope).contains("limit must be 1 to 1000"));
+    server.stop().await;
+}
+
+/// A service the querier names with a quote (whoever sent its profiles chose the name) is the
+/// busiest, yet no ProfileTracing question names it: its value counts, its functions do not.
+#[tokio::test]
+async fn a_service_named_with_a_quote_is_never_asked_for() {
+    let mut hostile = stub(true);
+    hostile.extra_services = vec![
+        json!(["x' OR 1=1 --", "eBPF", "on-cpu", 500]),
+        json!(["web", "eBPF'", "on-cpu", 400]),
+    ];
+    let (base, stub) = start_stub(hostile).await;
+    let (_db, server) = proxying(&base, UpstreamOptions::default()).await;
+    let a = functions(&server, json!({})).await;
+    assert_eq!(a.value, 370 + 500 + 400);
+    let coverage = a.coverage.expect("a coverage note");
+    assert_eq!(coverage.services, ["redis-server", "api", "nginx"]);
+    assert_eq!(coverage.services_in_range, 5);
+    let bodies = stub.seen.lock().expect("lock").tracing_bodies.clone();
+    assert_eq!(bodies.len(), 3, "{bodies:?}");
+    for body in &bodies {
+        let sent: Value = serde_json::from_str(body).expect("json");
+        assert!(!body.contains("OR 1=1"), "{body}");
+        assert_eq!(sent["profile_language_type"], "eBPF", "{body}");
+    }
     server.stop().await;
 }

@@ -108,6 +108,9 @@ pub struct Stub {
     /// The profiles ProfileTracing answers (shape B), as folded stacks per app_service; any
     /// other request is answered with an empty result.
     pub profiles: Vec<(&'static str, &'static str)>,
+    /// Rows answered first to the services statement (e.g. a service whose stored name is
+    /// hostile).
+    pub extra_services: Vec<Value>,
 }
 
 fn answer(status: StatusCode, opt: &str, description: &str, result: Value) -> (StatusCode, String) {
@@ -157,20 +160,22 @@ async fn query(
         return answer(StatusCode::INTERNAL_SERVER_ERROR, "FAIL", d, Value::Null);
     }
     let result = match kind {
-        Kind::Services => table(
-            &[
+        Kind::Services => {
+            let mut rows = stub.extra_services.clone();
+            rows.extend([
+                json!(["redis-server", "eBPF", "on-cpu", 187]),
+                json!(["Total", "eBPF", "on-cpu", 155]),
+                json!(["nginx", "eBPF", "on-cpu", 28.0]),
+                json!(["api", "eBPF", "on-cpu", 155]),
+            ]);
+            let columns = [
                 "app_service",
                 "profile_language_type",
                 "profile_event_type",
                 "v",
-            ],
-            json!([
-                ["redis-server", "eBPF", "on-cpu", 187],
-                ["Total", "eBPF", "on-cpu", 155],
-                ["nginx", "eBPF", "on-cpu", 28.0],
-                ["api", "eBPF", "on-cpu", 155]
-            ]),
-        ),
+            ];
+            table(&columns, Value::Array(rows))
+        }
         // Columns in another order than selected, as the querier may answer.
         Kind::Timeline(None) => table(&["v", "toi"], json!([[57, H + 60], [130, H]])),
         Kind::Timeline(Some(g)) if g == "profile_location_str" => {
@@ -296,6 +301,7 @@ pub fn stub(metrics_table: bool) -> Stub {
             ("api", "[t] main;json.Marshal 150\n[t] main 5\n"),
             ("nginx", "[t] nginx;ep_poll 28\n"),
         ],
+        extra_services: Vec::new(),
     }
 }
 
