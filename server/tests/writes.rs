@@ -2,7 +2,8 @@
 //! request that would pass `--max-ingest-in-flight-bytes` gets 503 with `Retry-After` on every
 //! ingest route (in its own protocol's form); snapshot saves and deletes take bounded turns;
 //! snapshots are capped in count and bytes (409 naming the option) and expire with
-//! `--snapshot-ttl` through the maintenance loop.
+//! `--snapshot-ttl` through the maintenance loop. On the real binary, the options (and
+//! `--allow-debug`) reach the service, and an in-flight bound below one body is refused at start.
 
 use crate::common;
 
@@ -259,4 +260,91 @@ async fn the_maintenance_loop_removes_snapshots_past_their_ttl() {
     );
     loop_task.abort();
     server.stop().await;
+}
+
+/// `serve` with `args`: the child and its base URL.
+async fn serve(db: &TempDb, args: &[&str]) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_embers-server"))
+        .args([
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--static-dir",
+            "/nonexistent",
+            "--db",
+        ])
+        .arg(db.path())
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut lines = tokio::io::BufReader::new(stdout).lines();
+    let line = tokio::time::timeout(Duration::from_secs(60), lines.next_line())
+        .await
+        .expect("started")
+        .expect("read")
+        .expect("line");
+    let base = line
+        .strip_prefix("Embers is running at ")
+        .expect("URL line")
+        .trim_end_matches('/')
+        .to_owned();
+    (child, base)
+}
+
+#[tokio::test]
+async fn the_binary_takes_the_write_options_and_allow_debug() {
+    let db = TempDb::new();
+    let (mut child, base) = serve(&db, &["--max-snapshots", "1", "--allow-debug"]).await;
+    let client = reqwest::Client::new();
+    let post = |path: &str, body: Vec<u8>| {
+        client
+            .post(format!("{base}{path}"))
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let batch = json!({"app_service": "web", "time": T0, "folded": "[t] web;main 5\n"});
+    let ingested = post("/v1/profile/ingest", batch.to_string().into_bytes());
+    assert_eq!(ingested.await.expect("ingest").status().as_u16(), 200);
+    let query = common::with(common::query_for("web"), json!({"debug": true}));
+    let answer = post("/v1/profile/ProfileTracing", query.to_string().into_bytes());
+    let envelope: serde_json::Value = answer.await.expect("query").json().await.expect("json");
+    assert!(envelope["debug"]["querier_debug"].is_array(), "{envelope}");
+    assert_eq!(
+        post(SNAPSHOTS, save("a"))
+            .await
+            .expect("save")
+            .status()
+            .as_u16(),
+        200
+    );
+    let refused = post(SNAPSHOTS, save("b")).await.expect("save");
+    assert_eq!(refused.status().as_u16(), 409);
+    assert!(refused
+        .text()
+        .await
+        .expect("text")
+        .contains("--max-snapshots"));
+    child.kill().await.expect("kill");
+
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_embers-server"))
+        .args([
+            "serve",
+            "--max-ingest-bytes",
+            "1000",
+            "--max-ingest-in-flight-bytes",
+            "999",
+            "--db",
+        ])
+        .arg(db.path())
+        .output()
+        .expect("run");
+    assert!(!bad.status.success());
+    let stderr = String::from_utf8_lossy(&bad.stderr);
+    assert!(stderr.contains("--max-ingest-in-flight-bytes"), "{stderr}");
 }
