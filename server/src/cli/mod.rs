@@ -159,12 +159,13 @@ pub struct ServeArgs {
 
 /// Run `serve` until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), String> {
+    // Options are checked before anything is opened.
+    let write_caps = args.writes.caps(args.max_ingest_bytes)?;
     let store = open_serving_store(
         args.db.as_deref(),
         &args.clickhouse,
         args.storage.synchronous,
     )?;
-    let write_caps = args.writes.caps(args.max_ingest_bytes)?;
     tokio::spawn(crate::retention::maintain(
         store.clone(),
         args.storage.retention(),
