@@ -19,6 +19,7 @@ const LIMITS: StackLimits = StackLimits {
 
 fn service(data: &[u8]) {
     let tags = Tags::new();
+    let budget = check::request_budget(data.len());
     let target = Target {
         app_service: "app",
         language: None,
@@ -26,7 +27,7 @@ fn service(data: &[u8]) {
         // import takes (the fuzz target reads the whole recording at one time itself).
         time: None,
         tags: &tags,
-        max_text_bytes: data.len() * 4 + 4096,
+        budget: &budget,
     };
     let Ok(stored) = batches(data, &target, &LIMITS) else {
         return;

@@ -13,9 +13,11 @@ use std::sync::OnceLock;
 use arbitrary::{Arbitrary, Unstructured};
 use data_encoding::{BASE64, HEXLOWER};
 use embers_fuzz::{alloc, check, gen::otlp::Request};
-use embers_server::formats::gzip::gunzip_bounded;
+use embers_model::budget::Budget;
+use embers_server::formats::gzip::maybe_gunzip_within;
 use embers_server::formats::otlp::ExportProfilesServiceRequest;
-use embers_server::formats::otlp::{decode, from_json, to_batches, Bounds, Encoding};
+use embers_server::formats::otlp::{decode, from_json, request_descriptor, shape, to_batches};
+use embers_server::formats::otlp::{Bounds, Encoding};
 use embers_server::limits::StackLimits;
 use embers_server::store::Batch;
 use libfuzzer_sys::fuzz_target;
@@ -24,15 +26,17 @@ use prost_reflect::{DescriptorPool, DynamicMessage};
 
 const NOW: i64 = 1_700_000_000;
 
-/// Bounds small enough for short inputs to cross them.
-fn bounds(len: usize) -> Bounds {
-    Bounds {
-        stacks: StackLimits {
-            max_frames: 16,
-            max_frame_bytes: 32,
-        },
-        max_text: len.saturating_mul(16).saturating_add(4096),
-    }
+/// Stack limits small enough for short inputs to cross them.
+const STACKS: StackLimits = StackLimits {
+    max_frames: 16,
+    max_frame_bytes: 32,
+};
+
+/// A request budget small enough for short inputs to cross it: its decoded messages (a
+/// message per two bytes at most) and 16 bytes of text a byte.
+fn budget(len: usize) -> Budget {
+    let messages = len.saturating_mul(shape::MESSAGE_BYTES / 2);
+    Budget::with_limit(messages + len.saturating_mul(16) + 4096)
 }
 
 fn in_range(batches: &[Batch]) {
@@ -107,13 +111,15 @@ fuzz_target!(|data: &[u8]| {
     let Some((&mode, body)) = data.split_first() else {
         return;
     };
-    let b = bounds(body.len());
+    let b = budget(body.len());
     let outcome = match mode {
-        0 => alloc::bounded(body.len(), || decode(body, Encoding::Protobuf, NOW, &b)),
-        1 => alloc::bounded(body.len(), || decode(body, Encoding::Json, NOW, &b)),
+        0 => alloc::bounded(body.len(), || {
+            decode(body, Encoding::Protobuf, NOW, STACKS, &b)
+        }),
+        1 => alloc::bounded(body.len(), || decode(body, Encoding::Json, NOW, STACKS, &b)),
         2 => alloc::bounded(body.len(), || {
-            let plain = gunzip_bounded(body, body.len().saturating_mul(8) + 1024).ok()?;
-            Some(decode(&plain, Encoding::Protobuf, NOW, &b))
+            let plain = maybe_gunzip_within(body, body.len().saturating_mul(8) + 1024, &b).ok()?;
+            Some(decode(&plain, Encoding::Protobuf, NOW, STACKS, &b))
         })
         .unwrap_or(Ok(Vec::new())),
         _ => {
@@ -123,10 +129,24 @@ fuzz_target!(|data: &[u8]| {
             let request = request.build();
             let bytes = request.encode_to_vec();
             check::show("request", format!("{request:?}").as_bytes());
-            let b = bounds(bytes.len());
-            let direct = to_batches(&request, NOW, &b);
-            let decoded =
-                alloc::bounded(bytes.len(), || decode(&bytes, Encoding::Protobuf, NOW, &b));
+            // The text bound `decode` gives the conversion: what the shape leaves of the budget.
+            let shaped = budget(bytes.len());
+            let desc = request_descriptor().expect("descriptors");
+            let direct = match shape::charge_protobuf(&bytes, &desc, &shaped) {
+                Ok(()) => to_batches(
+                    &request,
+                    NOW,
+                    &Bounds {
+                        stacks: STACKS,
+                        max_text: shaped.remaining(),
+                    },
+                ),
+                Err(e) => Err(e),
+            };
+            let b = budget(bytes.len());
+            let decoded = alloc::bounded(bytes.len(), || {
+                decode(&bytes, Encoding::Protobuf, NOW, STACKS, &b)
+            });
             assert_eq!(direct, decoded, "the bytes decode to other batches");
             if let Some(json) = otlp_json(&bytes).filter(|_| even_ids(&request)) {
                 let back = from_json(json.as_bytes()).expect("our own OTLP/JSON reads back");

@@ -45,6 +45,7 @@ fn round_trip(profile: &Profile) {
 
 fn service(data: &[u8]) {
     let tags = Tags::new();
+    let budget = check::request_budget(data.len());
     let target = Target {
         app_service: "app",
         language: None,
@@ -52,7 +53,7 @@ fn service(data: &[u8]) {
         tags: &tags,
         selection: Selection::Default,
         unit: None,
-        max_text_bytes: data.len() * 4 + 4096,
+        budget: &budget,
     };
     let Ok(stored) = batches(data, None, &target, &LIMITS) else {
         return;

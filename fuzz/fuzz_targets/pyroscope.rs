@@ -4,7 +4,7 @@
 //! without empty frames within the limits, a unit that is a known label or the event's.
 #![no_main]
 
-use embers_fuzz::alloc;
+use embers_fuzz::{alloc, check};
 use embers_server::formats::pyroscope::{batches, params, Body};
 use embers_server::limits::StackLimits;
 use libfuzzer_sys::fuzz_target;
@@ -27,7 +27,13 @@ fuzz_target!(|data: &[u8]| {
     alloc::bounded(data.len(), || {
         let Ok(p) = params(&pairs) else { return };
         assert!(!p.app.trim().is_empty());
-        let Ok(ingest) = batches(&p, Body::Raw(body), &LIMITS, 1 << 20) else {
+        let Ok(ingest) = batches(
+            &p,
+            Body::Raw(body),
+            &LIMITS,
+            1 << 20,
+            &check::request_budget(data.len()),
+        ) else {
             return;
         };
         for b in &ingest.batches {

@@ -162,3 +162,10 @@ pub fn stored_in_range(
         }
     }
 }
+
+/// The request budget the service's adapters get here: what a small input may expand to,
+/// well inside [`crate::alloc`]'s bound for the same input, so an adapter that charges less
+/// than it allocates is caught by the allocator, not hidden by a generous budget.
+pub fn request_budget(len: usize) -> embers_model::budget::Budget {
+    embers_model::budget::Budget::with_limit((4 << 20) + len.saturating_mul(64))
+}

@@ -12,6 +12,7 @@
 //! - [`view`]: pure presentation decisions — layout (profile + viewport → bars), paint (bars →
 //!   draw list), colours and number formatting.
 //! - [`export`]: writing a profile out again — shapes A/B, folded stacks, SVG, pprof.
+//! - [`formats`]: the profile formats Embers reads, named and detected in one place.
 //! - [`budget`]: one request's memory budget, charged by every reader before it allocates.
 //! - [`summary`]: profiles and comparisons as text (the MCP tools and the viewer's titles).
 //! - [`synth`]: deterministic generated profiles (demo data, benchmarks).
@@ -21,6 +22,7 @@
 pub mod budget;
 pub mod contract;
 pub mod export;
+pub mod formats;
 pub mod summary;
 pub mod synth;
 #[cfg(feature = "testkit")]

@@ -11,14 +11,16 @@
 
 use std::time::{Duration, Instant};
 
+use embers_model::budget::Budget;
 use embers_model::contract::event::Quantity;
 use embers_model::export::pprof::{to_pprof, PprofMeta};
 use embers_model::synth::{SynthOptions, SynthProfile};
-use embers_server::formats::gzip::{gunzip_bounded, gzip};
-use embers_server::formats::pprof::{batches, text_budget, Selection, Target};
+use embers_server::formats::gzip::{gzip, maybe_gunzip_within};
+use embers_server::formats::pprof::{batches, Selection, Target};
 use embers_server::input::parse_samples;
 use embers_server::limits::StackLimits;
 use embers_server::store::{Batch, BatchMeta, Store, Tags};
+use embers_server::{DEFAULT_INGEST_LIMIT, DEFAULT_REQUEST_MEMORY};
 
 mod common;
 
@@ -28,7 +30,6 @@ const LIMITS: StackLimits = StackLimits {
     max_frames: 4096,
     max_frame_bytes: 4096,
 };
-const MAX_BYTES: usize = 64 << 20;
 const T0: i64 = 1_700_000_000;
 
 /// One request's profile in both forms.
@@ -122,7 +123,10 @@ fn main() {
         }]
     });
     let pprof = run("pprof", &reqs, |r| {
-        let bytes = gunzip_bounded(&r.pprof_gz, MAX_BYTES).expect("gunzip");
+        // As the service reads a request: one budget, sized from the bytes sent.
+        let budget = Budget::for_input(r.pprof_gz.len(), DEFAULT_REQUEST_MEMORY);
+        let bytes =
+            maybe_gunzip_within(&r.pprof_gz, DEFAULT_INGEST_LIMIT, &budget).expect("gunzip");
         let target = Target {
             app_service: "bench-app",
             language: Some("eBPF"),
@@ -130,7 +134,7 @@ fn main() {
             tags: &tags,
             selection: Selection::Default,
             unit: None,
-            max_text_bytes: text_budget(MAX_BYTES),
+            budget: &budget,
         };
         batches(&bytes, None, &target, &LIMITS).expect("pprof")
     });

@@ -13,8 +13,9 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use embers_model::budget::Budget;
 use embers_server::demo::Rng;
-use embers_server::formats::otlp::{self, Bounds, Encoding, ExportProfilesServiceRequest};
+use embers_server::formats::otlp::{self, Encoding, ExportProfilesServiceRequest};
 use embers_server::input::parse_json_body;
 use embers_server::limits::StackLimits;
 use embers_server::store::{Batch, Store};
@@ -255,9 +256,12 @@ fn main() {
     let otlp_bytes = otlp_request(&w);
     let folded = folded_body(&w);
     let stacks = StackLimits::default();
-    let bounds = Bounds::new(stacks, embers_server::DEFAULT_INGEST_LIMIT);
-    let otlp =
-        measure(&|| otlp::decode(&otlp_bytes, Encoding::Protobuf, 1, &bounds).expect("otlp"));
+    // As the service reads a request: its shape charged to a budget sized from its bytes
+    // before it is decoded.
+    let otlp = measure(&|| {
+        let budget = Budget::for_input(otlp_bytes.len(), embers_server::DEFAULT_REQUEST_MEMORY);
+        otlp::decode(&otlp_bytes, Encoding::Protobuf, 1, stacks, &budget).expect("otlp")
+    });
     let json = measure(&|| parse_json_body(&folded, 1, &stacks).expect("folded"));
     assert_eq!(otlp.2, json.2, "both write the same rows");
     println!(
@@ -285,4 +289,25 @@ fn main() {
     }
     let ratio = (otlp.0 + otlp.1).as_secs_f64() / (json.0 + json.1).as_secs_f64();
     println!("OTLP / folded time: {ratio:.2}× (target ≤ 2×)");
+    let shape = shape_check_time(&otlp_bytes);
+    println!(
+        "of OTLP's parse, the budget's shape check before decoding: {:.1} ms ({:.1}%)",
+        shape.as_secs_f64() * 1e3,
+        100.0 * shape.as_secs_f64() / otlp.0.as_secs_f64()
+    );
+}
+
+/// The fastest of `REPEAT` runs of the shape check alone (what the request budget adds to
+/// reading an OTLP body).
+fn shape_check_time(body: &[u8]) -> Duration {
+    let desc = otlp::request_descriptor().expect("descriptors");
+    (0..REPEAT)
+        .map(|_| {
+            let budget = Budget::for_input(body.len(), embers_server::DEFAULT_REQUEST_MEMORY);
+            let start = Instant::now();
+            otlp::shape::charge_protobuf(body, &desc, &budget).expect("within the budget");
+            start.elapsed()
+        })
+        .min()
+        .expect("REPEAT > 0")
 }

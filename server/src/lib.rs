@@ -47,6 +47,10 @@ pub const DEFAULT_INGEST_LIMIT: usize = 64 * 1024 * 1024;
 pub const DEFAULT_QUERY_LIMIT: usize = 256 * 1024;
 /// Default size limit of a saved snapshot's answer (64 MiB).
 pub const DEFAULT_SNAPSHOT_LIMIT: usize = 64 * 1024 * 1024;
+/// Default cap of one ingest request's memory budget (1 GiB): what the largest body
+/// (`--max-ingest-bytes`) may expand to while it is read; a small body's budget is far less
+/// (see [`embers_model::budget`]).
+pub const DEFAULT_REQUEST_MEMORY: usize = 1024 * 1024 * 1024;
 
 /// Request body size limits, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +62,8 @@ pub struct Limits {
     /// For the answer a snapshot saves (its body may be [`http::snapshots::BODY_HEADROOM`]
     /// more).
     pub snapshot: usize,
+    /// The cap of an ingest request's memory budget (`--max-request-memory`).
+    pub request_memory: usize,
 }
 
 impl Default for Limits {
@@ -66,6 +72,7 @@ impl Default for Limits {
             ingest: DEFAULT_INGEST_LIMIT,
             query: DEFAULT_QUERY_LIMIT,
             snapshot: DEFAULT_SNAPSHOT_LIMIT,
+            request_memory: DEFAULT_REQUEST_MEMORY,
         }
     }
 }
@@ -130,6 +137,7 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
         ingest,
         query,
         snapshot,
+        ..
     } = limits;
     let mut routes = vec![
         Route::post(

@@ -28,6 +28,8 @@ mod functions;
 mod guard;
 mod guard_cli;
 mod guard_snapshots;
+mod hostile;
+mod hostile_grpc;
 mod limits;
 mod mcp;
 mod migration;

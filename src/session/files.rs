@@ -10,6 +10,7 @@ use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::shape::ResultShape;
 use embers_model::export::encode::encode_result;
 use embers_model::export::folded::{to_diff_folded, to_folded_stacks};
+use embers_model::formats::Format;
 use embers_model::view::format::ValueUnit;
 use embers_model::wire::folded::{is_diff_folded, parse_diff_folded, parse_folded};
 use embers_model::Profile;
@@ -168,23 +169,12 @@ pub async fn import_file(file: web_sys::File) -> Imported {
     import_any(&name, &String::from_utf8_lossy(&bytes.to_vec())).await
 }
 
-/// The format the decode worker reads `name` in, judged by its name and first bytes: a JFR
-/// recording (`FLR\0`, or a `.jfr`/`.jfr.gz` name) is `jfr`; other gzip or protobuf (or a
-/// `.pb`/`.pprof` name) is pprof; text with a tab-indented line (`perf script`'s call chains,
-/// which folded stacks and JSON never have) is `perf script`.
+/// The format the decode worker reads `name` in, judged by its name and first bytes as the
+/// service and `import` judge them ([`Format::detect`]); `None` for text the page reads itself
+/// (folded stacks, ProfileTracing JSON).
 fn worker_format(name: &str, head: &[u8]) -> Option<&'static str> {
-    if head.starts_with(b"FLR\0") || name.ends_with(".jfr") || name.ends_with(".jfr.gz") {
-        return Some("jfr");
-    }
-    let protobuf = head.first() == Some(&0x0a) && head.get(2) == Some(&0x08);
-    if head.starts_with(&[0x1f, 0x8b])
-        || protobuf
-        || name.ends_with(".pb")
-        || name.ends_with(".pprof")
-    {
-        return Some("pprof");
-    }
-    head.windows(2).any(|w| w == b"\n\t").then_some("perf")
+    let format = Format::detect(name, head);
+    format.in_worker().then(|| format.name())
 }
 
 /// A pprof, JFR or `perf script` file, read in the decode worker.

@@ -6,6 +6,7 @@
 
 use embers_model::contract::event::quantity;
 use embers_model::export::pprof::{to_pprof, PprofMeta};
+use embers_model::formats::Format;
 use embers_model::wire::folded::parse_folded;
 use embers_model::wire::jfr;
 use embers_model::wire::perf::parse_perf_script;
@@ -51,8 +52,10 @@ pub struct Imported {
 /// Reads `bytes` (already gunzipped) as `format` (`pprof`, `jfr` or `perf`), naming the root after
 /// `name` where the file does not say.
 pub fn read(format: &str, name: &str, bytes: &[u8]) -> Result<Imported, String> {
+    let format =
+        Format::from_name(format).ok_or_else(|| format!("unknown file format {format}"))?;
     match format {
-        "pprof" => {
+        Format::Pprof => {
             let read = read_profile(bytes, name).map_err(|e| e.to_string())?;
             Ok(Imported {
                 profile: read.profile,
@@ -60,10 +63,10 @@ pub fn read(format: &str, name: &str, bytes: &[u8]) -> Result<Imported, String> 
                 event_type: read.event_type,
             })
         }
-        "perf" => {
+        Format::Perf => {
             let text = String::from_utf8_lossy(bytes);
             let script = parse_perf_script(&text).map_err(|e| e.to_string())?;
-            let event_type = if script.clock { "on-cpu" } else { "cpu" };
+            let event_type = script.event_type();
             Ok(Imported {
                 profile: script.tree(),
                 event_type: event_type.to_owned(),
@@ -74,8 +77,11 @@ pub fn read(format: &str, name: &str, bytes: &[u8]) -> Result<Imported, String> 
                 ),
             })
         }
-        "jfr" => read_jfr(name, bytes),
-        other => Err(format!("unknown file format {other}")),
+        Format::Jfr => read_jfr(name, bytes),
+        Format::Folded | Format::Lines => Err(format!(
+            "{} is read on the page, not in the decode worker",
+            format.name()
+        )),
     }
 }
 

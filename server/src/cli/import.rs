@@ -10,17 +10,19 @@
 //! - `jfr`: a JDK Flight Recorder recording (the JDK's, async-profiler's), one event type per
 //!   kind of event it holds (`--app-service` required; language `Java`).
 //!
-//! Each may be gzipped. `--format auto` (the default) tells them apart once decompressed: a
-//! file starting `FLR\0` is JFR, a valid pprof message is pprof, text whose first line is a
-//! `perf script` sample header is perf, anything else folded.
+//! Each may be gzipped. `--format auto` (the default) tells them apart once decompressed, by
+//! the file's name and first bytes, as the service and the viewer do
+//! ([`embers_model::formats::Format::detect`]): `FLR\0` or `.jfr` is JFR, binary or `.pb` /
+//! `.pprof` is pprof, text with a `perf script` sample header is perf, anything else folded.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+use embers_model::budget::Budget;
 use embers_model::contract::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, DEFAULT_UNIT};
-use embers_model::wire::perf::is_perf_script;
-use embers_model::wire::{jfr, pprof};
+use embers_model::formats::Format;
+use embers_model::wire::pprof;
 
 use crate::formats::{gzip, jfr as jfr_batches, perf, pprof as pprof_batches, FormatError};
 use crate::input::{self, BatchInput};
@@ -29,19 +31,17 @@ use crate::limits::StackLimits;
 use crate::store::{Batch, Synchronous, Tags};
 use crate::store_args::{open_store, ClickHouseArgs};
 
-/// What a file holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    /// Decide by content.
-    Auto,
-    /// Folded stacks.
-    Folded,
-    /// pprof (profile.proto), gzipped or not.
-    Pprof,
-    /// `perf script` output.
-    Perf,
-    /// A JFR recording (JDK Flight Recorder, async-profiler).
-    Jfr,
+/// What `--format` says: a format, or `auto` (`None`): by each file's name and content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FormatArg(pub Option<Format>);
+
+fn parse_format(name: &str) -> Result<FormatArg, String> {
+    match name {
+        "auto" => Ok(FormatArg(None)),
+        name => Format::from_name(name)
+            .map(|f| FormatArg(Some(f)))
+            .ok_or_else(|| format!("expected auto, {}", Format::names())),
+    }
 }
 
 /// Options of `import`.
@@ -50,9 +50,10 @@ pub struct ImportArgs {
     /// SQLite database file [default: as for serve].
     #[arg(long)]
     pub db: Option<PathBuf>,
-    /// The format of the files.
-    #[arg(long, value_enum, default_value_t = Format::Auto)]
-    pub format: Format,
+    /// The format of the files: auto (by each file's name and content), folded, lines, pprof,
+    /// jfr or perf.
+    #[arg(long, default_value = "auto", value_parser = parse_format)]
+    pub format: FormatArg,
     /// Process name the stacks belong to (`Total` for per-host `[p] proc;[t] thread` stacks);
     /// required for folded stacks.
     #[arg(long)]
@@ -106,7 +107,8 @@ pub fn import(args: &ImportArgs) -> Result<(), String> {
     for file in &args.files {
         let label = file.display().to_string();
         let bytes = read_input(file).map_err(|e| format!("{label}: {e}"))?;
-        let batches = batches_of(args, &bytes, &pairs, now).map_err(|e| format!("{label}: {e}"))?;
+        let batches =
+            batches_of(args, &label, &bytes, &pairs, now).map_err(|e| format!("{label}: {e}"))?;
         let stats = store
             .insert(&batches)
             .map_err(|e| format!("{label}: {e}"))?;
@@ -121,28 +123,18 @@ pub fn import(args: &ImportArgs) -> Result<(), String> {
     Ok(())
 }
 
-/// What format `bytes` (decompressed) are in, when `--format auto`.
-fn detect(bytes: &[u8]) -> Format {
-    if jfr::is_jfr(bytes) {
-        return Format::Jfr;
-    }
-    if pprof::decode(bytes).is_ok() {
-        return Format::Pprof;
-    }
-    match std::str::from_utf8(bytes) {
-        Ok(text) if is_perf_script(text) => Format::Perf,
-        _ => Format::Folded,
-    }
-}
-
 /// The batches of one file.
 fn batches_of(
     args: &ImportArgs,
+    file_name: &str,
     bytes: &[u8],
     pairs: &[(String, String)],
     now: i64,
 ) -> Result<Vec<Batch>, String> {
     let limits = args.stacks.limits();
+    // The service's per-byte rule (without its cap: the file is the user's own), so a file
+    // that the service would refuse as a bomb is refused here too, naming why.
+    let budget = Budget::for_input(bytes.len(), usize::MAX);
     // Any format may come gzipped (`perf script | gzip`, a `.pb.gz`): decompressed first, and
     // told apart by what it holds.
     let bytes = gzip::maybe_gunzip(bytes, args.max_file_bytes).map_err(|e| match e {
@@ -152,14 +144,14 @@ fn batches_of(
         other => FormatError::from(other).to_string(),
     })?;
     let bytes = bytes.as_ref();
-    let format = match args.format {
-        Format::Auto => detect(bytes),
-        f => f,
-    };
+    let format = args
+        .format
+        .0
+        .unwrap_or_else(|| Format::detect(file_name, bytes));
     let text = || std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}"));
     match format {
-        Format::Pprof => pprof_file(args, bytes, pairs, &limits),
-        Format::Jfr => jfr_file(args, bytes, pairs, &limits),
+        Format::Pprof => pprof_file(args, bytes, pairs, &limits, &budget),
+        Format::Jfr => jfr_file(args, bytes, pairs, &limits, &budget),
         Format::Perf => {
             let tags = tags(pairs)?;
             let target = perf::Target {
@@ -171,7 +163,7 @@ fn batches_of(
             };
             perf::batches(text()?, &target, &limits).map_err(|e| e.to_string())
         }
-        Format::Folded | Format::Auto => {
+        Format::Folded | Format::Lines => {
             let app_service = args.app_service.clone().ok_or(
                 "folded stacks need --app-service (the process they belong to)".to_owned(),
             )?;
@@ -187,11 +179,28 @@ fn batches_of(
                     .collect(),
                 folded: String::new(),
             };
+            let text = text()?;
+            let folded;
+            let text = if format == Format::Lines {
+                folded = lines_as_folded(text);
+                &folded
+            } else {
+                text
+            };
             let batch =
-                input::to_batch_of(&input, text()?, now, &limits).map_err(|e| e.to_string())?;
+                input::to_batch_of(&input, text, now, &limits).map_err(|e| e.to_string())?;
             Ok(vec![batch])
         }
     }
+}
+
+/// `lines` (a stack a line, each counting 1) as folded stacks.
+fn lines_as_folded(text: &str) -> String {
+    let mut counts: std::collections::BTreeMap<&str, u64> = Default::default();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        *counts.entry(line).or_insert(0) += 1;
+    }
+    counts.iter().map(|(s, n)| format!("{s} {n}\n")).collect()
 }
 
 fn opt(given: &Option<String>, default: &str) -> String {
@@ -209,6 +218,7 @@ fn pprof_file(
     bytes: &[u8],
     pairs: &[(String, String)],
     limits: &StackLimits,
+    budget: &Budget,
 ) -> Result<Vec<Batch>, String> {
     if args.event_type.is_some() && args.sample_type.is_none() {
         // A pprof file holds several sample types, each stored as its own event type: which one
@@ -245,7 +255,7 @@ fn pprof_file(
         tags: &tags,
         selection,
         unit: args.unit.as_deref(),
-        max_text_bytes: pprof_batches::text_budget(args.max_file_bytes),
+        budget,
     };
     pprof_batches::batches(bytes, None, &target, limits).map_err(|e| e.to_string())
 }
@@ -256,6 +266,7 @@ fn jfr_file(
     bytes: &[u8],
     pairs: &[(String, String)],
     limits: &StackLimits,
+    budget: &Budget,
 ) -> Result<Vec<Batch>, String> {
     if args.event_type.is_some() || args.sample_type.is_some() || args.unit.is_some() {
         return Err(
@@ -274,7 +285,7 @@ fn jfr_file(
         language: args.language.as_deref(),
         time: args.time,
         tags: &tags,
-        max_text_bytes: pprof_batches::text_budget(args.max_file_bytes),
+        budget,
     };
     jfr_batches::batches(bytes, &target, limits).map_err(|e| e.to_string())
 }
@@ -295,6 +306,7 @@ mod tests {
 
     #[test]
     fn formats_are_told_apart_by_content() {
+        let detect = |bytes: &[u8]| Format::detect("a-file", bytes);
         assert_eq!(detect(b"main;work 3\n"), Format::Folded);
         assert_eq!(
             detect(b"gzip 7 [000] 1.5: 5025125 cpu-clock:ppp:\n\t46a0 [unknown] (/usr/bin/gzip)\n"),
@@ -302,5 +314,17 @@ mod tests {
         );
         // An empty message is a valid (empty) protobuf, but no pprof: no sample type.
         assert_eq!(detect(b""), Format::Folded);
+    }
+
+    #[test]
+    fn format_names_are_the_registrys_and_lines_count_one_each() {
+        assert_eq!(parse_format("auto"), Ok(FormatArg(None)));
+        assert_eq!(
+            parse_format("perf_script"),
+            Ok(FormatArg(Some(Format::Perf)))
+        );
+        let e = parse_format("speedscope").expect_err("unknown");
+        assert_eq!(e, "expected auto, folded, lines, pprof, jfr, perf");
+        assert_eq!(lines_as_folded("a;b\n\na;b\nc\n"), "a;b 2\nc 1\n");
     }
 }

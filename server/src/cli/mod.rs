@@ -43,7 +43,7 @@ use crate::demo::live::Feeder;
 use crate::host_profile::{self, HostProfileArgs};
 use crate::http::guard::args::GuardArgs;
 use crate::http::upstream::{Upstream, UpstreamArgs};
-pub use import::{import, Format, ImportArgs};
+pub use import::{import, FormatArg, ImportArgs};
 
 use crate::limits::options::LimitArgs;
 use crate::limits::writes::WriteGate;
@@ -125,6 +125,11 @@ pub struct ServeArgs {
     /// Body size limit of ingest requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
     pub max_ingest_bytes: usize,
+    /// What one ingest request may expand to in memory while it is read (gunzipped, decoded,
+    /// its stacks named), bytes: at most this, and for a body of N bytes at most 32 MiB + 64 ×
+    /// N; past it the request is answered 413.
+    #[arg(long, default_value_t = crate::DEFAULT_REQUEST_MEMORY)]
+    pub max_request_memory: usize,
     /// Body size limit of query requests, bytes.
     #[arg(long, default_value_t = crate::DEFAULT_QUERY_LIMIT)]
     pub max_query_bytes: usize,
@@ -200,6 +205,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
             ingest: args.max_ingest_bytes,
             query: args.max_query_bytes,
             snapshot: args.max_snapshot_bytes,
+            request_memory: args.max_request_memory,
         },
         limiter: Arc::new(Limiter::new(args.limits.caps())),
         guard: Arc::new(args.guard.guard(&args.listen)?),
@@ -356,7 +362,7 @@ mod tests {
                 assert_eq!(args.tags, vec!["host=a", "k8s.label.app=web"]);
                 assert_eq!(args.files.len(), 2);
                 assert_eq!(args.event_type, None);
-                assert_eq!(args.format, Format::Auto);
+                assert_eq!(args.format, FormatArg(None));
             }
             other => panic!("{other:?}"),
         }

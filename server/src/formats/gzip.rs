@@ -4,6 +4,8 @@
 
 use std::io::Read;
 
+use embers_model::budget::Budget;
+
 /// Why gzip data could not be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GunzipError {
@@ -30,6 +32,34 @@ pub fn gunzip_bounded(bytes: &[u8], limit: usize) -> Result<Vec<u8>, GunzipError
         return Err(GunzipError::TooLarge { limit });
     }
     Ok(out)
+}
+
+/// `bytes` gunzipped (when they are gzip; else as they are), bounded by `limit`
+/// (`--max-ingest-bytes`) and by what is left of the request's `budget`, which is charged what
+/// they decompress to: a bomb stops at the smaller of the two, with the error naming it.
+pub fn maybe_gunzip_within<'a>(
+    bytes: &'a [u8],
+    limit: usize,
+    budget: &Budget,
+) -> Result<std::borrow::Cow<'a, [u8]>, super::FormatError> {
+    if !is_gzip(bytes) {
+        return Ok(std::borrow::Cow::Borrowed(bytes));
+    }
+    let left = budget.remaining();
+    let mut out = match gunzip_bounded(bytes, limit.min(left)) {
+        Ok(out) => out,
+        Err(GunzipError::TooLarge { .. }) if left < limit => {
+            // The budget's own refusal names the budget and its option.
+            budget.charge(left.saturating_add(1), "gzip")?;
+            return Err(super::FormatError::TooLarge(format!(
+                "the gzip data decompresses to more than the request's budget of {left} bytes"
+            )));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    out.shrink_to_fit();
+    budget.charge(out.len(), "gzip")?;
+    Ok(std::borrow::Cow::Owned(out))
 }
 
 /// `bytes` gzipped (what `go tool pprof` and browsers read as `.pb.gz`).

@@ -7,6 +7,7 @@
 //! as DeepFlow stores them; else each goes at the second it was recorded (one batch per event
 //! type and second), so that a long recording keeps its course on the timeline.
 
+use embers_model::budget::Budget;
 use embers_model::contract::event::unit_of;
 use embers_model::wire::jfr;
 use embers_model::wire::pprof::stacks::{stacks, StackBounds};
@@ -26,8 +27,9 @@ pub struct Target<'a> {
     pub time: Option<i64>,
     /// Tags of every batch.
     pub tags: &'a Tags,
-    /// The most bytes of stack text each event type may expand to.
-    pub max_text_bytes: usize,
+    /// The request's budget: values decoded and every event type's stack text are charged
+    /// to it.
+    pub budget: &'a Budget,
 }
 
 impl From<jfr::JfrError> for FormatError {
@@ -45,10 +47,11 @@ pub fn batches(
     target: &Target<'_>,
     limits: &StackLimits,
 ) -> Result<Vec<Batch>, FormatError> {
-    let recording = match target.time {
-        Some(_) => jfr::read(bytes, target.app_service)?,
-        None => jfr::read_in_buckets(bytes, target.app_service, 1)?,
+    let bucket = match target.time {
+        Some(_) => None,
+        None => Some(1),
     };
+    let recording = jfr::read_within(bytes, target.app_service, bucket, target.budget)?;
     if recording.profiles.is_empty() {
         return Err(FormatError::invalid(
             "the recording has no events Embers reads (jdk.ExecutionSample, allocation or lock \
@@ -59,7 +62,6 @@ pub fn batches(
     let bounds = StackBounds {
         max_frames: limits.max_frames,
         max_frame_bytes: limits.max_frame_bytes,
-        max_total_bytes: target.max_text_bytes,
     };
     recording
         .profiles
@@ -72,7 +74,7 @@ pub fn batches(
                 unit: unit_of(p.event_type).to_owned(),
                 tags: target.tags.clone(),
             };
-            let stacks = stacks(&p.table, &bounds).map_err(FormatError::from)?;
+            let stacks = stacks(&p.table, &bounds, target.budget).map_err(FormatError::from)?;
             let time = target.time.or(p.time).unwrap_or_else(super::now_seconds);
             batch_of(meta, stacks, time, limits)
         })

@@ -10,7 +10,13 @@
 //! - [`perf`]: `perf script` text → one batch per process;
 //! - [`push`]: Pyroscope's `PusherService/Push` (what Grafana Alloy's `pyroscope.write` sends);
 //! - [`labels`]: the labels those senders attach → the tag columns of the field table;
-//! - [`gzip`]: gunzipping bounded by `--max-ingest-bytes`.
+//! - [`gzip`]: gunzipping bounded by `--max-ingest-bytes` or by the request's budget.
+//!
+//! **One budget per request.** Everything a request expands to while it is read (gunzipped
+//! parts, decoded tables and values, stack text, for every sample type and every pushed
+//! profile) is charged to one [`embers_model::budget::Budget`], sized from the bytes the
+//! sender sent (`--max-request-memory` caps it), before it is allocated; past it the request
+//! is refused with a 413 ([`FormatError::TooLarge`]) and nothing is stored.
 //!
 //! HTTP lives in `http/` (which calls these); the command line's `import` calls them too.
 
@@ -23,6 +29,7 @@ pub mod pprof;
 pub mod push;
 pub mod pyroscope;
 
+use embers_model::budget::{Budget, OverBudget};
 use embers_model::wire::perf::PerfError;
 use embers_model::wire::pprof::PprofError;
 
@@ -38,7 +45,7 @@ pub enum FormatError {
     Invalid(String),
     /// A pprof profile is unusable.
     #[error("{0}")]
-    Pprof(#[from] PprofError),
+    Pprof(PprofError),
     /// `perf script` text is unusable.
     #[error("{0}")]
     Perf(#[from] PerfError),
@@ -48,6 +55,21 @@ pub enum FormatError {
     /// Decompressed data is over the ingest limit.
     #[error("{0}")]
     TooLarge(String),
+}
+
+impl From<PprofError> for FormatError {
+    fn from(e: PprofError) -> FormatError {
+        match e {
+            PprofError::OverBudget(over) => FormatError::from(over),
+            other => FormatError::Pprof(other),
+        }
+    }
+}
+
+impl From<OverBudget> for FormatError {
+    fn from(e: OverBudget) -> FormatError {
+        FormatError::TooLarge(e.to_string())
+    }
 }
 
 impl From<gzip::GunzipError> for FormatError {
@@ -105,6 +127,23 @@ pub fn batch_of(
         samples.push(Sample { time, stack, value });
     }
     Ok(Batch { meta, samples })
+}
+
+/// Charge what a JSON body may decode into, before it is decoded: `per_value` for every
+/// object, array and string it opens (a value of two bytes, `{}`, can become a struct of a
+/// hundred). Counting the bytes that open them is a bound: braces inside strings only make it
+/// larger.
+pub fn charge_json(body: &[u8], per_value: usize, budget: &Budget) -> Result<(), OverBudget> {
+    let (mut nested, mut quotes) = (0usize, 0usize);
+    for &b in body {
+        match b {
+            b'{' | b'[' => nested += 1,
+            b'"' => quotes += 1,
+            _ => {}
+        }
+    }
+    let opened = nested.saturating_add(quotes / 2);
+    budget.charge(opened.saturating_mul(per_value), "JSON values")
 }
 
 /// Unix seconds now.

@@ -33,9 +33,7 @@ pub fn batches(
     limits: &StackLimits,
 ) -> Result<Vec<Batch>, FormatError> {
     let script = parse_perf_script(text)?;
-    let event = target
-        .event_type
-        .unwrap_or(if script.clock { "on-cpu" } else { "cpu" });
+    let event = target.event_type.unwrap_or(script.event_type());
     let meta = |app: &str| BatchMeta {
         app_service: app.to_owned(),
         language: target.language.unwrap_or("eBPF").to_owned(),

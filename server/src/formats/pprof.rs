@@ -10,12 +10,13 @@
 
 use std::collections::HashMap;
 
+use embers_model::budget::Budget;
 use embers_model::wire::pprof::fold::fold;
 use embers_model::wire::pprof::sample_types::{
     choose, choose_configured, list, pick, Cumulative, EventChoice, SampleTypeConfig,
 };
 use embers_model::wire::pprof::stacks::{stacks, StackBounds};
-use embers_model::wire::pprof::{decode, Pprof};
+use embers_model::wire::pprof::{decode_within, Pprof};
 
 use super::{batch_of, FormatError};
 use crate::limits::StackLimits;
@@ -53,14 +54,8 @@ pub struct Target<'a> {
     pub selection: Selection<'a>,
     /// The unit to store instead of the choice's (Pyroscope's `units` parameter).
     pub unit: Option<&'a str>,
-    /// The most bytes of stack text the profile may expand to ([`text_budget`]).
-    pub max_text_bytes: usize,
-}
-
-/// Stack text a request of at most `max_bytes` may expand to: four times its size (a real
-/// profile's stacks run to a few times its pprof; what is far beyond is refused, not stored).
-pub fn text_budget(max_bytes: usize) -> usize {
-    max_bytes.saturating_mul(4)
+    /// The request's budget: decoding and every sample type's stack text are charged to it.
+    pub budget: &'a Budget,
 }
 
 /// The batches of uncompressed pprof `bytes`, minus `previous` (also uncompressed) for
@@ -71,9 +66,9 @@ pub fn batches(
     target: &Target<'_>,
     limits: &StackLimits,
 ) -> Result<Vec<Batch>, FormatError> {
-    let p = decode(bytes)?;
+    let p = decode_within(bytes, target.budget)?;
     let previous = previous
-        .map(decode)
+        .map(|b| decode_within(b, target.budget))
         .transpose()
         .map_err(|e| FormatError::from(e).context("prev_profile"))?;
     let choices = choices(&p, target.selection)?;
@@ -154,9 +149,8 @@ fn folded(
     let bounds = StackBounds {
         max_frames: limits.max_frames,
         max_frame_bytes: limits.max_frame_bytes,
-        max_total_bytes: target.max_text_bytes,
     };
-    stacks(&table, &bounds)?
+    stacks(&table, &bounds, target.budget)?
         .into_iter()
         .map(|(stack, v)| match choice.scale.apply(v) {
             Some(v) => Ok((stack, v)),

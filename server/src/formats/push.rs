@@ -16,6 +16,7 @@
 //! samples are placed at its own `time_nanos`.
 
 use data_encoding::BASE64;
+use embers_model::budget::Budget;
 use embers_model::contract::event::language_of_spy;
 use embers_model::wire::protobuf::{Reader, Value};
 use serde::Deserialize;
@@ -35,8 +36,13 @@ pub struct Series {
     pub profiles: Vec<Vec<u8>>,
 }
 
-/// Reads a binary `PushRequest`.
-pub fn decode_proto(body: &[u8]) -> Result<Vec<Series>, FormatError> {
+/// Memory one decoded series, label or profile may take beside its bytes (the struct and its
+/// vector's growth): an empty one is two bytes on the wire.
+const ENTRY_BYTES: usize = 96;
+
+/// Reads a binary `PushRequest`, every series, label and profile charged to `budget` before
+/// it is kept.
+pub fn decode_proto(body: &[u8], budget: &Budget) -> Result<Vec<Series>, FormatError> {
     let bad = |e: embers_model::wire::protobuf::WireError| {
         FormatError::invalid(format!("not a PushRequest: {e}"))
     };
@@ -46,15 +52,20 @@ pub fn decode_proto(body: &[u8]) -> Result<Vec<Series>, FormatError> {
         let (1, Value::Bytes(series)) = (field, value) else {
             continue;
         };
+        budget.charge(ENTRY_BYTES, "push series")?;
         let mut s = Series::default();
         let mut sr = Reader::nested(series, r.position());
         while let Some((field, value)) = sr.field().map_err(bad)? {
             match (field, value) {
-                (1, Value::Bytes(pair)) => s.labels.push(label(pair, sr.position()).map_err(bad)?),
+                (1, Value::Bytes(pair)) => {
+                    budget.charge(ENTRY_BYTES + pair.len(), "push labels")?;
+                    s.labels.push(label(pair, sr.position()).map_err(bad)?);
+                }
                 (2, Value::Bytes(sample)) => {
                     let mut rr = Reader::nested(sample, sr.position());
                     while let Some((field, value)) = rr.field().map_err(bad)? {
                         if let (1, Value::Bytes(raw)) = (field, value) {
+                            budget.charge(ENTRY_BYTES + raw.len(), "push profiles")?;
                             s.profiles.push(raw.to_vec());
                         }
                     }
@@ -114,8 +125,9 @@ struct JsonSample {
     raw_profile: String,
 }
 
-/// Reads a JSON `PushRequest` (proto3 JSON mapping).
-pub fn decode_json(body: &[u8]) -> Result<Vec<Series>, FormatError> {
+/// Reads a JSON `PushRequest` (proto3 JSON mapping), its objects charged to `budget` first.
+pub fn decode_json(body: &[u8], budget: &Budget) -> Result<Vec<Series>, FormatError> {
+    super::charge_json(body, ENTRY_BYTES, budget)?;
     let request: JsonRequest = serde_json::from_slice(body)
         .map_err(|e| FormatError::invalid(format!("not a JSON PushRequest: {e}")))?;
     request
@@ -143,18 +155,20 @@ pub fn decode_json(body: &[u8]) -> Result<Vec<Series>, FormatError> {
         .collect()
 }
 
-/// The batches of every series; what the profiles decompress to is bounded by `max_bytes` in
-/// all.
+/// The batches of every series; what all the profiles expand to (gunzipped, decoded, named)
+/// is charged to the request's one `budget`, and they may decompress to `max_bytes` in all
+/// (`--max-ingest-bytes`).
 pub fn batches(
     series: &[Series],
     limits: &StackLimits,
     max_bytes: usize,
+    budget: &Budget,
 ) -> Result<Ingest, FormatError> {
+    let mut left = max_bytes;
     let mut out = Ingest {
         batches: Vec::new(),
         ignored_labels: Vec::new(),
     };
-    let mut budget = max_bytes;
     for (i, s) in series.iter().enumerate() {
         let context = format!("series {}", i + 1);
         let get = |name: &str| {
@@ -175,9 +189,9 @@ pub fn batches(
         let profile_type = get(METRIC_NAME).unwrap_or("profile");
         for (j, raw) in s.profiles.iter().enumerate() {
             let context = format!("{context} ({profile_type}) sample {}", j + 1);
-            let bytes = gzip::maybe_gunzip(raw, budget)
-                .map_err(|e| FormatError::from(e).context(&context))?;
-            budget = budget.saturating_sub(bytes.len());
+            let bytes =
+                gzip::maybe_gunzip_within(raw, left, budget).map_err(|e| e.context(&context))?;
+            left = left.saturating_sub(bytes.len());
             let target = Target {
                 app_service: app,
                 language,
@@ -185,7 +199,7 @@ pub fn batches(
                 tags: &labeled.tags,
                 selection: Selection::Default,
                 unit: None,
-                max_text_bytes: super::pprof::text_budget(max_bytes),
+                budget,
             };
             let batches = super::pprof::batches(&bytes, None, &target, limits)
                 .map_err(|e| e.context(&context))?;

@@ -22,7 +22,9 @@
 //!   `sample_type_config` (JSON); or JFR, part `jfr` (gzipped or not; the agent's `labels`
 //!   part is not read).
 
+use embers_model::budget::Budget;
 use embers_model::contract::event::{language_of_spy, Quantity, SDK_EVENT_TYPES};
+use embers_model::formats::Format;
 use embers_model::wire::jfr;
 use embers_model::wire::pprof::sample_types::SampleTypeConfig;
 
@@ -31,21 +33,6 @@ use super::pprof::Selection;
 use super::{gzip, FormatError};
 use crate::limits::StackLimits;
 use crate::store::Batch;
-
-/// A text or binary format of the body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// `frame;frame value` lines.
-    Folded,
-    /// One stack per line, each counting 1.
-    Lines,
-    /// pprof, gzipped or not.
-    Pprof,
-    /// `perf script` output.
-    Perf,
-    /// A JFR recording (Pyroscope's Java agent), gzipped or not.
-    Jfr,
-}
 
 /// The query parameters, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,19 +123,16 @@ pub fn params(query: &[(String, String)]) -> Result<Params, FormatError> {
 }
 
 fn format(name: &str) -> Result<Format, FormatError> {
-    Ok(match name {
-        "" | "folded" => Format::Folded,
-        "lines" => Format::Lines,
-        "pprof" => Format::Pprof,
-        "perf" | "perf_script" => Format::Perf,
-        "jfr" => Format::Jfr,
-        other => {
-            return Err(FormatError::invalid(format!(
-                "format={other} is not supported; Embers reads folded, lines, pprof (also as \
-                 multipart), jfr (also as multipart) and perf"
-            )))
-        }
-    })
+    match name {
+        "" => Ok(Format::Folded),
+        name => Format::from_name(name).ok_or_else(|| {
+            FormatError::invalid(format!(
+                "format={name} is not supported; Embers reads {} (pprof and jfr also as \
+                 multipart)",
+                Format::names()
+            ))
+        }),
+    }
 }
 
 /// Pyroscope's key `app{k=v,...}`: the app and its labels, or `None` when it is no valid key.
@@ -214,12 +198,14 @@ pub struct Ingest {
     pub ignored_labels: Vec<String>,
 }
 
-/// The batches of one request; `max_bytes` bounds what gzipped parts decompress to.
+/// The batches of one request; what it expands to (gzipped parts included) is charged to
+/// `budget`, and each gzipped part may decompress to `max_bytes` (`--max-ingest-bytes`).
 pub fn batches(
     params: &Params,
     body: Body<'_>,
     limits: &StackLimits,
     max_bytes: usize,
+    budget: &Budget,
 ) -> Result<Ingest, FormatError> {
     let labels = params.labels.iter().map(|(k, v)| (k.as_str(), v.as_str()));
     let Labeled { tags, ignored } = tags_of(labels, &params.app)?;
@@ -230,7 +216,7 @@ pub fn batches(
         tags: &tags,
         selection,
         unit: None,
-        max_text_bytes: super::pprof::text_budget(max_bytes),
+        budget,
     };
     let batches = match body {
         Body::Multipart {
@@ -246,15 +232,15 @@ pub fn batches(
             let selection = config
                 .as_ref()
                 .map_or(Selection::Default, Selection::Configured);
-            let profile = gzip::maybe_gunzip(profile, max_bytes)
-                .map_err(|e| FormatError::from(e).context("profile"))?;
+            let profile = gzip::maybe_gunzip_within(profile, max_bytes, budget)
+                .map_err(|e| e.context("profile"))?;
             if params.format == Some(Format::Jfr) || jfr::is_jfr(&profile) {
-                return jfr_ingest(params, &profile, &tags, limits, max_bytes, ignored);
+                return jfr_ingest(params, &profile, &tags, limits, budget, ignored);
             }
             let previous = previous
-                .map(|p| gzip::maybe_gunzip(p, max_bytes))
+                .map(|p| gzip::maybe_gunzip_within(p, max_bytes, budget))
                 .transpose()
-                .map_err(|e| FormatError::from(e).context("prev_profile"))?;
+                .map_err(|e| e.context("prev_profile"))?;
             super::pprof::batches(
                 &profile,
                 previous.as_deref(),
@@ -264,12 +250,12 @@ pub fn batches(
         }
         Body::Raw(bytes) => match params.format.unwrap_or(Format::Folded) {
             Format::Pprof => {
-                let bytes = gzip::maybe_gunzip(bytes, max_bytes)?;
+                let bytes = gzip::maybe_gunzip_within(bytes, max_bytes, budget)?;
                 super::pprof::batches(&bytes, None, &pprof_target(Selection::Default), limits)?
             }
             Format::Jfr => {
-                let bytes = gzip::maybe_gunzip(bytes, max_bytes)?;
-                return jfr_ingest(params, &bytes, &tags, limits, max_bytes, ignored);
+                let bytes = gzip::maybe_gunzip_within(bytes, max_bytes, budget)?;
+                return jfr_ingest(params, &bytes, &tags, limits, budget, ignored);
             }
             Format::Perf => {
                 let target = super::perf::Target {
@@ -303,7 +289,7 @@ fn jfr_ingest(
     bytes: &[u8],
     tags: &crate::store::Tags,
     limits: &StackLimits,
-    max_bytes: usize,
+    budget: &Budget,
     ignored_labels: Vec<String>,
 ) -> Result<Ingest, FormatError> {
     let target = super::jfr::Target {
@@ -311,7 +297,7 @@ fn jfr_ingest(
         language: params.language.as_deref(),
         time: params.time,
         tags,
-        max_text_bytes: super::pprof::text_budget(max_bytes),
+        budget,
     };
     Ok(Ingest {
         batches: super::jfr::batches(bytes, &target, limits)?,

@@ -17,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 
+use embers_model::budget::Budget;
 use embers_model::contract::envelope::SUCCESS;
 
 use crate::api_types::Answer;
@@ -140,6 +141,10 @@ pub struct Ingested {
     pub samples: u64,
 }
 
+/// What one JSON value of a batch body may take once decoded (a sample's struct and its
+/// vector's growth).
+const JSON_VALUE_BYTES: usize = 128;
+
 async fn ingest(
     state: &AppState,
     headers: &HeaderMap,
@@ -156,6 +161,13 @@ async fn ingest(
         Some(params)
     };
     let limits = state.limiter.caps().stacks;
+    if params.is_none() {
+        // What the JSON decodes into, before it is decoded (a two-byte `{}` can become a
+        // batch of a hundred bytes).
+        let budget = Budget::for_input(body.len(), state.limits.request_memory);
+        crate::formats::charge_json(&body, JSON_VALUE_BYTES, &budget)
+            .map_err(|e| Error::payload_too_large(e.to_string()))?;
+    }
     let store = state.store.clone();
     // Parsing a big body is CPU work too: off the async threads with the write.
     let (batch_count, stats) = tokio::task::spawn_blocking(move || {

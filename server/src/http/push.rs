@@ -12,6 +12,8 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
+use embers_model::budget::Budget;
+
 use crate::formats::push;
 use crate::limits::writes::IngestBytes;
 use crate::{AppState, Error};
@@ -85,14 +87,15 @@ async fn answer(
     // Held until the series are stored.
     let (_in_flight, body) = body.0.map_err(|r| r.into_error(limit))?;
     let codec = codec(headers)?;
-    let body = super::pyroscope::decoded_body(headers, body, limit)?;
+    let budget = Budget::for_input(body.len(), state.limits.request_memory);
+    let body = super::pyroscope::decoded_body(headers, body, limit, &budget)?;
     let limits = state.limiter.caps().stacks;
     let ingest = tokio::task::spawn_blocking(move || {
         let series = match codec {
-            Codec::Proto => push::decode_proto(&body)?,
-            Codec::Json => push::decode_json(&body)?,
+            Codec::Proto => push::decode_proto(&body, &budget)?,
+            Codec::Json => push::decode_json(&body, &budget)?,
         };
-        push::batches(&series, &limits, limit)
+        push::batches(&series, &limits, limit, &budget)
     })
     .await
     .map_err(|e| Error::internal(format!("push task failed: {e}")))?

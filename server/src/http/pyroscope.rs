@@ -16,6 +16,9 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde_json::Value;
 
+use std::borrow::Cow;
+
+use embers_model::budget::Budget;
 use embers_model::contract::envelope::SUCCESS;
 
 use crate::api_types::Answer;
@@ -75,17 +78,27 @@ pub fn format_error(e: FormatError) -> Error {
     }
 }
 
-/// The body, gunzipped (bounded) when its `Content-Encoding` says gzip.
-pub fn decoded_body(headers: &HeaderMap, body: Bytes, limit: usize) -> Result<Bytes, Error> {
+/// The body, gunzipped when its `Content-Encoding` says gzip: at most `limit` bytes
+/// (`--max-ingest-bytes`), charged to the request's `budget`.
+pub fn decoded_body(
+    headers: &HeaderMap,
+    body: Bytes,
+    limit: usize,
+    budget: &Budget,
+) -> Result<Bytes, Error> {
     let encoding = headers
         .get(header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok())
         .map(|v| v.trim().to_ascii_lowercase());
     match encoding.as_deref() {
         None | Some("" | "identity") => Ok(body),
-        Some("gzip") => gzip::gunzip_bounded(&body, limit)
-            .map(Bytes::from)
-            .map_err(|e| format_error(e.into())),
+        Some("gzip") => match gzip::maybe_gunzip_within(&body, limit, budget) {
+            Ok(Cow::Owned(plain)) => Ok(Bytes::from(plain)),
+            Ok(Cow::Borrowed(_)) => Err(Error::invalid(
+                "Content-Encoding says gzip but the body is not gzip data",
+            )),
+            Err(e) => Err(format_error(e)),
+        },
         Some(other) => Err(Error::invalid(format!(
             "Content-Encoding {other} is not supported (gzip is)"
         ))),
@@ -191,7 +204,8 @@ async fn ingest(
     let limit = state.limits.ingest;
     // Held until the batches are stored.
     let (_in_flight, body) = body.0.map_err(|r| r.into_error(limit))?;
-    let body = decoded_body(headers, body, limit)?;
+    let budget = Budget::for_input(body.len(), state.limits.request_memory);
+    let body = decoded_body(headers, body, limit, &budget)?;
     let Query(query) =
         query.map_err(|e| Error::invalid(format!("bad query string: {}", e.body_text())))?;
     let params = pyroscope::params(&query).map_err(format_error)?;
@@ -210,7 +224,7 @@ async fn ingest(
             },
             None => Body::Raw(&body),
         };
-        pyroscope::batches(&params, body, &limits, limit)
+        pyroscope::batches(&params, body, &limits, limit, &budget)
     })
     .await
     .map_err(|e| Error::internal(format!("ingest task failed: {e}")))?

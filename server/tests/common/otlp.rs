@@ -28,11 +28,21 @@ pub struct OtlpServer {
 impl OtlpServer {
     /// Start with `guard` and an ingest limit of `ingest_limit` bytes.
     pub async fn start(guard: GuardArgs, ingest_limit: usize) -> OtlpServer {
+        OtlpServer::start_limits(guard, ingest_limit, embers_server::DEFAULT_REQUEST_MEMORY).await
+    }
+
+    /// [`OtlpServer::start`], each request's memory budget capped at `request_memory`.
+    pub async fn start_limits(
+        guard: GuardArgs,
+        ingest_limit: usize,
+        request_memory: usize,
+    ) -> OtlpServer {
         let db = TempDb::new();
         let store = Arc::new(Store::open(&db.path()).expect("open store"));
         let configure = |s: &mut AppState| {
             s.guard = Arc::new(guard.guard("127.0.0.1:0").expect("guard"));
             s.limits.ingest = ingest_limit;
+            s.limits.request_memory = request_memory;
         };
         let static_dir = db.dir.path().join("no-viewer-here");
         let http = TestServer::start_over(store.clone(), static_dir, configure).await;

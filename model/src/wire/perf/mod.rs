@@ -319,6 +319,16 @@ impl Parser {
 }
 
 impl PerfScript {
+    /// The event type its samples are stored and shown as: `on-cpu` (microseconds of CPU, as
+    /// DeepFlow's agent stores its own) for a clock event, else `cpu` (counted in samples).
+    pub fn event_type(&self) -> &'static str {
+        if self.clock {
+            "on-cpu"
+        } else {
+            "cpu"
+        }
+    }
+
     /// The frames of sample `i`, root first.
     pub fn frames_of(&self, sample: &PerfSample) -> impl Iterator<Item = &str> {
         self.frames[sample.frame_start as usize..sample.frame_end as usize]

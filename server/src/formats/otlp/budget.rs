@@ -1,13 +1,11 @@
 //! How much text one request may turn into. A few bytes of protobuf can point at a long string
 //! many times (a stack of 4,096 locations, a row per second of the same stack, a batch per
 //! trace with the resource's tags), so the names and tags a request expands to are counted
-//! against [`Bounds::max_text`] as they are made, and the request is refused past it.
+//! against [`Bounds::max_text`] (what is left of the request's memory budget once it is
+//! decoded) as they are made, and the request is refused past it.
 
 use super::OtlpError;
 use crate::limits::StackLimits;
-
-/// Text one request may expand to, per byte of `--max-ingest-bytes`.
-pub const TEXT_PER_INGEST_BYTE: usize = 4;
 
 /// What one request may cost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,16 +14,6 @@ pub struct Bounds {
     pub stacks: StackLimits,
     /// Bytes of frame names, stacks and tags the request may expand to.
     pub max_text: usize,
-}
-
-impl Bounds {
-    /// The bounds of a service with these stack limits and `--max-ingest-bytes`.
-    pub fn new(stacks: StackLimits, max_ingest_bytes: usize) -> Bounds {
-        Bounds {
-            stacks,
-            max_text: max_ingest_bytes.saturating_mul(TEXT_PER_INGEST_BYTE),
-        }
-    }
 }
 
 /// The text left to make.

@@ -24,20 +24,23 @@ mod check;
 mod convert;
 mod frames;
 mod measure;
+pub mod shape;
 mod sums;
 mod wire;
 
 #[cfg(test)]
 mod tests;
 
-pub use budget::{Bounds, TEXT_PER_INGEST_BYTE};
+pub use budget::Bounds;
 pub use convert::to_batches;
 pub use opentelemetry_proto::tonic::collector::profiles::v1development::{
     ExportProfilesServiceRequest, ExportProfilesServiceResponse,
 };
-pub use wire::{from_json, from_protobuf};
+pub use wire::{from_json, from_protobuf, request_descriptor};
 
+use crate::limits::StackLimits;
 use crate::store::Batch;
+use embers_model::budget::Budget;
 
 /// The version of `opentelemetry-proto` whose profiles this reads (its wire format).
 pub const PROTO_VERSION: &str =
@@ -60,14 +63,16 @@ pub enum OtlpError {
     },
     /// The request names more text than [`Bounds::max_text`].
     #[error(
-        "the request's stacks and tags take more than {limit} bytes once named ({} × \
-         --max-ingest-bytes): send the profiles in smaller requests",
-        TEXT_PER_INGEST_BYTE
+        "the request's stacks and tags take more than {limit} bytes once named, what is left \
+         of its memory budget (--max-request-memory): send the profiles in smaller requests"
     )]
     Expands {
         /// The bound, in bytes.
         limit: usize,
     },
+    /// The request's messages would take more than its memory budget once decoded.
+    #[error("{0}")]
+    OverBudget(embers_model::budget::OverBudget),
 }
 
 impl OtlpError {
@@ -89,16 +94,29 @@ pub enum Encoding {
 }
 
 /// Decode an (already decompressed) body and turn it into batches; `now` (Unix seconds) times
-/// profiles that carry no time.
+/// profiles that carry no time. What the body decodes into is charged to `budget` before it
+/// is decoded ([`shape`]), and the text it names may take what is left of it.
 pub fn decode(
     body: &[u8],
     encoding: Encoding,
     now: i64,
-    bounds: &Bounds,
+    stacks: StackLimits,
+    budget: &Budget,
 ) -> Result<Vec<Batch>, OtlpError> {
     let request = match encoding {
-        Encoding::Protobuf => from_protobuf(body)?,
-        Encoding::Json => from_json(body)?,
+        Encoding::Protobuf => {
+            shape::charge_protobuf(body, &wire::request_descriptor()?, budget)?;
+            from_protobuf(body)?
+        }
+        Encoding::Json => {
+            crate::formats::charge_json(body, shape::JSON_VALUE_BYTES, budget)
+                .map_err(OtlpError::OverBudget)?;
+            from_json(body)?
+        }
     };
-    to_batches(&request, now, bounds)
+    let bounds = Bounds {
+        stacks,
+        max_text: budget.remaining(),
+    };
+    to_batches(&request, now, &bounds)
 }

@@ -46,7 +46,7 @@ pub fn from_json(body: &[u8]) -> Result<ExportProfilesServiceRequest, OtlpError>
 
 /// The request's descriptor, from the descriptor set the `opentelemetry-proto` crate ships
 /// (decoded once).
-fn request_descriptor() -> Result<MessageDescriptor, OtlpError> {
+pub fn request_descriptor() -> Result<MessageDescriptor, OtlpError> {
     static POOL: OnceLock<Result<DescriptorPool, String>> = OnceLock::new();
     let pool = POOL
         .get_or_init(|| {

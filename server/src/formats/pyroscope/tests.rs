@@ -1,4 +1,5 @@
 use super::*;
+use embers_model::budget::Budget;
 
 const L: StackLimits = StackLimits {
     max_frames: 64,
@@ -100,7 +101,14 @@ fn folded_and_lines_bodies_store_as_sent_with_deepflow_units() {
         ("spyName", "pyspy"),
     ]))
     .expect("params");
-    let out = batches(&p, Body::Raw(b"main;work 3\nmain 1\n"), &L, 1 << 20).expect("folded");
+    let out = batches(
+        &p,
+        Body::Raw(b"main;work 3\nmain 1\n"),
+        &L,
+        1 << 20,
+        &Budget::unlimited(),
+    )
+    .expect("folded");
     let b = &out.batches[0];
     assert_eq!(
         (
@@ -121,7 +129,14 @@ fn folded_and_lines_bodies_store_as_sent_with_deepflow_units() {
         ("sampleRate", "99"),
     ]))
     .expect("params");
-    let out = batches(&p, Body::Raw(b"a;b\na;b\nc\n"), &L, 1 << 20).expect("lines");
+    let out = batches(
+        &p,
+        Body::Raw(b"a;b\na;b\nc\n"),
+        &L,
+        1 << 20,
+        &Budget::unlimited(),
+    )
+    .expect("lines");
     let b = &out.batches[0];
     assert_eq!(
         (
@@ -176,7 +191,14 @@ fn multipart_cumulative_types_need_and_subtract_their_previous_profile() {
         previous,
         config,
     };
-    let out = batches(&p, body(Some(&before[..]), None), &L, 1 << 20).expect("delta");
+    let out = batches(
+        &p,
+        body(Some(&before[..]), None),
+        &L,
+        1 << 20,
+        &Budget::unlimited(),
+    )
+    .expect("delta");
     let b = &out.batches[0];
     assert_eq!(
         (
@@ -190,14 +212,35 @@ fn multipart_cumulative_types_need_and_subtract_their_previous_profile() {
         (b.samples[0].stack.as_str(), b.samples[0].value),
         ("main;alloc", 400)
     );
-    let out = batches(&p, body(None, None), &L, 1 << 20).expect("no previous: the totals");
+    let out = batches(&p, body(None, None), &L, 1 << 20, &Budget::unlimited())
+        .expect("no previous: the totals");
     assert_eq!(out.batches[0].samples[0].value, 1000);
     let config = br#"{"alloc_space": {"units": "bytes", "cumulative": true, "display-name": "alloc_space"}}"#;
-    let e = batches(&p, body(None, Some(&config[..])), &L, 1 << 20).expect_err("declared");
+    let e = batches(
+        &p,
+        body(None, Some(&config[..])),
+        &L,
+        1 << 20,
+        &Budget::unlimited(),
+    )
+    .expect_err("declared");
     assert_eq!(e.to_string(), "alloc_space is cumulative (sample_type_config) but the request has no prev_profile to subtract");
-    let e =
-        batches(&p, body(None, Some(br#"{"inuse_space": {}}"#)), &L, 1 << 20).expect_err("none");
+    let e = batches(
+        &p,
+        body(None, Some(br#"{"inuse_space": {}}"#)),
+        &L,
+        1 << 20,
+        &Budget::unlimited(),
+    )
+    .expect_err("none");
     assert_eq!(e.to_string(), "unknown sample types: the profile has alloc_space/bytes; sample_type_config names none of them");
-    let e = batches(&p, body(None, Some(b"{")), &L, 1 << 20).expect_err("json");
+    let e = batches(
+        &p,
+        body(None, Some(b"{")),
+        &L,
+        1 << 20,
+        &Budget::unlimited(),
+    )
+    .expect_err("json");
     assert!(e.to_string().starts_with("sample_type_config: EOF"), "{e}");
 }

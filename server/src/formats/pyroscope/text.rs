@@ -4,7 +4,9 @@
 
 use embers_model::contract::event::unit_of;
 
-use super::{Format, Params};
+use embers_model::formats::Format;
+
+use super::Params;
 use crate::formats::{batch_of, FormatError};
 use crate::limits::StackLimits;
 use crate::store::{Batch, BatchMeta};

@@ -1,55 +1,114 @@
 //! The gRPC `opentelemetry.proto.collector.profiles.v1development.ProfilesService/Export` on
 //! `--otlp-grpc-listen` (what a Collector's `otlp` exporter sends; off unless given).
 //!
-//! - **Token**: with `--token-file`, a client sends the metadata `authorization: Bearer
+//! - **Token first**: with `--token-file`, a client sends the metadata `authorization: Bearer
 //!   <token>` (the Collector: `headers: {authorization: "Bearer <token>"}` on the exporter);
-//!   without it, UNAUTHENTICATED. No browser can speak gRPC to this port, so the page's rules
-//!   (host, cross-site) do not apply.
+//!   without it, UNAUTHENTICATED, answered from the headers alone: not a byte of the message
+//!   is read or decoded. No browser can speak gRPC to this port, so the page's rules (host,
+//!   cross-site) do not apply.
 //! - **Size**: a message may be `--max-ingest-bytes`, compressed or not (tonic stops inflating
-//!   a gzip message at that size and answers RESOURCE_EXHAUSTED).
+//!   a gzip message at that size and answers RESOURCE_EXHAUSTED); what it decodes into is
+//!   charged to the request's budget before prost builds it ([`super::codec`]), as on HTTP.
 //! - **Bad input**: INVALID_ARGUMENT with the same message the HTTP route gives; nothing of the
 //!   request is stored.
+//!
+//! The service is written out here rather than generated (`ProfilesServiceServer`), because the
+//! generated one reads the body before any code of ours runs and decodes with plain prost.
 
+use std::convert::Infallible;
 use std::future::Future;
+use std::task::{Context, Poll};
 
-use opentelemetry_proto::tonic::collector::profiles::v1development::profiles_service_server::{
-    ProfilesService, ProfilesServiceServer,
-};
+use axum::http;
+use futures_util::future::BoxFuture;
 use tonic::codec::CompressionEncoding;
-use tonic::{Request, Response, Status};
+use tonic::server::{NamedService, UnaryService};
+use tonic::Status;
 
+use super::codec::{Bounded, BoundedCodec};
 use super::{refused, store, Failure};
-use crate::formats::otlp::{
-    to_batches, ExportProfilesServiceRequest, ExportProfilesServiceResponse,
-};
+use crate::formats::otlp::{to_batches, Bounds, ExportProfilesServiceResponse};
 use crate::http::guard::rules::Access;
 use crate::listen::{self, ConnLimits, Limited};
 use crate::AppState;
 
-/// The service: stores what it is sent, as the HTTP route does.
+/// The path of the one method.
+pub const EXPORT_PATH: &str =
+    "/opentelemetry.proto.collector.profiles.v1development.ProfilesService/Export";
+
+/// The service: checks the token, then decodes within the budget and stores what it is sent,
+/// as the HTTP route does.
 #[derive(Debug, Clone)]
 pub struct Receiver {
     state: AppState,
 }
 
-#[tonic::async_trait]
-impl ProfilesService for Receiver {
-    async fn export(
-        &self,
-        request: Request<ExportProfilesServiceRequest>,
-    ) -> Result<Response<ExportProfilesServiceResponse>, Status> {
-        let headers = request.metadata().clone().into_headers();
-        self.state
-            .guard
-            .check_token(Access::Write, &headers)
-            .map_err(|e| Status::unauthenticated(e.description()))?;
-        let request = request.into_inner();
-        store(&self.state, move |now, bounds| {
-            to_batches(&request, now, bounds).map_err(refused)
+impl NamedService for Receiver {
+    const NAME: &'static str =
+        "opentelemetry.proto.collector.profiles.v1development.ProfilesService";
+}
+
+impl<B> tower::Service<http::Request<B>> for Receiver
+where
+    B: http_body::Body + Send + 'static,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>> + Send,
+{
+    type Response = http::Response<tonic::body::Body>;
+    type Error = Infallible;
+    type Future = BoxFuture<'static, Result<Self::Response, Infallible>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: http::Request<B>) -> Self::Future {
+        let state = self.state.clone();
+        Box::pin(async move {
+            if request.uri().path() != EXPORT_PATH {
+                let path = request.uri().path().to_owned();
+                return Ok(Status::unimplemented(format!("no method {path}")).into_http());
+            }
+            // From the headers alone, before a byte of the message is read.
+            if let Err(e) = state.guard.check_token(Access::Write, request.headers()) {
+                return Ok(Status::unauthenticated(e.description()).into_http());
+            }
+            let codec = BoundedCodec {
+                max_request_memory: state.limits.request_memory,
+            };
+            let mut grpc = tonic::server::Grpc::new(codec)
+                .accept_compressed(CompressionEncoding::Gzip)
+                .max_decoding_message_size(state.limits.ingest);
+            Ok(grpc.unary(Export { state }, request).await)
         })
-        .await
-        .map_err(status)?;
-        Ok(Response::new(ExportProfilesServiceResponse::default()))
+    }
+}
+
+/// The method, once its message is decoded.
+struct Export {
+    state: AppState,
+}
+
+impl UnaryService<Bounded> for Export {
+    type Response = ExportProfilesServiceResponse;
+    type Future = BoxFuture<'static, Result<tonic::Response<Self::Response>, Status>>;
+
+    fn call(&mut self, request: tonic::Request<Bounded>) -> Self::Future {
+        let state = self.state.clone();
+        Box::pin(async move {
+            let Bounded { request, remaining } = request.into_inner();
+            store(&state, move |now, intake| {
+                let bounds = Bounds {
+                    stacks: intake.stacks,
+                    max_text: remaining,
+                };
+                to_batches(&request, now, &bounds).map_err(refused)
+            })
+            .await
+            .map_err(status)?;
+            Ok(tonic::Response::new(
+                ExportProfilesServiceResponse::default(),
+            ))
+        })
     }
 }
 
@@ -70,12 +129,9 @@ fn status(failure: Failure) -> Status {
     }
 }
 
-/// The service as tonic serves it: gzip accepted, messages up to `--max-ingest-bytes`.
-pub fn service(state: AppState) -> ProfilesServiceServer<Receiver> {
-    let limit = state.limits.ingest;
-    ProfilesServiceServer::new(Receiver { state })
-        .accept_compressed(CompressionEncoding::Gzip)
-        .max_decoding_message_size(limit)
+/// The service as tonic serves it.
+pub fn service(state: AppState) -> Receiver {
+    Receiver { state }
 }
 
 /// Serve the gRPC receiver on `listener` until `shutdown` resolves, within the HTTP

@@ -12,6 +12,7 @@
 //! the request was. The guard in front (host,
 //! cross-site rules, the `--token-file` token) answers its refusals as every route does.
 
+mod codec;
 pub mod grpc;
 
 use axum::extract::State;
@@ -19,9 +20,13 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use prost::Message;
 
-use crate::formats::gzip::gunzip_bounded;
-use crate::formats::otlp::{self, Bounds, Encoding, ExportProfilesServiceResponse, OtlpError};
+use embers_model::budget::Budget;
+
+use crate::formats::gzip::maybe_gunzip_within;
+use crate::formats::otlp::{self, Encoding, ExportProfilesServiceResponse, OtlpError};
+use crate::formats::FormatError;
 use crate::limits::writes::{IngestBytes, Refused};
+use crate::limits::StackLimits;
 use crate::store::{Batch, InsertStats};
 use crate::AppState;
 
@@ -121,23 +126,28 @@ pub async fn handle(
         }
         (Ok(_), Err(failure)) => Err(failure),
         (Ok((in_flight, bytes)), Ok(gzip)) => {
-            let limit = state.limits.ingest;
-            store(&state, move |now, bounds| {
+            store(&state, move |now, intake| {
                 // The reservation ends with the conversion; the batches own their data.
                 let _in_flight = in_flight;
+                let budget = Budget::for_input(bytes.len(), intake.max_request_memory);
                 let plain;
                 let body: &[u8] = if gzip {
-                    plain = gunzip_bounded(&bytes, limit).map_err(|e| match e {
-                        crate::formats::gzip::GunzipError::TooLarge { .. } => {
-                            Failure::TooLarge(e.to_string())
-                        }
-                        other => Failure::Invalid(other.to_string()),
-                    })?;
+                    if !crate::formats::gzip::is_gzip(&bytes) {
+                        return Err(Failure::Invalid(
+                            "Content-Encoding says gzip but the body is not gzip data".into(),
+                        ));
+                    }
+                    plain = maybe_gunzip_within(&bytes, intake.max_ingest_bytes, &budget).map_err(
+                        |e| match e {
+                            FormatError::TooLarge(m) => Failure::TooLarge(m),
+                            other => Failure::Invalid(other.to_string()),
+                        },
+                    )?;
                     &plain
                 } else {
                     &bytes
                 };
-                otlp::decode(body, encoding, now, bounds).map_err(refused)
+                otlp::decode(body, encoding, now, intake.stacks, &budget).map_err(refused)
             })
             .await
         }
@@ -145,17 +155,32 @@ pub async fn handle(
     answer(encoding, outcome.map(|_| ()))
 }
 
-/// Convert (with `make`, given the time now and the request's bounds) and store one request,
-/// off the async threads; shared by HTTP and gRPC.
+/// What a request may cost: each stack, and the memory it may expand to.
+#[derive(Debug, Clone, Copy)]
+pub struct Intake {
+    /// `--max-stack-frames`, `--max-frame-bytes`.
+    pub stacks: StackLimits,
+    /// `--max-request-memory`: the cap of the request's budget.
+    pub max_request_memory: usize,
+    /// `--max-ingest-bytes`: what a gzip body may decompress to.
+    pub max_ingest_bytes: usize,
+}
+
+/// Convert (with `make`, given the time now and what the request may cost) and store one
+/// request, off the async threads; shared by HTTP and gRPC.
 pub async fn store(
     state: &AppState,
-    make: impl FnOnce(i64, &Bounds) -> Result<Vec<Batch>, Failure> + Send + 'static,
+    make: impl FnOnce(i64, &Intake) -> Result<Vec<Batch>, Failure> + Send + 'static,
 ) -> Result<InsertStats, Failure> {
-    let bounds = Bounds::new(state.limiter.caps().stacks, state.limits.ingest);
+    let intake = Intake {
+        stacks: state.limiter.caps().stacks,
+        max_request_memory: state.limits.request_memory,
+        max_ingest_bytes: state.limits.ingest,
+    };
     let store = state.store.clone();
     let stats = tokio::task::spawn_blocking(move || {
         let now = crate::store::ingest::now_micros() / 1_000_000;
-        let batches = make(now, &bounds)?;
+        let batches = make(now, &intake)?;
         store.insert(&batches).map_err(|e| match (e.outage(), e) {
             (_, crate::store::StoreError::Invalid(msg)) => Failure::Invalid(msg),
             (Some(outage), other) => {
@@ -181,7 +206,7 @@ pub async fn store(
 /// A request the decoder refused: too large once named (413), or wrong (400).
 fn refused(e: OtlpError) -> Failure {
     match e {
-        OtlpError::Expands { .. } => Failure::TooLarge(e.to_string()),
+        OtlpError::Expands { .. } | OtlpError::OverBudget(_) => Failure::TooLarge(e.to_string()),
         other => Failure::Invalid(other.to_string()),
     }
 }

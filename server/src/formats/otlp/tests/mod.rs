@@ -234,7 +234,8 @@ fn an_ebpf_profilers_request_lands_as_deepflow_stores_its_agents_samples() {
 #[test]
 fn protobuf_bytes_decode_to_the_same_batches() {
     let bytes = ebpf_request().encode_to_vec();
-    let decoded = decode(&bytes, Encoding::Protobuf, 1, &LIMITS).expect("decode");
+    let budget = embers_model::budget::Budget::for_input(bytes.len(), usize::MAX);
+    let decoded = decode(&bytes, Encoding::Protobuf, 1, LIMITS.stacks, &budget).expect("decode");
     assert_eq!(
         decoded,
         to_batches(&ebpf_request(), 1, &LIMITS).expect("ok")
