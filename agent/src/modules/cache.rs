@@ -14,13 +14,15 @@ use crate::maps::MapLine;
 /// symbol copy). A busy host maps a few hundred distinct files; past this a new file's frames
 /// are named by path until an eviction makes room.
 pub const MAX_MODULES: usize = 4096;
-/// Most bytes held by modules (unwind sections and symbol copies). The biggest binaries met
-/// (librustc_driver, clickhouse-server) hold tens of MiB each; a host's working set fits in a
-/// few hundred.
-pub const MAX_MODULE_BYTES: u64 = 1 << 30;
-/// Windows a module no known process maps is kept unused (5 minutes at the default 10 s): a
-/// program started again soon does not read its files again.
-pub const IDLE_WINDOWS: u64 = 30;
+/// Most bytes held by modules (unwind sections and symbol copies: private memory, where mapped
+/// files were shared page cache). The biggest binaries met hold tens of MiB each
+/// (librustc_driver: 7 MiB of unwind sections, 25 MiB of symbols); a host busy building Rust,
+/// with a new binary every few seconds, held ~260 MiB of them when idle ones stayed 5 minutes.
+pub const MAX_MODULE_BYTES: u64 = 256 << 20;
+/// Windows a module no known process maps is kept unused (a minute at the default 10 s): long
+/// enough for a program run again soon, short enough that a host starting new binaries all the
+/// time (builds, tests) does not keep each one's sections.
+pub const IDLE_WINDOWS: u64 = 6;
 
 /// Every module held.
 #[derive(Default)]
