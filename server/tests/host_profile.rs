@@ -15,6 +15,8 @@ use crate::common;
 mod graph;
 #[path = "host_profile/health.rs"]
 mod health;
+#[path = "host_profile/hostile.rs"]
+mod hostile;
 #[path = "host_profile/kernel_threads.rs"]
 mod kernel_threads;
 #[path = "host_profile/workloads.rs"]
