@@ -20,7 +20,10 @@ fn main() -> ExitCode {
         Some(Command::Import(import)) => cli::import(&import),
         Some(Command::Delete(delete)) => embers_server::retention::delete(&delete),
         Some(Command::Serve(serve)) => run_serve(*serve),
-        Some(Command::Mcp(mcp)) => block_on(embers_server::mcp::stdio::run(mcp)),
+        Some(Command::Mcp(mcp)) => block_on(embers_server::mcp::stdio::run(
+            mcp,
+            embers_server::internal_app,
+        )),
         None => run_serve(args.serve),
     };
     match outcome {

@@ -147,7 +147,7 @@ pub async fn maintain(
         let now = crate::store::ingest::now_micros() / 1_000_000;
         if let Some(ttl) = snapshot_ttl {
             let s = store.clone();
-            match blocking(move || crate::http::snapshots::quota::expire(&s, ttl, now)).await {
+            match blocking(move || expire_snapshots(&s, ttl, now)).await {
                 Ok(0) => {}
                 Ok(n) => tracing::info!(snapshots = n, "removed snapshots past --snapshot-ttl"),
                 Err(e) => tracing::warn!("removing expired snapshots failed: {e}"),
@@ -160,6 +160,18 @@ pub async fn maintain(
             Err(e) => tracing::warn!("compacting the function rollup failed: {e}"),
         }
     }
+}
+
+/// Removes the snapshots saved more than `ttl` before `now` (Unix seconds); how many.
+pub fn expire_snapshots(store: &Store, ttl: Duration, now: i64) -> Result<usize, StoreError> {
+    let before = now.saturating_sub(i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX));
+    let mut removed = 0;
+    for old in store.snapshots()?.iter().filter(|s| s.saved_at < before) {
+        if store.delete_snapshot(&old.id)?.is_some() {
+            removed += 1;
+        }
+    }
+    Ok(removed)
 }
 
 /// `embers-server delete`, on the store the options choose (the SQLite file `--db`, default as

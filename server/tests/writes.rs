@@ -235,9 +235,9 @@ async fn the_maintenance_loop_removes_snapshots_past_their_ttl() {
     let db = TempDb::new();
     let (server, _, store) = gated(&db, 1 << 20, WriteCaps::default()).await;
     assert_eq!(server.save_snapshot(save("old")).await.0, 200);
-    // `expire` removes what is older than the TTL at the time it is given.
+    // `expire_snapshots` removes what is older than the TTL at the time it is given.
     assert_eq!(
-        embers_server::http::snapshots::quota::expire(&store, Duration::from_secs(3600), T0 * 2)
+        embers_server::retention::expire_snapshots(&store, Duration::from_secs(3600), T0 * 2)
             .expect("expire"),
         1,
         "a snapshot older than the TTL goes"

@@ -72,7 +72,7 @@ pub struct ImportArgs {
     pub sample_type: Option<String>,
     /// The most a gzipped file may decompress to, bytes (a bound on what a corrupt or hostile
     /// file can take; the service's own limit is --max-ingest-bytes).
-    #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
+    #[arg(long, default_value_t = crate::limits::sizes::DEFAULT_INGEST_LIMIT)]
     pub max_file_bytes: usize,
     /// Unix seconds of every sample [default: now; pprof: the profile's own time; JFR: each
     /// sample's own second].

@@ -45,15 +45,18 @@ use crate::http::guard::args::GuardArgs;
 use crate::http::upstream::{Upstream, UpstreamArgs};
 pub use import::{import, FormatArg, ImportArgs};
 
+use crate::demo;
+use crate::http::state::AppState;
 use crate::limits::options::LimitArgs;
+use crate::limits::sizes::Limits;
 use crate::limits::writes::WriteGate;
 use crate::limits::Limiter;
 use crate::listen::{self, ConnArgs};
 use crate::retention::{DeleteArgs, StorageArgs};
+use crate::router::app;
 use crate::store::Store;
 pub use crate::store_args::default_db_path;
 use crate::store_args::{open_serving_store, ClickHouseArgs};
-use crate::{app, demo, AppState, Limits};
 
 /// The line the run scripts grep for; keep this prefix.
 pub const RUNNING_PREFIX: &str = "Embers is running at ";
@@ -123,15 +126,15 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub otlp_grpc_listen: Option<String>,
     /// Body size limit of ingest requests, bytes.
-    #[arg(long, default_value_t = crate::DEFAULT_INGEST_LIMIT)]
+    #[arg(long, default_value_t = crate::limits::sizes::DEFAULT_INGEST_LIMIT)]
     pub max_ingest_bytes: usize,
     /// What one ingest request may expand to in memory while it is read (gunzipped, decoded,
     /// its stacks named), bytes: at most this, and for a body of N bytes at most 32 MiB + 64 ×
     /// N; past it the request is answered 413.
-    #[arg(long, default_value_t = crate::DEFAULT_REQUEST_MEMORY)]
+    #[arg(long, default_value_t = crate::limits::sizes::DEFAULT_REQUEST_MEMORY)]
     pub max_request_memory: usize,
     /// Body size limit of query requests, bytes.
-    #[arg(long, default_value_t = crate::DEFAULT_QUERY_LIMIT)]
+    #[arg(long, default_value_t = crate::limits::sizes::DEFAULT_QUERY_LIMIT)]
     pub max_query_bytes: usize,
     /// Cost limits.
     #[command(flatten)]
@@ -140,7 +143,7 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub storage: StorageArgs,
     /// Size limit of the answer a snapshot saves, bytes.
-    #[arg(long, default_value_t = crate::DEFAULT_SNAPSHOT_LIMIT)]
+    #[arg(long, default_value_t = crate::limits::sizes::DEFAULT_SNAPSHOT_LIMIT)]
     pub max_snapshot_bytes: usize,
     /// What writes may hold at once; what snapshots may add up to.
     #[command(flatten)]

@@ -22,9 +22,10 @@ use embers_model::contract::explore::{
 use serde::Serialize;
 
 use crate::api_types::Answer;
+use crate::error::Error;
 use crate::error::{envelope_json, json_response};
+use crate::http::state::AppState;
 use crate::store::{Store, StoreError};
-use crate::{AppState, Error};
 
 /// A checked explore request.
 #[derive(Debug, Clone)]

@@ -11,8 +11,8 @@ use serde::Serialize;
 
 use crate::error::json_response;
 use crate::host_profile::CollectorHealth;
+use crate::http::state::AppState;
 use crate::store::{Backend, Outage};
-use crate::AppState;
 
 /// How long the store may take to answer the readiness probe.
 pub const PROBE_TIMEOUT: Duration = Duration::from_secs(5);

@@ -22,11 +22,12 @@ use embers_model::contract::envelope::SUCCESS;
 
 use crate::api_types::Answer;
 use crate::error::envelope;
+use crate::error::Error;
+use crate::http::state::AppState;
 use crate::input::{self, BatchInput};
 use crate::limits::writes::IngestBytes;
 use crate::limits::StackLimits;
 use crate::store::Batch;
-use crate::{AppState, Error};
 use embers_model::contract::ingest::IngestBody;
 
 /// Query-string fields that are batch metadata rather than tags.

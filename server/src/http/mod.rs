@@ -1,5 +1,6 @@
 //! HTTP handlers. Every API answer, success or failure, is the ProfileTracing envelope.
 
+mod bodies;
 pub mod explore;
 pub mod guard;
 pub mod health;
@@ -11,6 +12,7 @@ pub mod profile_tracing;
 pub mod push;
 pub mod pyroscope;
 pub mod snapshots;
+pub mod state;
 pub mod static_files;
 pub mod upstream;
 
@@ -25,10 +27,11 @@ use axum::routing::{get, post, MethodRouter};
 use embers_model::contract::envelope::FAIL;
 
 use crate::error::envelope;
-use crate::{AppState, Error};
+use crate::error::Error;
+use state::AppState;
 
 /// One route of the service: its path, the methods it answers (any other gets a 405 envelope)
-/// and their handlers. The router is built from the list of them ([`crate::route_list`]), and
+/// and their handlers. The router is built from the list of them ([`crate::router::route_list`]), and
 /// the OpenAPI test checks every (method, path) of that list is in the document.
 pub struct Route {
     /// The path in axum's form, which is OpenAPI's too (`/v1/profile/snapshots/{id}`).

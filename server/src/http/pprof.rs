@@ -24,8 +24,9 @@ use embers_model::wire::decode_response;
 use embers_model::Profile;
 
 use super::profile_tracing::build;
+use crate::error::Error;
 use crate::formats::gzip::gzip;
-use crate::{AppState, Error};
+use crate::http::state::AppState;
 
 /// The handler.
 #[utoipa::path(

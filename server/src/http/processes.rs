@@ -13,8 +13,9 @@ use embers_model::contract::envelope::FAIL;
 use serde::Serialize;
 
 use crate::api_types::Answer;
+use crate::error::Error;
 use crate::error::{envelope, json_response};
-use crate::{AppState, Error};
+use crate::http::state::AppState;
 
 /// The `result` of a delete. Members in alphabetical order, as answered since the first release
 /// (then a sorted `serde_json::Value`).

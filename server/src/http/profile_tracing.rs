@@ -22,10 +22,12 @@ use embers_model::Profile;
 
 use crate::api_types::Answer;
 use crate::diagnostics::Diagnostics;
+use crate::error::Error;
 use crate::error::{envelope_json, json_response};
+use crate::http::state::AppState;
 use crate::store::budget::Budget;
 use crate::store::{QueryError, Store, StoreError};
-use crate::{tree, AppState, Error};
+use crate::tree;
 
 /// The handler.
 #[utoipa::path(

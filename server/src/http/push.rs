@@ -14,9 +14,10 @@ use axum::response::{IntoResponse, Response};
 
 use embers_model::budget::Budget;
 
+use crate::error::Error;
 use crate::formats::push;
+use crate::http::state::AppState;
 use crate::limits::writes::IngestBytes;
-use crate::{AppState, Error};
 
 /// The handler.
 #[utoipa::path(

@@ -23,11 +23,12 @@ use embers_model::contract::envelope::SUCCESS;
 
 use crate::api_types::Answer;
 use crate::error::envelope;
+use crate::error::Error;
 use crate::formats::pyroscope::{self, Body, Ingest};
 use crate::formats::{gzip, FormatError};
+use crate::http::state::AppState;
 use crate::limits::writes::IngestBytes;
 use crate::store::Batch;
-use crate::{AppState, Error};
 
 /// The handler (also at `/api/v1/profile/ingest`: the OpenAPI document lists it twice).
 #[utoipa::path(

@@ -14,7 +14,8 @@ use axum::response::{IntoResponse, Response};
 use tower::ServiceExt;
 use tower_http::services::{ServeDir, ServeFile};
 
-use crate::{AppState, Error};
+use crate::error::Error;
+use crate::http::state::AppState;
 
 /// The fallback handler for every path no route matched.
 pub async fn handle(State(state): State<AppState>, request: Request) -> Response {

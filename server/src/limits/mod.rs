@@ -13,10 +13,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
+use crate::error::Error;
 use crate::store::budget::{self, Budget, Stop};
-use crate::Error;
 
 pub mod options;
+pub mod sizes;
 pub mod write_options;
 pub mod writes;
 

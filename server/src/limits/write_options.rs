@@ -75,7 +75,7 @@ mod tests {
     fn defaults_are_the_documented_ones() {
         let caps = Cli::parse_from(["x"])
             .writes
-            .caps(crate::DEFAULT_INGEST_LIMIT);
+            .caps(crate::limits::sizes::DEFAULT_INGEST_LIMIT);
         assert_eq!(caps, Ok(WriteCaps::default()));
         assert_eq!(WriteCaps::default().max_ingest_in_flight_bytes, 256 << 20);
         assert_eq!(WriteCaps::default().snapshot_ttl, None);

@@ -5,8 +5,9 @@
 //! answered 503 with `Retry-After` at once ([`Error::busy`], as a busy query gate is): waiting
 //! would hold its connection and, for a body, the memory the gate exists to bound.
 //!
-//! The bodies are read through the extractors [`IngestBytes`] and [`SaveBytes`], which hold the
-//! reservation for as long as the handler keeps what they give.
+//! The bodies are read through the extractors [`IngestBytes`] and [`SaveBytes`] (their
+//! `FromRequest` is in `http::bodies`, beside the state it reads), which hold the reservation
+//! for as long as the handler keeps what they give.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -14,11 +15,10 @@ use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{FromRequest, Request};
 use axum::http::{header, HeaderMap};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use crate::{AppState, Error};
+use crate::error::Error;
 
 /// Default of `--max-concurrent-saves`.
 pub const DEFAULT_MAX_CONCURRENT_SAVES: u32 = 2;
@@ -64,7 +64,7 @@ impl WriteCaps {
 
 impl Default for WriteCaps {
     fn default() -> Self {
-        WriteCaps::for_ingest_limit(crate::DEFAULT_INGEST_LIMIT)
+        WriteCaps::for_ingest_limit(crate::limits::sizes::DEFAULT_INGEST_LIMIT)
     }
 }
 
@@ -196,54 +196,12 @@ pub struct SaveBytes(pub Result<(Turn, Bytes), Refused>);
 
 /// The bytes a body will take: its announced length, at most `limit` (a longer one is refused
 /// by the body limit), or `limit` when it announces none (chunked).
-fn announced(headers: &HeaderMap, limit: u64) -> u64 {
+pub fn announced(headers: &HeaderMap, limit: u64) -> u64 {
     headers
         .get(header::CONTENT_LENGTH)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map_or(limit, |n| n.min(limit))
-}
-
-impl FromRequest<AppState> for IngestBytes {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        let want = announced(request.headers(), state.limits.ingest as u64);
-        let reserved = match state.writes.reserve_ingest(want) {
-            Ok(reserved) => reserved,
-            Err(e) => return Ok(IngestBytes(Err(Refused::Busy(e)))),
-        };
-        let body = Bytes::from_request(request, state).await;
-        Ok(IngestBytes(
-            body.map(|b| (reserved, b)).map_err(Refused::Body),
-        ))
-    }
-}
-
-impl FromRequest<AppState> for SaveBytes {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request(request: Request, state: &AppState) -> Result<Self, Self::Rejection> {
-        let turn = match state.writes.save_turn() {
-            Ok(turn) => turn,
-            Err(e) => return Ok(SaveBytes(Err(Refused::Busy(e)))),
-        };
-        let body = Bytes::from_request(request, state).await;
-        Ok(SaveBytes(body.map(|b| (turn, b)).map_err(Refused::Body)))
-    }
-}
-
-impl Refused {
-    /// As the envelope error: the gate's 503, or the body's 413 (over `limit`) or 400.
-    pub fn into_error(self, limit: usize) -> Error {
-        match self {
-            Refused::Busy(e) => e,
-            Refused::Body(r) => match crate::http::read_body(Err(r), limit) {
-                Err(e) => e,
-                Ok(_) => Error::internal("a refused body was read"),
-            },
-        }
-    }
 }
 
 #[cfg(test)]

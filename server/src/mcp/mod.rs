@@ -27,7 +27,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{tool_handler, ServerHandler, ServiceExt};
 use tower::ServiceExt as _;
 
-use crate::AppState;
+use crate::http::state::AppState;
 use api::Api;
 
 /// The path of the streamable HTTP transport.
@@ -50,7 +50,7 @@ pub struct Embers {
 
 impl Embers {
     /// Tools answering from `router`: the service's routes with their state, without the
-    /// guard ([`crate::internal_app`]).
+    /// guard ([`crate::router::internal_app`]).
     pub fn new(router: Router) -> Embers {
         Embers {
             api: Api::new(router),
@@ -69,7 +69,9 @@ impl ServerHandler for Embers {
 }
 
 /// `POST /mcp`: one JSON-RPC message of the streamable HTTP transport, answered statelessly
-/// (the guard has already checked the `Host`, the origin and the token).
+/// (the guard has already checked the `Host`, the origin and the token). The tools call the
+/// routes `internal_app` makes of the state (the router passes its own: this module is
+/// below it).
 #[utoipa::path(
     post,
     path = "/mcp",
@@ -91,6 +93,7 @@ pub async fn handle(
     State(state): State<AppState>,
     parts: Parts,
     body: Result<Bytes, BytesRejection>,
+    internal_app: fn(AppState) -> Router,
 ) -> Response {
     // The body is read here, within the route's limit, rather than by the transport, which
     // would read any size.
@@ -99,7 +102,7 @@ pub async fn handle(
         Err(e) => return e.into_response(),
     };
     let request = Request::from_parts(parts, Body::from(body));
-    let router = crate::internal_app(state);
+    let router = internal_app(state);
     let config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(false)
         .with_json_response(true)

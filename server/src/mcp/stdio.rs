@@ -5,14 +5,15 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use axum::Router;
 use clap::Args;
 
+use crate::http::state::AppState;
 use crate::http::upstream::{Upstream, UpstreamArgs};
 use crate::limits::options::LimitArgs;
 use crate::limits::Limiter;
 use crate::store::Synchronous;
 use crate::store_args::{open_serving_store, ClickHouseArgs};
-use crate::AppState;
 
 /// Options of `mcp`.
 #[derive(Debug, Clone, Args)]
@@ -34,8 +35,9 @@ pub struct McpArgs {
     pub limits: LimitArgs,
 }
 
-/// Serve the tools on stdio until the client closes them.
-pub async fn run(args: McpArgs) -> Result<(), String> {
+/// Serve the tools on stdio until the client closes them; they call the routes `internal_app`
+/// makes of the state.
+pub async fn run(args: McpArgs, internal_app: fn(AppState) -> Router) -> Result<(), String> {
     let store = open_serving_store(args.db.as_deref(), &args.clickhouse, Synchronous::Normal)?;
     let mut state = AppState::new(store);
     state.limiter = Arc::new(Limiter::new(args.limits.caps()));
@@ -44,5 +46,5 @@ pub async fn run(args: McpArgs) -> Result<(), String> {
         state.upstream = Some(Arc::new(upstream));
     }
     tracing::info!("serving the MCP tools on standard input and output");
-    super::serve_stdio(crate::internal_app(state)).await
+    super::serve_stdio(internal_app(state)).await
 }

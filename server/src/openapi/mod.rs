@@ -6,7 +6,7 @@
 //!
 //! **Adding an endpoint**: put `#[utoipa::path(...)]` on its handler (see
 //! `http/explore.rs`) and add the handler to `paths(...)` below — one line. The test
-//! `server/tests/openapi.rs` fails while a route of [`crate::route_list`] is missing here, the
+//! `server/tests/openapi.rs` fails while a route of [`crate::router::route_list`] is missing here, the
 //! committed file differs (`BLESS=1` rewrites it) or an example does not match its schema.
 
 mod errors;

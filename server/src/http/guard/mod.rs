@@ -26,7 +26,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::Error;
+use crate::error::Error;
 pub use args::exposure_warning;
 use rules::{Access, Hosts};
 use token::{TokenError, Tokens};

@@ -7,7 +7,7 @@ use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use embers_model::contract::embed::EmbedConfig;
 
-use crate::AppState;
+use crate::http::state::AppState;
 
 /// The policy before `frame-ancestors`. Scripts come only from the service (the page's boot
 /// script is a file, see `scripts/externalize-boot.mjs`) and may compile WebAssembly; styles

@@ -25,10 +25,10 @@ use embers_model::budget::Budget;
 use crate::formats::gzip::maybe_gunzip_within;
 use crate::formats::otlp::{self, Encoding, ExportProfilesServiceResponse, OtlpError};
 use crate::formats::FormatError;
+use crate::http::state::AppState;
 use crate::limits::writes::{IngestBytes, Refused};
 use crate::limits::StackLimits;
 use crate::store::{Batch, InsertStats};
-use crate::AppState;
 
 /// The path of the route.
 pub const PATH: &str = "/v1development/profiles";

@@ -13,8 +13,8 @@ use axum::response::{IntoResponse, Response};
 use embers_model::contract::snapshot::{SnapshotMeta, SNAPSHOT_MEMBER};
 use futures_util::stream::{self, StreamExt};
 
+use crate::error::Error;
 use crate::store::Store;
-use crate::Error;
 
 /// A snapshot read into memory: its metadata and the stored answer after its first byte
 /// (`{`), in the pieces the store gave.

@@ -24,7 +24,8 @@ use serde_json::Value;
 use super::Route;
 use crate::api_types::{Answer, StoredAnswer};
 use crate::error::envelope;
-use crate::{AppState, Error};
+use crate::error::Error;
+use crate::http::state::AppState;
 
 /// What a save body may carry besides the answer (the request, the name, the JSON around).
 pub const BODY_HEADROOM: usize = 1 << 20;

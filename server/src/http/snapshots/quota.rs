@@ -1,13 +1,11 @@
 //! What the snapshots may add up to: at most `--max-snapshots` of them and
 //! `--max-snapshot-total-bytes` of answers together (a save past either is a 409 naming the
-//! option: it succeeds again once some are deleted), and, with `--snapshot-ttl`, none older
-//! than that (removed by the maintenance loop, [`crate::retention::maintain`]).
+//! option: it succeeds again once some are deleted). With `--snapshot-ttl`, none older than
+//! that: the maintenance loop removes them ([`crate::retention::expire_snapshots`]).
 
-use std::time::Duration;
-
+use crate::error::Error;
 use crate::limits::writes::WriteCaps;
-use crate::store::{Store, StoreError};
-use crate::Error;
+use crate::store::Store;
 
 /// Whether a snapshot of `adding` bytes fits beside those stored. Call it with the quota held
 /// ([`crate::limits::writes::WriteGate::with_snapshot_quota`]) up to the insert.
@@ -32,16 +30,4 @@ pub fn check(store: &Store, caps: &WriteCaps, adding: u64) -> Result<(), Error> 
         )));
     }
     Ok(())
-}
-
-/// Removes the snapshots saved more than `ttl` before `now` (Unix seconds); how many.
-pub fn expire(store: &Store, ttl: Duration, now: i64) -> Result<usize, StoreError> {
-    let before = now.saturating_sub(i64::try_from(ttl.as_secs()).unwrap_or(i64::MAX));
-    let mut removed = 0;
-    for old in store.snapshots()?.iter().filter(|s| s.saved_at < before) {
-        if store.delete_snapshot(&old.id)?.is_some() {
-            removed += 1;
-        }
-    }
-    Ok(removed)
 }

@@ -19,9 +19,10 @@ use serde_json::Value;
 
 use crate::api_types::Answer;
 use crate::error::envelope;
+use crate::error::Error;
+use crate::http::state::AppState;
 use crate::limits::writes::{Refused, SaveBytes, WriteGate};
 use crate::store::{NewSnapshot, Store};
-use crate::{AppState, Error};
 
 /// Longest name kept, in characters.
 const MAX_NAME_CHARS: usize = 200;

@@ -16,8 +16,8 @@ use thiserror::Error;
 use super::sql_api::{column, integer, number, text, Rows, SqlApiError};
 use super::statements::{self, RenderError, TAG_ROWS, TIMELINE_ROWS};
 use super::{Org, Upstream};
+use crate::error::Error;
 use crate::http::explore::{success, Explore};
-use crate::Error;
 
 /// Why an explore request could not be answered from upstream.
 #[derive(Debug, Error)]

@@ -21,8 +21,8 @@ use embers_model::contract::explore::ServiceRow;
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::selection::Selection;
 
+use crate::error::Error;
 use crate::http::explore::Explore;
-use crate::Error;
 
 /// Longest language or event type.
 const MAX_TYPE_LEN: usize = 64;

@@ -21,7 +21,7 @@ use futures_util::future::join_all;
 
 use super::relay::ReadError;
 use super::{statements, Org, Upstream, ORG_HEADER};
-use crate::Error;
+use crate::error::Error;
 
 /// Why the function timeline has no upstream answer.
 pub const NO_TIMELINE: &str = "function_timeline needs Embers' own store: a DeepFlow querier \

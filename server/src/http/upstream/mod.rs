@@ -34,7 +34,7 @@ use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::shape::ResultShape;
 use serde::Serialize;
 
-use crate::Error;
+use crate::error::Error;
 pub use explore::UpstreamExploreError;
 pub use options::{Org, UpstreamArgs, UpstreamOptions};
 

@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use clap::Args;
 
 use super::ORG_HEADER;
-use crate::Error;
+use crate::error::Error;
 
 /// Default bound of an upstream answer: above a million-node shape-A answer (~183 MB), the
 /// querier's own cap.

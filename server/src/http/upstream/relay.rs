@@ -14,7 +14,7 @@ use axum::response::Response;
 use futures_util::stream::{self, StreamExt};
 
 use super::Upstream;
-use crate::Error;
+use crate::error::Error;
 
 /// How much of an answer is read before the client's answer starts.
 pub const PREFETCH: usize = 1 << 20;
