@@ -29,8 +29,8 @@ use super::codec::{Bounded, BoundedCodec};
 use super::{refused, store, Failure};
 use crate::formats::otlp::{to_batches, Bounds, ExportProfilesServiceResponse};
 use crate::http::guard::rules::Access;
+use crate::http::state::AppState;
 use crate::listen::{self, ConnLimits, Limited};
-use crate::AppState;
 
 /// The path of the one method.
 pub const EXPORT_PATH: &str =
