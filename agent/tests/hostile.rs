@@ -1,9 +1,10 @@
 //! The collector against processes that point it at files meant to hurt it: the real
 //! `embers-agent` (root, eBPF, 1 s windows) while `jit.c` runs JIT code and puts a FIFO, a
-//! symlink to a planted secret, a hard link to another user's file or a 64 MiB map at
+//! symlink to a planted secret, another user's file or a 64 MiB map at
 //! `/tmp/perf-PID.map`, or runs from a library copy that is then truncated. A hostile process
 //! may make its own frames wrong; it must never stop the collector, kill it, leak another file
-//! into frame names or grow it without bound.
+//! into frame names or grow it without bound. And the other way round: a map that only the
+//! process's own mount namespace holds is still found, through its root.
 //!
 //! Needs root (or CAP_BPF + CAP_PERFMON + CAP_SYS_PTRACE), BTF and cc; elsewhere the tests skip
 //! saying why, except with `CI=true`.
@@ -202,4 +203,39 @@ fn ten_processes_with_64_mib_perf_maps_stay_within_the_memory_bound() {
         .filter(|i| folded.contains(&format!(";embers_jit_loop_big{i} ")))
         .count();
     assert_eq!(named, 10, "every map's last line named its code:\n{folded}");
+}
+
+/// A process in a mount namespace of its own, with a private `/tmp`: its map is read through
+/// its own root, where the host's `/tmp` has none.
+#[test]
+fn a_perf_map_in_a_private_tmp_is_read_through_the_process_root() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if !support::allowed() {
+        return;
+    }
+    // Outside /tmp, which the namespace covers with its own.
+    let bin = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("embers-jit");
+    std::fs::copy(jit(), &bin).expect("copy");
+    let agent = Agent::start();
+    let script = format!(
+        "mount -t tmpfs none /tmp && exec {} plain 3 private",
+        bin.display()
+    );
+    let mut work = start_jit(
+        Command::new("unshare")
+            .args(["--mount", "--propagation", "private"])
+            .args(["sh", "-c", &script]),
+    );
+    assert!(
+        !std::path::Path::new(&format!("/tmp/perf-{}.map", work.id())).exists(),
+        "the map is in the namespace's /tmp only"
+    );
+    let _ = work.wait();
+    let folded = agent.stop();
+    assert!(
+        jit_lines(&folded)
+            .iter()
+            .any(|l| l.contains(";embers_jit_loop_private ")),
+        "{folded}"
+    );
 }
