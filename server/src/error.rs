@@ -26,6 +26,7 @@ use embers_model::contract::shape::ResultShape;
 use embers_model::export::encode::encode_result;
 use serde::Serialize;
 
+use crate::blocking::TaskFailed;
 use crate::diagnostics::Diagnostics;
 
 /// An error answered with the envelope.
@@ -44,6 +45,13 @@ pub struct Error {
     debug: Option<Box<Diagnostics>>,
     /// Seconds for a `Retry-After` header (overload answers).
     retry_after: Option<u32>,
+}
+
+/// A blocking task that did not finish is a server failure (500).
+impl From<TaskFailed> for Error {
+    fn from(e: TaskFailed) -> Error {
+        Error::internal(e.to_string())
+    }
 }
 
 impl Error {

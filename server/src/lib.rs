@@ -8,6 +8,7 @@
 //! only names the modules and re-exports what the binaries and tests use.
 
 pub mod api_types;
+pub mod blocking;
 pub mod cli;
 pub mod demo;
 pub mod diagnostics;

@@ -110,9 +110,9 @@ pub async fn reclaim(store: &Arc<Store>) -> Result<(), StoreError> {
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, StoreError> + Send + 'static,
 ) -> Result<T, StoreError> {
-    tokio::task::spawn_blocking(f)
+    crate::blocking::run("retention", f)
         .await
-        .map_err(|e| StoreError::Invalid(format!("retention task failed: {e}")))?
+        .map_err(|failed| StoreError::Invalid(failed.to_string()))?
 }
 
 /// The service's maintenance, now and then every `every`, for as long as the runtime runs: a

@@ -1,9 +1,11 @@
-//! Command line: `serve` (the default) and `import`.
+//! Command line: `serve` (the default), `import` (folded stacks, pprof, `perf script`, JFR),
+//! `delete` (one process's data) and `mcp` (the MCP tools over stdio).
 //!
 //! ```text
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
-//!               [--upstream http://querier:20416] [--result-shape a|b] [--demo]
-//!               [--max-ingest-bytes N] [--max-query-bytes N] [--max-snapshot-bytes N]
+//!               [--upstream http://querier:20416] [--result-shape a|b] [--demo [--demo-live]]
+//!               [--max-ingest-bytes N] [--max-request-memory N] [--max-query-bytes N]
+//!               [--max-snapshot-bytes N]
 //!               [--otlp-grpc-listen ADDR]
 //!               [--clickhouse-url URL... [--clickhouse-database embers]
 //!                [--clickhouse-cluster NAME] [--clickhouse-password-file PATH]]
@@ -24,11 +26,11 @@
 //!               [--language eBPF] [--event-type on-cpu] [--unit microseconds]
 //!               [--sample-type TYPE] [--max-file-bytes N] [--time SECS] [--tag NAME=VALUE]...
 //!               FILE...   (- = stdin)
+//! embers-server delete --app-service NAME [--db PATH | --clickhouse-url URL...]
 //! ```
 //! The limits (`--max-stack-frames`, `--query-timeout`, ...) are in [`crate::limits::options`];
-//! `--retention`, `--synchronous` and
-//! `embers-server delete --app-service NAME [--db PATH | --clickhouse-url URL...]` in
-//! [`crate::retention`].
+//! `--retention`, `--synchronous` and `delete` in [`crate::retention`]; `mcp` in
+//! [`crate::mcp::stdio`].
 
 mod import;
 
@@ -85,8 +87,8 @@ pub struct Cli {
 pub enum Command {
     /// Serve the API and the viewer (the default).
     Serve(Box<ServeArgs>),
-    /// Import folded-stack, pprof or `perf script` files into the database (one transaction
-    /// per file).
+    /// Import folded-stack, pprof, `perf script` or JFR files into the database (one
+    /// transaction per file).
     Import(ImportArgs),
     /// Delete every sample of one process (app_service) from the database.
     Delete(DeleteArgs),
@@ -165,6 +167,18 @@ pub struct ServeArgs {
     pub connections: ConnArgs,
 }
 
+impl ServeArgs {
+    /// The body size limits the options set.
+    fn body_limits(&self) -> Limits {
+        Limits {
+            ingest: self.max_ingest_bytes,
+            query: self.max_query_bytes,
+            snapshot: self.max_snapshot_bytes,
+            request_memory: self.max_request_memory,
+        }
+    }
+}
+
 /// Run `serve` until Ctrl-C or SIGTERM.
 pub async fn serve(args: ServeArgs) -> Result<(), String> {
     // Options are checked before anything is opened.
@@ -204,12 +218,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         default_shape: args.result_shape,
         upstream,
         static_dir: args.static_dir.clone(),
-        limits: Limits {
-            ingest: args.max_ingest_bytes,
-            query: args.max_query_bytes,
-            snapshot: args.max_snapshot_bytes,
-            request_memory: args.max_request_memory,
-        },
+        limits: args.body_limits(),
         limiter: Arc::new(Limiter::new(args.limits.caps())),
         guard: Arc::new(args.guard.guard(&args.listen)?),
         collector: profiler.as_ref().map(host_profile::HostProfiler::status),
@@ -253,9 +262,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
 /// `--demo`: fill an empty store, and with `--demo-live` keep a demo this run made going.
 async fn start_demo(store: &Arc<Store>, live: bool) -> Result<(), String> {
     let s = store.clone();
-    let filled = tokio::task::spawn_blocking(move || fill_demo(&s))
-        .await
-        .map_err(|e| format!("demo task failed: {e}"))??;
+    let filled = crate::blocking::run("demo", move || fill_demo(&s)).await??;
     match filled {
         Some(now) if live => {
             tokio::spawn(demo::live::run(store.clone(), Feeder::after_window(now)));

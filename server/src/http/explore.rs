@@ -8,7 +8,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use embers_model::contract::body::RequestError;
 use embers_model::contract::envelope::Table;
 use embers_model::contract::envelope::SUCCESS;
@@ -77,7 +77,7 @@ pub async fn services(
     state: State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
+) -> Result<Response, Error> {
     handle(state, headers, body, |b| {
         parse_services_body(b).map(Explore::Services)
     })
@@ -98,7 +98,7 @@ pub async fn timeline(
     state: State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
+) -> Result<Response, Error> {
     handle(state, headers, body, |b| {
         parse_timeline_body(b).map(Explore::Timeline)
     })
@@ -118,7 +118,7 @@ pub async fn tags(
     state: State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
+) -> Result<Response, Error> {
     handle(state, headers, body, |b| {
         parse_tags_body(b).map(Explore::Tags)
     })
@@ -138,7 +138,7 @@ pub async fn tag_values(
     state: State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
+) -> Result<Response, Error> {
     handle(state, headers, body, |b| {
         parse_tag_values_body(b).map(Explore::TagValues)
     })
@@ -159,7 +159,7 @@ pub async fn functions(
     state: State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
+) -> Result<Response, Error> {
     handle(state, headers, body, |b| {
         parse_functions_body(b).map(Explore::Functions)
     })
@@ -180,7 +180,7 @@ pub async fn function_timeline(
     state: State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
+) -> Result<Response, Error> {
     handle(state, headers, body, |b| {
         parse_function_timeline_body(b).map(Explore::FunctionTimeline)
     })
@@ -192,11 +192,9 @@ async fn handle(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
     parse: impl FnOnce(&[u8]) -> Result<Explore, RequestError>,
-) -> Response {
-    match answer(&state, &headers, body, parse).await {
-        Ok(text) => json_response(StatusCode::OK, text),
-        Err(e) => e.into_response(),
-    }
+) -> Result<Response, Error> {
+    let text = answer(&state, &headers, body, parse).await?;
+    Ok(json_response(StatusCode::OK, text))
 }
 
 async fn answer(

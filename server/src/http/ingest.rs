@@ -13,7 +13,7 @@
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -68,11 +68,51 @@ pub async fn handle(
     headers: HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
     body: IngestBytes,
-) -> Response {
-    match ingest(&state, &headers, query, body).await {
-        Ok(response) => response,
-        Err(e) => e.into_response(),
+) -> Result<Response, Error> {
+    // The reservation is held by the blocking work, so it is given back when the write is done.
+    let (in_flight, body) = body.0.map_err(|r| r.into_error(state.limits.ingest))?;
+    let params = if is_json(&headers) {
+        None
+    } else {
+        let Query(params) =
+            query.map_err(|e| Error::invalid(format!("bad query string: {}", e.body_text())))?;
+        Some(params)
+    };
+    let limits = state.limiter.caps().stacks;
+    if params.is_none() {
+        // What the JSON decodes into, before it is decoded (a two-byte `{}` can become a
+        // batch of a hundred bytes).
+        let budget = Budget::for_input(body.len(), state.limits.request_memory);
+        crate::formats::charge_json(&body, JSON_VALUE_BYTES, &budget)
+            .map_err(|e| Error::payload_too_large(e.to_string()))?;
     }
+    let store = state.store.clone();
+    // Parsing a big body is CPU work too: off the async threads with the write.
+    let (batch_count, stats) = crate::blocking::run("ingest", move || {
+        let _in_flight = in_flight;
+        let now = crate::store::ingest::now_micros() / 1_000_000;
+        let batches = match params {
+            None => input::parse_json_body(&body, now, &limits)
+                .map_err(|e| Error::invalid(e.to_string()))?,
+            Some(params) => vec![text_batch(&params, &body, now, &limits)?],
+        };
+        // The samples own their text now; the body need not wait for the write.
+        drop(body);
+        let stats = store.insert(&batches).map_err(Error::from_store)?;
+        Ok::<_, Error>((batches.len(), stats))
+    })
+    .await??;
+    tracing::info!(
+        samples = stats.samples,
+        new_stacks = stats.new_stacks,
+        "ingested"
+    );
+    let result = Ingested {
+        batches: batch_count,
+        new_stacks: stats.new_stacks,
+        samples: stats.samples,
+    };
+    Ok(envelope(StatusCode::OK, SUCCESS, "", result, Value::Null))
 }
 
 fn is_json(headers: &HeaderMap) -> bool {
@@ -145,56 +185,3 @@ pub struct Ingested {
 /// What one JSON value of a batch body may take once decoded (a sample's struct and its
 /// vector's growth).
 const JSON_VALUE_BYTES: usize = 128;
-
-async fn ingest(
-    state: &AppState,
-    headers: &HeaderMap,
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-    body: IngestBytes,
-) -> Result<Response, Error> {
-    // The reservation is held by the blocking work, so it is given back when the write is done.
-    let (in_flight, body) = body.0.map_err(|r| r.into_error(state.limits.ingest))?;
-    let params = if is_json(headers) {
-        None
-    } else {
-        let Query(params) =
-            query.map_err(|e| Error::invalid(format!("bad query string: {}", e.body_text())))?;
-        Some(params)
-    };
-    let limits = state.limiter.caps().stacks;
-    if params.is_none() {
-        // What the JSON decodes into, before it is decoded (a two-byte `{}` can become a
-        // batch of a hundred bytes).
-        let budget = Budget::for_input(body.len(), state.limits.request_memory);
-        crate::formats::charge_json(&body, JSON_VALUE_BYTES, &budget)
-            .map_err(|e| Error::payload_too_large(e.to_string()))?;
-    }
-    let store = state.store.clone();
-    // Parsing a big body is CPU work too: off the async threads with the write.
-    let (batch_count, stats) = tokio::task::spawn_blocking(move || {
-        let _in_flight = in_flight;
-        let now = crate::store::ingest::now_micros() / 1_000_000;
-        let batches = match params {
-            None => input::parse_json_body(&body, now, &limits)
-                .map_err(|e| Error::invalid(e.to_string()))?,
-            Some(params) => vec![text_batch(&params, &body, now, &limits)?],
-        };
-        // The samples own their text now; the body need not wait for the write.
-        drop(body);
-        let stats = store.insert(&batches).map_err(Error::from_store)?;
-        Ok::<_, Error>((batches.len(), stats))
-    })
-    .await
-    .map_err(|e| Error::internal(format!("ingest task failed: {e}")))??;
-    tracing::info!(
-        samples = stats.samples,
-        new_stacks = stats.new_stacks,
-        "ingested"
-    );
-    let result = Ingested {
-        batches: batch_count,
-        new_stacks: stats.new_stacks,
-        samples: stats.samples,
-    };
-    Ok(envelope(StatusCode::OK, SUCCESS, "", result, Value::Null))
-}

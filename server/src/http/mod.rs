@@ -1,6 +1,13 @@
-//! HTTP handlers. Every API answer, success or failure, is the ProfileTracing envelope.
+//! HTTP handlers, one module per endpoint (or family), each returning `Result<Response, Error>`
+//! where its answers are the ProfileTracing envelope (a failure is [`Error`]'s envelope); the
+//! routes that speak another protocol answer their failures in its form themselves (`push`:
+//! Connect's JSON, `otlp`: `google.rpc.Status`), `pprof` answers gzipped pprof and
+//! `static_files` the viewer. Also here: [`Route`] (what `crate::router` builds the router
+//! from), the handlers' [`state::AppState`], the write gate's body extractors (`bodies`) and
+//! the guard in front of them all ([`guard`]).
 
 mod bodies;
+pub mod connect;
 pub mod explore;
 pub mod guard;
 pub mod health;

@@ -46,17 +46,6 @@ pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
-    match answer(&state, &headers, body).await {
-        Ok(response) => response,
-        Err(e) => e.into_response(),
-    }
-}
-
-async fn answer(
-    state: &AppState,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, Error> {
     let body = super::read_body(body, state.limits.query)?;
     let req = parse_tracing_body(&body).map_err(|e| Error::invalid(e.to_string()))?;
@@ -64,7 +53,11 @@ async fn answer(
         Some(upstream) => {
             let answer = state
                 .limiter
-                .run_async(async { Ok(upstream.forward(headers, body, state.allow_debug).await) })
+                // An error of the forwarding itself is read back as the querier's would be.
+                .run_async(async {
+                    let forwarded = upstream.forward(&headers, body, state.allow_debug).await;
+                    Ok(forwarded.unwrap_or_else(IntoResponse::into_response))
+                })
                 .await?;
             from_answer(answer, upstream.max_bytes()).await?
         }

@@ -48,12 +48,11 @@ pub async fn delete(
     let turn = state.writes.delete_turn()?;
     let store = state.store.clone();
     let name = app_service.clone();
-    let removed = tokio::task::spawn_blocking(move || {
+    let removed = crate::blocking::run("delete", move || {
         let _turn = turn;
         store.delete_app(&name, crate::retention::BATCH)
     })
-    .await
-    .map_err(|e| Error::internal(format!("delete task failed: {e}")))?
+    .await?
     .map_err(Error::from_store)?;
     tracing::info!(
         app_service,

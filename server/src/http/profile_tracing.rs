@@ -13,7 +13,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use embers_model::contract::body::{parse_tracing_body, TracingRequest};
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::schema::TracingBody;
@@ -47,24 +47,17 @@ pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Response {
-    let body = match super::read_body(body, state.limits.query) {
-        Ok(body) => body,
-        Err(e) => return e.into_response(),
-    };
+) -> Result<Response, Error> {
+    let body = super::read_body(body, state.limits.query)?;
     if let Some(upstream) = &state.upstream {
         // Relayed answers stream as they come (bounded by --upstream-max-bytes); the node
         // limit is for answers built here.
-        let forwarded = state
+        return state
             .limiter
-            .run_async(async { Ok(upstream.forward(&headers, body, state.allow_debug).await) })
+            .run_async(upstream.forward(&headers, body, state.allow_debug))
             .await;
-        return forwarded.unwrap_or_else(IntoResponse::into_response);
     }
-    match answer(&state, &body).await {
-        Ok(response) => response,
-        Err(e) => e.into_response(),
-    }
+    answer(&state, &body).await
 }
 
 /// What a ProfileTracing query built: the tree (`None` for an empty match), the notice of a cut

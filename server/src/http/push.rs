@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 
 use embers_model::budget::Budget;
 
+pub use super::connect::{connect_error, PATH};
 use crate::error::Error;
 use crate::formats::push;
 use crate::http::state::AppState;
@@ -91,15 +92,14 @@ async fn answer(
     let budget = Budget::for_input(body.len(), state.limits.request_memory);
     let body = super::pyroscope::decoded_body(headers, body, limit, &budget)?;
     let limits = state.limiter.caps().stacks;
-    let ingest = tokio::task::spawn_blocking(move || {
+    let ingest = crate::blocking::run("push", move || {
         let series = match codec {
             Codec::Proto => push::decode_proto(&body, &budget)?,
             Codec::Json => push::decode_json(&body, &budget)?,
         };
         push::batches(&series, &limits, limit, &budget)
     })
-    .await
-    .map_err(|e| Error::internal(format!("push task failed: {e}")))?
+    .await?
     .map_err(super::pyroscope::format_error)?;
     if !ingest.ignored_labels.is_empty() {
         tracing::debug!(labels = ?ingest.ignored_labels, "push: labels that are no field left out");
@@ -115,31 +115,4 @@ async fn answer(
         body,
     )
         .into_response())
-}
-
-/// The path of the push call.
-pub const PATH: &str = "/push.v1.PusherService/Push";
-
-/// An error as Connect's error JSON, with the HTTP status Connect pairs with its code (also
-/// the guard's refusals of this path, so a Connect client shows why it was refused).
-pub fn connect_error(e: &Error) -> Response {
-    let code = match e.status() {
-        StatusCode::BAD_REQUEST => "invalid_argument",
-        StatusCode::PAYLOAD_TOO_LARGE => "resource_exhausted",
-        StatusCode::UNAUTHORIZED => "unauthenticated",
-        StatusCode::FORBIDDEN => "permission_denied",
-        StatusCode::SERVICE_UNAVAILABLE => "unavailable",
-        _ => "internal",
-    };
-    let body = serde_json::json!({ "code": code, "message": e.description() });
-    let mut response = (e.status(), body.to_string()).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    if let Some(seconds) = e.retry_after() {
-        headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
-    }
-    response
 }

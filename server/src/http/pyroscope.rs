@@ -12,7 +12,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -64,11 +64,36 @@ pub async fn handle(
     headers: HeaderMap,
     query: Result<Query<Vec<(String, String)>>, QueryRejection>,
     body: IngestBytes,
-) -> Response {
-    match ingest(&state, &headers, query, body).await {
-        Ok(response) => response,
-        Err(e) => e.into_response(),
-    }
+) -> Result<Response, Error> {
+    let limit = state.limits.ingest;
+    // Held until the batches are stored.
+    let (_in_flight, body) = body.0.map_err(|r| r.into_error(limit))?;
+    let budget = Budget::for_input(body.len(), state.limits.request_memory);
+    let body = decoded_body(&headers, body, limit, &budget)?;
+    let Query(query) =
+        query.map_err(|e| Error::invalid(format!("bad query string: {}", e.body_text())))?;
+    let params = pyroscope::params(&query).map_err(format_error)?;
+    let parts = multipart(&headers, body.clone()).await?;
+    let limits = state.limiter.caps().stacks;
+    // Decoding and folding a big profile is CPU work: off the async threads.
+    let Ingest {
+        batches,
+        ignored_labels,
+    } = crate::blocking::run("ingest", move || {
+        let body = match &parts {
+            Some(p) => Body::Multipart {
+                profile: &p.profile,
+                previous: p.previous.as_deref(),
+                config: p.config.as_deref(),
+            },
+            None => Body::Raw(&body),
+        };
+        pyroscope::batches(&params, body, &limits, limit, &budget)
+    })
+    .await?
+    .map_err(format_error)?;
+    let result = store(&state, batches, ignored_labels).await?;
+    Ok(envelope(StatusCode::OK, SUCCESS, "", result, Value::Null))
 }
 
 /// A format adapter's error as the envelope: 413 for what decompresses past the limit, else 400.
@@ -179,9 +204,8 @@ pub async fn store(
 ) -> Result<Ingested, Error> {
     let store = state.store.clone();
     let count = batches.len();
-    let stats = tokio::task::spawn_blocking(move || store.insert(&batches))
-        .await
-        .map_err(|e| Error::internal(format!("ingest task failed: {e}")))?
+    let stats = crate::blocking::run("ingest", move || store.insert(&batches))
+        .await?
         .map_err(Error::from_store)?;
     tracing::info!(
         samples = stats.samples,
@@ -194,42 +218,4 @@ pub async fn store(
         new_stacks: stats.new_stacks,
         samples: stats.samples,
     })
-}
-
-async fn ingest(
-    state: &AppState,
-    headers: &HeaderMap,
-    query: Result<Query<Vec<(String, String)>>, QueryRejection>,
-    body: IngestBytes,
-) -> Result<Response, Error> {
-    let limit = state.limits.ingest;
-    // Held until the batches are stored.
-    let (_in_flight, body) = body.0.map_err(|r| r.into_error(limit))?;
-    let budget = Budget::for_input(body.len(), state.limits.request_memory);
-    let body = decoded_body(headers, body, limit, &budget)?;
-    let Query(query) =
-        query.map_err(|e| Error::invalid(format!("bad query string: {}", e.body_text())))?;
-    let params = pyroscope::params(&query).map_err(format_error)?;
-    let parts = multipart(headers, body.clone()).await?;
-    let limits = state.limiter.caps().stacks;
-    // Decoding and folding a big profile is CPU work: off the async threads.
-    let Ingest {
-        batches,
-        ignored_labels,
-    } = tokio::task::spawn_blocking(move || {
-        let body = match &parts {
-            Some(p) => Body::Multipart {
-                profile: &p.profile,
-                previous: p.previous.as_deref(),
-                config: p.config.as_deref(),
-            },
-            None => Body::Raw(&body),
-        };
-        pyroscope::batches(&params, body, &limits, limit, &budget)
-    })
-    .await
-    .map_err(|e| Error::internal(format!("ingest task failed: {e}")))?
-    .map_err(format_error)?;
-    let result = store(state, batches, ignored_labels).await?;
-    Ok(envelope(StatusCode::OK, SUCCESS, "", result, Value::Null))
 }

@@ -189,7 +189,7 @@ impl Limiter {
         let budget = Budget::until(deadline);
         let _cancel = CancelOnDrop(budget.clone());
         let task_budget = budget.clone();
-        let outcome = tokio::task::spawn_blocking(move || {
+        let outcome = crate::blocking::run("query", move || {
             let _permit = permit;
             // Out of time (or abandoned) while waiting for a thread: do not start.
             if task_budget.stop().is_some() {
@@ -199,7 +199,7 @@ impl Limiter {
         })
         .await;
         match outcome {
-            Err(join) => Err(Error::internal(format!("query task failed: {join}"))),
+            Err(failed) => Err(failed.into()),
             Ok(Ok(value)) => Ok(value),
             Ok(Err(_)) if budget.stop() == Some(Stop::TimedOut) => Err(self.timed_out()),
             Ok(Err(e)) => Err(e),

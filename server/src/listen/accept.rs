@@ -4,67 +4,20 @@
 //! accepted and closed at once, so it neither holds a slot nor sits in the backlog in front
 //! of other clients.
 
-use std::collections::hash_map::Entry;
-use std::collections::HashMap;
 use std::io;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use super::slot::{Peers, Slot};
 use super::watch::Watched;
 use super::ConnLimits;
 
 /// How often reaching a cap is logged at most (once a minute, not per client).
 const LOG_EVERY: Duration = Duration::from_secs(60);
-
-/// A connection's places among `--max-connections` and its address's share; both are given
-/// back when it is dropped (when the connection closes).
-pub(super) struct Slot {
-    _conn: OwnedSemaphorePermit,
-    _peer: PeerSlot,
-}
-
-/// Connections open per client address.
-#[derive(Debug, Default)]
-struct Peers(Mutex<HashMap<IpAddr, usize>>);
-
-/// One connection counted for its address.
-struct PeerSlot {
-    peers: Arc<Peers>,
-    ip: IpAddr,
-}
-
-impl Peers {
-    /// A place for one more connection from `ip`, unless it holds `max` already.
-    fn take(self: &Arc<Peers>, ip: IpAddr, max: usize) -> Option<PeerSlot> {
-        let mut open = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = open.entry(ip).or_insert(0);
-        if *count >= max {
-            return None;
-        }
-        *count += 1;
-        Some(PeerSlot {
-            peers: self.clone(),
-            ip,
-        })
-    }
-}
-
-impl Drop for PeerSlot {
-    fn drop(&mut self) {
-        let mut open = self.peers.0.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Entry::Occupied(mut count) = open.entry(self.ip) {
-            *count.get_mut() -= 1;
-            // Gone addresses leave no entry behind: the map holds only open connections.
-            if *count.get() == 0 {
-                count.remove();
-            }
-        }
-    }
-}
 
 /// A listener that accepts only while fewer than `max_connections` are open, closes those
 /// over their address's share, and wraps each connection in the bounds.
@@ -193,6 +146,7 @@ fn is_connection_error(e: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::net::IpAddr;
 
     #[test]
     fn an_address_holds_at_most_its_share_and_gets_places_back() {

@@ -20,6 +20,7 @@
 pub mod accept;
 pub mod grpc;
 pub mod options;
+mod slot;
 pub mod track;
 mod watch;
 

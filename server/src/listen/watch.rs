@@ -22,7 +22,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio::time::{Instant, Sleep};
 
-use super::accept::Slot;
+use super::slot::Slot;
 use super::track::Activity;
 use super::ConnLimits;
 

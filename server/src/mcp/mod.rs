@@ -18,7 +18,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Request, State};
 use axum::http::request::Parts;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::Router;
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::model::{Implementation, ServerCapabilities, ServerConfig};
@@ -27,6 +27,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use rmcp::{tool_handler, ServerHandler, ServiceExt};
 use tower::ServiceExt as _;
 
+use crate::error::Error;
 use crate::http::state::AppState;
 use api::Api;
 
@@ -94,13 +95,10 @@ pub async fn handle(
     parts: Parts,
     body: Result<Bytes, BytesRejection>,
     internal_app: fn(AppState) -> Router,
-) -> Response {
+) -> Result<Response, Error> {
     // The body is read here, within the route's limit, rather than by the transport, which
     // would read any size.
-    let body = match crate::http::read_body(body, state.limits.query) {
-        Ok(body) => body,
-        Err(e) => return e.into_response(),
-    };
+    let body = crate::http::read_body(body, state.limits.query)?;
     let request = Request::from_parts(parts, Body::from(body));
     let router = internal_app(state);
     let config = StreamableHttpServerConfig::default()
@@ -115,7 +113,7 @@ pub async fn handle(
         config,
     );
     let Ok(response) = service.oneshot(request).await;
-    response.map(Body::new)
+    Ok(response.map(Body::new))
 }
 
 /// `embers-server mcp`: serve the tools over standard input and output until the client

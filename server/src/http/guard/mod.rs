@@ -178,13 +178,13 @@ fn token_error(e: TokenError, access: Access) -> Error {
 /// The middleware: refuses what the guard refuses, adds the security headers to every answer.
 pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
     // The push call is a Connect call: its client reads Connect's error JSON, not an envelope.
-    let connect = request.uri().path() == crate::http::push::PATH;
+    let connect = request.uri().path() == crate::http::connect::PATH;
     let mut response = match guard.admit(&request) {
         Ok(()) => next.run(request).await,
         Err(e) => {
             let unauthorized = e.status() == axum::http::StatusCode::UNAUTHORIZED;
             let mut response = match connect {
-                true => crate::http::push::connect_error(&e),
+                true => crate::http::connect::connect_error(&e),
                 false => e.into_response(),
             };
             if unauthorized {

@@ -47,7 +47,11 @@ pub const WRITE_TYPES: [&str; 4] = [
 /// writes; being programs' endpoints, they take the content types those programs send
 /// (multipart, `binary/octet-stream`, `application/proto`, ...), which is safe because a
 /// browser's cross-site request is still refused by [`cross_site`] and tokens still apply.
-pub const SENDER_PATHS: [&str; 3] = ["/ingest", "/api/v1/profile/ingest", crate::http::push::PATH];
+pub const SENDER_PATHS: [&str; 3] = [
+    "/ingest",
+    "/api/v1/profile/ingest",
+    crate::http::connect::PATH,
+];
 
 /// Whether `path` is the API (answered with envelopes, or OTLP's answers under
 /// `/v1development/`, or the senders' own answers; guarded with tokens and the cross-site

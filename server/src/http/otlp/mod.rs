@@ -178,7 +178,7 @@ pub async fn store(
         max_ingest_bytes: state.limits.ingest,
     };
     let store = state.store.clone();
-    let stats = tokio::task::spawn_blocking(move || {
+    let stats = crate::blocking::run("ingest", move || {
         let now = crate::store::ingest::now_micros() / 1_000_000;
         let batches = make(now, &intake)?;
         store.insert(&batches).map_err(|e| match (e.outage(), e) {
@@ -194,7 +194,7 @@ pub async fn store(
         })
     })
     .await
-    .map_err(|e| Failure::Internal(format!("ingest task failed: {e}")))??;
+    .map_err(|failed| Failure::Internal(failed.to_string()))??;
     tracing::info!(
         samples = stats.samples,
         new_stacks = stats.new_stacks,

@@ -15,7 +15,7 @@ pub mod save;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{DefaultBodyLimit, Path, State};
 use axum::http::{Method, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::snapshot::{is_valid_id, SnapshotMeta, ID_LEN, SNAPSHOTS_PATH};
@@ -23,6 +23,7 @@ use serde_json::Value;
 
 use super::Route;
 use crate::api_types::{Answer, StoredAnswer};
+use crate::blocking;
 use crate::error::envelope;
 use crate::error::Error;
 use crate::http::state::AppState;
@@ -60,13 +61,12 @@ const SNAPSHOT_PATH: &str = "/v1/profile/snapshots/{id}";
     summary = "Every saved snapshot, newest first",
     responses((status = 200, description = "Their metadata.", body = Answer<Vec<SnapshotMeta>>)),
 )]
-pub async fn list(State(state): State<AppState>) -> Response {
+pub async fn list(State(state): State<AppState>) -> Result<Response, Error> {
     let store = state.store.clone();
-    match tokio::task::spawn_blocking(move || store.snapshots()).await {
-        Ok(Ok(all)) => envelope(StatusCode::OK, SUCCESS, "", all, Value::Null),
-        Ok(Err(e)) => Error::from_store(e).into_response(),
-        Err(join) => Error::internal(format!("snapshot task failed: {join}")).into_response(),
-    }
+    let all = blocking::run("snapshot", move || store.snapshots())
+        .await?
+        .map_err(Error::from_store)?;
+    Ok(envelope(StatusCode::OK, SUCCESS, "", all, Value::Null))
 }
 
 /// `DELETE /v1/profile/snapshots/{id}`: the deleted snapshot's metadata.
@@ -81,27 +81,19 @@ pub async fn list(State(state): State<AppState>) -> Response {
 pub async fn delete(
     State(state): State<AppState>,
     id: Result<Path<String>, PathRejection>,
-) -> Response {
-    let id = match snapshot_id(id) {
-        Ok(id) => id,
-        Err(e) => return e.into_response(),
-    };
-    let turn = match state.writes.delete_turn() {
-        Ok(turn) => turn,
-        Err(e) => return e.into_response(),
-    };
+) -> Result<Response, Error> {
+    let id = snapshot_id(id)?;
+    let turn = state.writes.delete_turn()?;
     let store = state.store.clone();
     let lookup = id.clone();
-    let deleted = tokio::task::spawn_blocking(move || {
+    let deleted = blocking::run("snapshot", move || {
         let _turn = turn;
         store.delete_snapshot(&lookup)
-    });
-    match deleted.await {
-        Ok(Ok(Some(meta))) => envelope(StatusCode::OK, SUCCESS, "", meta, Value::Null),
-        Ok(Ok(None)) => unknown(&id).into_response(),
-        Ok(Err(e)) => Error::from_store(e).into_response(),
-        Err(join) => Error::internal(format!("snapshot task failed: {join}")).into_response(),
-    }
+    })
+    .await?
+    .map_err(Error::from_store)?;
+    let meta = deleted.ok_or_else(|| unknown(&id))?;
+    Ok(envelope(StatusCode::OK, SUCCESS, "", meta, Value::Null))
 }
 
 /// `GET /v1/profile/snapshots/{id}`: the stored answer with the snapshot member first.
@@ -116,19 +108,12 @@ pub async fn delete(
 pub async fn fetch(
     State(state): State<AppState>,
     id: Result<Path<String>, PathRejection>,
-) -> Response {
-    let id = match snapshot_id(id) {
-        Ok(id) => id,
-        Err(e) => return e.into_response(),
-    };
+) -> Result<Response, Error> {
+    let id = snapshot_id(id)?;
     let store = state.store.clone();
     let lookup = id.clone();
-    match tokio::task::spawn_blocking(move || download::load(&store, &lookup)).await {
-        Ok(Ok(Some(loaded))) => download::response(loaded),
-        Ok(Ok(None)) => unknown(&id).into_response(),
-        Ok(Err(e)) => e.into_response(),
-        Err(join) => Error::internal(format!("snapshot task failed: {join}")).into_response(),
-    }
+    let loaded = blocking::run("snapshot", move || download::load(&store, &lookup)).await??;
+    Ok(download::response(loaded.ok_or_else(|| unknown(&id))?))
 }
 
 /// The id from the path, if it is one the service could have given.

@@ -8,7 +8,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::event::TOTAL_APP_SERVICE;
 use embers_model::contract::request::ProfileRequest;
@@ -39,27 +39,23 @@ const MAX_NAME_CHARS: usize = 200;
     request_body(content = SnapshotSave, content_type = "application/json"),
     responses((status = 200, description = "The new snapshot's metadata.", body = Answer<SnapshotMeta>)),
 )]
-pub async fn handle(State(state): State<AppState>, body: SaveBytes) -> Response {
+pub async fn handle(State(state): State<AppState>, body: SaveBytes) -> Result<Response, Error> {
     let limit = state.limits.snapshot;
     let (turn, body) = match body.0 {
         Ok(read) => read,
         Err(Refused::Body(r)) if r.status() == StatusCode::PAYLOAD_TOO_LARGE => {
-            return too_large(limit).into_response()
+            return Err(too_large(limit))
         }
-        Err(refused) => return refused.into_error(limit).into_response(),
+        Err(refused) => return Err(refused.into_error(limit)),
     };
     let (store, gate) = (state.store.clone(), state.writes.clone());
     // Parsing and decoding tens of megabytes is blocking work; the turn ends with it.
-    let saved = tokio::task::spawn_blocking(move || {
+    let meta = crate::blocking::run("snapshot", move || {
         let _turn = turn;
         save(&store, &gate, &body, limit, now_secs())
     })
-    .await;
-    match saved {
-        Ok(Ok(meta)) => envelope(StatusCode::OK, SUCCESS, "", meta, Value::Null),
-        Ok(Err(e)) => e.into_response(),
-        Err(join) => Error::internal(format!("snapshot task failed: {join}")).into_response(),
-    }
+    .await??;
+    Ok(envelope(StatusCode::OK, SUCCESS, "", meta, Value::Null))
 }
 
 /// 413 naming the limit (the body may exceed it by [`super::BODY_HEADROOM`] for the request).

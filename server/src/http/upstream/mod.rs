@@ -27,7 +27,7 @@ use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::http::{header, HeaderMap};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 
 use embers_model::contract::body::parse_tracing_body;
 use embers_model::contract::request::ProfileRequest;
@@ -97,14 +97,7 @@ impl Upstream {
     /// Forward the checked request (as JSON, with the configured `X-Org-Id`; no header of the
     /// client's is passed on) and relay status, content type and body; `debug` goes with it and
     /// comes back only when `allow_debug` (`--allow-debug`).
-    pub async fn forward(&self, headers: &HeaderMap, body: Bytes, allow_debug: bool) -> Response {
-        match self.try_forward(headers, body, allow_debug).await {
-            Ok(response) => response,
-            Err(e) => e.into_response(),
-        }
-    }
-
-    async fn try_forward(
+    pub async fn forward(
         &self,
         headers: &HeaderMap,
         body: Bytes,
