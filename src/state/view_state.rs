@@ -177,11 +177,6 @@ impl ViewState {
         self.set_baseline.set(Some(state));
     }
 
-    /// The comparison side's own state (without the baseline's).
-    pub fn comparison_state(&self) -> LoadState {
-        self.comparison.get_untracked()
-    }
-
     /// Zooms to `node` of the displayed profile (0 resets).
     pub fn zoom_to(&self, node: NodeId) {
         let path = self.shown.with_untracked(|s| {

@@ -1,4 +1,8 @@
-//! Wire format: the ProfileTracing response envelope and its two result shapes.
+//! Bytes → [`crate::tree::table::NodeTable`]: the ProfileTracing response envelope and its two
+//! result shapes (here and in `shape_a`, `shape_b`, `one_pass`), and the other formats a
+//! profile arrives in: folded stacks (`folded`), pprof (`pprof`, over the hand-written
+//! `protobuf` reader), `perf script` text (`perf`) and JFR (`jfr`); `native` names the frames
+//! they import.
 //!
 //! [`decode_response`] takes the HTTP status and body and returns either a [`Profile`] or a
 //! [`DecodeError`] whose message a user can act on. The envelope is read first with `result`

@@ -1,5 +1,5 @@
-//! `GET /healthz`: liveness (the process answers), and `GET /readyz`: readiness (the store can
-//! serve now), both as JSON. A load balancer or Kubernetes sends traffic only while `/readyz`
+//! `GET /healthz`: liveness (the process answers; with `--profile-host`, how its collector
+//! does), and `GET /readyz`: readiness (the store can serve now), both as JSON. A load balancer or Kubernetes sends traffic only while `/readyz`
 //! says 200; an agent that got a 503 can watch it to know when to send again.
 
 use std::time::Duration;

@@ -5,7 +5,8 @@
 //! [`Store`] is an enum over the two rather than a trait object: the set of backends is closed,
 //! and each method is one `match` that hands the contract's checked query to the backend and
 //! returns the contract's answer type, so both backends answer the same way. All calls block:
-//! async callers use `tokio::task::spawn_blocking`, and bound SQLite reads with a [`budget`].
+//! async callers run them on tokio's blocking threads (`crate::blocking::run`, or the query
+//! gate's `Limiter::run_blocking`), and bound SQLite reads with a [`budget`].
 
 mod bound_sql;
 pub mod budget;

@@ -3,8 +3,8 @@
 //!
 //! One writer connection (SQLite allows one writer at a time) and a small pool of reader
 //! connections; the file is in WAL mode so queries run while a batch is being written. All calls
-//! block: async callers use `tokio::task::spawn_blocking`, and bound reads with a
-//! [`budget`](super::budget).
+//! block: async callers run them on tokio's blocking threads (`crate::blocking::run`), and
+//! bound reads with a [`budget`](super::budget).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, TryLockError};

@@ -2,7 +2,7 @@
 //! `clickhouse` client crate over HTTP (validation off and `?` binds, which ClickHouse 18.16
 //! needs: it has neither `RowBinaryWithNamesAndTypes` schema checks nor server-side parameters).
 //!
-//! The store API blocks (callers use `spawn_blocking`), the client is async: the store owns a
+//! The store API blocks (async callers use `crate::blocking::run`), the client is async: the store owns a
 //! small runtime of its own and waits on it, so it works the same from the service's blocking
 //! pool, from `import` and from plain test threads.
 
