@@ -18,8 +18,10 @@ import sys
 LAYERS = {
     "model/src": {
         "contract": [],
+        "budget": [],
         "tree": ["contract"],
-        "wire": ["contract", "tree"],
+        "wire": ["contract", "tree", "budget"],
+        "formats": ["wire"],
         "view": ["contract", "tree"],
         "export": ["contract", "tree", "view", "wire"],
         "summary": ["contract", "tree", "view"],
@@ -66,6 +68,7 @@ LAYERS = {
     "worker/src": {"import": [], "warm_up": ["root"], "lib": ["*"], "main": ["*"]},
     "agent/src": {
         "frame": [],
+        "files": [],
         "names": [],
         "maps": [],
         "error": [],
@@ -76,9 +79,9 @@ LAYERS = {
         "preflight": ["error"],
         "window": ["names"],
         "bpf": ["error", "options", "report"],
-        "modules": ["frame", "maps"],
+        "modules": ["files", "frame", "maps"],
         "procs": ["bpf", "frame", "maps", "modules"],
-        "symbols": ["frame", "modules", "names"],
+        "symbols": ["files", "frame", "modules", "names"],
         "intake": ["bpf", "frame", "modules", "procs", "report", "window"],
         "collector": ["bpf", "error", "frame", "host", "intake", "modules", "options",
                       "preflight", "report", "sink", "symbols", "window"],
