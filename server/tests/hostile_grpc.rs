@@ -61,55 +61,83 @@ fn peak_and_rss(pid: u32) -> (u64, u64) {
     (field("VmHWM:"), field("VmRSS:"))
 }
 
-/// Export `body` to a fresh service with a write token; returns the status and the peak's
-/// growth.
-async fn export(token: Option<&str>, body: Vec<u8>) -> (tonic::Code, u64) {
-    let db = TempDb::new();
-    let dir = tempfile::tempdir().expect("dir");
-    let token_file = dir.path().join("token");
-    std::fs::write(&token_file, "s3cret-token\n").expect("token");
-    let args = [
-        "--otlp-grpc-listen",
-        "127.0.0.1:0",
-        "--token-file",
-        token_file.to_str().expect("path"),
-    ];
-    let (child, _url, after) = spawn_serve_reading(&db.path(), &args, 1).await;
-    let addr = after[0].rsplit(' ').next().expect("address").to_owned();
-    let pid = child.id().expect("pid");
-    let channel = tonic::transport::Channel::from_shared(format!("http://{addr}"))
-        .expect("uri")
-        .timeout(Duration::from_secs(120))
-        .connect()
-        .await
-        .expect("connect");
-    let (_, before) = peak_and_rss(pid);
-    let mut grpc = tonic::client::Grpc::new(channel).send_compressed(CompressionEncoding::Gzip);
-    grpc.ready().await.expect("ready");
-    let mut request = tonic::Request::new(body);
-    if let Some(token) = token {
-        let value = format!("Bearer {token}").parse().expect("metadata");
-        request.metadata_mut().insert("authorization", value);
-    }
-    let path = PathAndQuery::from_static(
-        "/opentelemetry.proto.collector.profiles.v1development.ProfilesService/Export",
-    );
-    let code = match grpc.unary(request, path, Raw).await {
-        Ok(_) => tonic::Code::Ok,
-        Err(status) => {
-            eprintln!("gRPC: {status}");
-            status.code()
+/// A service with a write token and the gRPC receiver, from the binary.
+struct Receiver {
+    child: tokio::process::Child,
+    http: String,
+    grpc: tonic::client::Grpc<tonic::transport::Channel>,
+    _db: TempDb,
+    _dir: tempfile::TempDir,
+}
+
+const TOKEN: &str = "s3cret-token";
+
+impl Receiver {
+    async fn start(extra: &[&str]) -> Receiver {
+        let db = TempDb::new();
+        let dir = tempfile::tempdir().expect("dir");
+        let token_file = dir.path().join("token");
+        std::fs::write(&token_file, format!("{TOKEN}\n")).expect("token");
+        let mut args = vec![
+            "--otlp-grpc-listen",
+            "127.0.0.1:0",
+            "--token-file",
+            token_file.to_str().expect("path"),
+        ];
+        args.extend_from_slice(extra);
+        let (child, http, after) = spawn_serve_reading(&db.path(), &args, 1).await;
+        let addr = after[0].rsplit(' ').next().expect("address").to_owned();
+        let channel = tonic::transport::Channel::from_shared(format!("http://{addr}"))
+            .expect("uri")
+            .timeout(Duration::from_secs(120))
+            .connect()
+            .await
+            .expect("connect");
+        let grpc = tonic::client::Grpc::new(channel).send_compressed(CompressionEncoding::Gzip);
+        Receiver {
+            child,
+            http,
+            grpc,
+            _db: db,
+            _dir: dir,
         }
-    };
+    }
+
+    /// Export `body` (with the token when `token`); the status code.
+    async fn export(&mut self, token: bool, body: Vec<u8>) -> tonic::Code {
+        self.grpc.ready().await.expect("ready");
+        let mut request = tonic::Request::new(body);
+        if token {
+            let value = format!("Bearer {TOKEN}").parse().expect("metadata");
+            request.metadata_mut().insert("authorization", value);
+        }
+        let path = PathAndQuery::from_static(
+            "/opentelemetry.proto.collector.profiles.v1development.ProfilesService/Export",
+        );
+        match self.grpc.unary(request, path, Raw).await {
+            Ok(_) => tonic::Code::Ok,
+            Err(status) => {
+                eprintln!("gRPC: {status}");
+                status.code()
+            }
+        }
+    }
+}
+
+/// Export `body` to a fresh service; returns the status and the peak's growth.
+async fn export(token: bool, body: Vec<u8>) -> (tonic::Code, u64) {
+    let mut receiver = Receiver::start(&[]).await;
+    let pid = receiver.child.id().expect("pid");
+    let (_, before) = peak_and_rss(pid);
+    let code = receiver.export(token, body).await;
     let (peak, _) = peak_and_rss(pid);
-    drop(child);
     (code, peak.saturating_sub(before))
 }
 
 #[tokio::test]
 async fn without_the_token_nothing_is_decoded() {
     let body = [0x0a, 0x00].repeat(30_000_000);
-    let (code, growth) = export(None, body).await;
+    let (code, growth) = export(false, body).await;
     eprintln!(
         "without the token: {code:?}, peak grew {} MiB",
         growth >> 20
@@ -121,8 +149,55 @@ async fn without_the_token_nothing_is_decoded() {
 #[tokio::test]
 async fn with_the_token_the_budget_refuses_before_prost_decodes() {
     let body = [0x0a, 0x00].repeat(30_000_000);
-    let (code, growth) = export(Some("s3cret-token"), body).await;
+    let (code, growth) = export(true, body).await;
     eprintln!("with the token: {code:?}, peak grew {} MiB", growth >> 20);
     assert_eq!(code, tonic::Code::ResourceExhausted);
     assert!(growth < 100 << 20, "the peak grew {} MiB", growth >> 20);
+}
+
+#[tokio::test]
+async fn exports_wait_behind_the_write_gate_like_every_ingest_route() {
+    let mut receiver = Receiver::start(&[
+        "--max-ingest-bytes",
+        "1000000",
+        "--max-ingest-in-flight-bytes",
+        "1000000",
+    ])
+    .await;
+    // An HTTP ingest that announces a full body and sends none holds the whole gate.
+    let addr = receiver.http.trim_start_matches("http://").to_owned();
+    let mut held = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    let head = format!(
+        "POST /v1/profile/ingest?app_service=held HTTP/1.1\r\nHost: {addr}\r\n\
+         Authorization: Bearer {TOKEN}\r\nContent-Type: application/octet-stream\r\n\
+         Content-Length: 1000000\r\n\r\n"
+    );
+    tokio::io::AsyncWriteExt::write_all(&mut held, head.as_bytes())
+        .await
+        .expect("write");
+    // An empty request is a valid one: OK once the gate has room, UNAVAILABLE before.
+    let started = std::time::Instant::now();
+    loop {
+        let code = receiver.export(true, Vec::new()).await;
+        if code == tonic::Code::Unavailable {
+            break;
+        }
+        assert_eq!(code, tonic::Code::Ok, "only the gate refuses it");
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the gate never filled"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    drop(held);
+    let started = std::time::Instant::now();
+    while receiver.export(true, Vec::new()).await != tonic::Code::Ok {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the gate never emptied"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
 }

@@ -9,6 +9,8 @@
 //! - **Size**: a message may be `--max-ingest-bytes`, compressed or not (tonic stops inflating
 //!   a gzip message at that size and answers RESOURCE_EXHAUSTED); what it decodes into is
 //!   charged to the request's budget before prost builds it ([`super::codec`]), as on HTTP.
+//! - **Write gate**: a call reserves `--max-ingest-bytes` of `--max-ingest-in-flight-bytes`
+//!   before its message is read, until it is stored; past it UNAVAILABLE (exporters retry).
 //! - **Bad input**: INVALID_ARGUMENT with the same message the HTTP route gives; nothing of the
 //!   request is stored.
 //!
@@ -30,6 +32,7 @@ use super::{refused, store, Failure};
 use crate::formats::otlp::{to_batches, Bounds, ExportProfilesServiceResponse};
 use crate::http::guard::rules::Access;
 use crate::http::state::AppState;
+use crate::limits::writes::InFlight;
 use crate::listen::{self, ConnLimits, Limited};
 
 /// The path of the one method.
@@ -72,13 +75,24 @@ where
             if let Err(e) = state.guard.check_token(Access::Write, request.headers()) {
                 return Ok(Status::unauthenticated(e.description()).into_http());
             }
+            // The write gate, as on every ingest route: the message's bytes are reserved before
+            // it is read, until it is stored (a gRPC message announces no length: the most it
+            // may be); past the gate, UNAVAILABLE, which exporters retry.
+            let in_flight = match state.writes.reserve_ingest(state.limits.ingest as u64) {
+                Ok(reserved) => reserved,
+                Err(e) => return Ok(Status::unavailable(e.description()).into_http()),
+            };
             let codec = BoundedCodec {
                 max_request_memory: state.limits.request_memory,
             };
             let mut grpc = tonic::server::Grpc::new(codec)
                 .accept_compressed(CompressionEncoding::Gzip)
                 .max_decoding_message_size(state.limits.ingest);
-            Ok(grpc.unary(Export { state }, request).await)
+            let export = Export {
+                state,
+                _in_flight: in_flight,
+            };
+            Ok(grpc.unary(export, request).await)
         })
     }
 }
@@ -86,6 +100,8 @@ where
 /// The method, once its message is decoded.
 struct Export {
     state: AppState,
+    /// Held until the message is stored (dropped with the call).
+    _in_flight: InFlight,
 }
 
 impl UnaryService<Bounded> for Export {
