@@ -121,7 +121,7 @@ fn SnapshotChoice(nav: Navigator) -> impl IntoView {
 }
 
 /// Closes open dropdown menus (after a choice).
-fn close_menus() {
+pub(crate) fn close_menus() {
     let Some(doc) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };

@@ -20,3 +20,4 @@ pub mod timeline_chart;
 pub mod toolbar;
 pub mod viewer;
 pub mod wall;
+pub mod zoom_path;

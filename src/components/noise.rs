@@ -203,10 +203,12 @@ pub fn NoiseControl(view: ViewState) -> impl IntoView {
                     hide_text.set(String::new());
                 }
             } />
-        {move || view.selected.get().map(|name| view! {
-            <button type="button" class="icon" data-testid="copy-name" title=format!("Copy the full name: {name} (c)")
-                on:click=move |_| copy_text(&name)>"Copy name"</button>
-        })}
+        // Always there (disabled until a frame is selected): a click that selects must not
+        // wrap this bar and move the graph below.
+        <button type="button" class="icon" data-testid="copy-name"
+            prop:disabled=move || view.selected.with(Option::is_none)
+            title=move || view.selected.get().map_or_else(|| "Copy the selected frame's full name (c)".to_owned(), |n| format!("Copy the full name: {n} (c)"))
+            on:click=move |_| if let Some(name) = view.selected.get_untracked() { copy_text(&name) }>"Copy name"</button>
     }
 }
 

@@ -1,4 +1,4 @@
-//! The bar above the graph (metric toggle, reset, breadcrumbs, legend, warnings) and the status
+//! The bar above the graph (metric toggle, reset, zoom path, legend, warnings) and the status
 //! line below it.
 
 use std::time::Duration;
@@ -7,11 +7,11 @@ use embers_model::tree::stats::top_packages;
 use embers_model::view::color::{kind_color, package_key_color, ColorBy};
 use embers_model::view::format::{format_count, format_value};
 use embers_model::view::names::shorten;
-use embers_model::NodeId;
 use leptos::prelude::*;
 
 use embers_model::view::paint::Metric;
 
+use crate::components::zoom_path::ZoomPath;
 use crate::session::time::now_ms;
 use crate::state::loaded::{LoadState, Loaded, Origin};
 use crate::state::view_state::ViewState;
@@ -56,37 +56,12 @@ pub fn Toolbar(view: ViewState, #[prop(optional)] extra: Option<ChildrenFn>) -> 
                     <button type="button" data-testid="reset-zoom" title="Reset zoom (Esc)"
                         prop:disabled=move || view.zoom.get() == 0
                         on:click=move |_| view.zoom_to(0)>"Reset"</button>
-                    <Breadcrumbs view=view />
-                    <span class="spacer"></span>
+                    <ZoomPath view=view />
                     {about}
                     {extra.map(|e| e())}
                 </div>
             }
         })
-    }
-}
-
-#[component]
-fn Breadcrumbs(view: ViewState) -> impl IntoView {
-    view! {
-        <nav class="breadcrumbs" data-testid="breadcrumbs" aria-label="Zoom path">
-            {move || view.shown.get().filter(|l| !l.profile.is_empty()).map(|loaded| {
-                let p = &loaded.profile;
-                let path = p.path_to(view.zoom.get().min(p.node_count() as NodeId - 1));
-                let last = path.len() - 1;
-                path.into_iter()
-                    .enumerate()
-                    .map(|(i, node)| {
-                        let name = p.name(node).to_string();
-                        view! {
-                            {(i > 0).then(|| view! { <span class="sep" aria-hidden="true">"›"</span> })}
-                            <button type="button" class="crumb" class:current=i == last title=name.clone()
-                                on:click=move |_| view.zoom_to(node)>{name.clone()}</button>
-                        }
-                    })
-                    .collect_view()
-            })}
-        </nav>
     }
 }
 
