@@ -257,16 +257,7 @@ pub fn batches(
                 let bytes = gzip::maybe_gunzip_within(bytes, max_bytes, budget)?;
                 return jfr_ingest(params, &bytes, &tags, limits, budget, ignored);
             }
-            Format::Perf => {
-                let target = super::perf::Target {
-                    app_service: Some(&params.app),
-                    language: params.language.as_deref(),
-                    event_type: params.suffix_event.as_deref(),
-                    time: params.time.unwrap_or_else(super::now_seconds),
-                    tags: &tags,
-                };
-                super::perf::batches(text::utf8(bytes)?, &target, limits)?
-            }
+            Format::Perf => perf_ingest(params, text::utf8(bytes)?, &tags, limits)?,
             text_format => vec![text::batch(
                 params,
                 text_format,
@@ -280,6 +271,23 @@ pub fn batches(
         batches,
         ignored_labels: ignored,
     })
+}
+
+/// `perf script` text's batches, under the app the key names.
+fn perf_ingest(
+    params: &Params,
+    text: &str,
+    tags: &crate::store::Tags,
+    limits: &StackLimits,
+) -> Result<Vec<Batch>, FormatError> {
+    let target = super::perf::Target {
+        app_service: Some(&params.app),
+        language: params.language.as_deref(),
+        event_type: params.suffix_event.as_deref(),
+        time: params.time.unwrap_or_else(super::now_seconds),
+        tags,
+    };
+    super::perf::batches(text, &target, limits)
 }
 
 /// A JFR recording's batches. `units` and `aggregationType` describe only the agent's main

@@ -154,51 +154,48 @@ fn folded_and_lines_bodies_store_as_sent_with_deepflow_units() {
     assert_eq!(values, [("a;b", 2 * 10101), ("c", 10101)]);
 }
 
+/// A pprof of alloc_space/bytes: one stack main;alloc with `value`.
+fn alloc_profile(value: u64) -> Vec<u8> {
+    use embers_model::wire::protobuf::{put_bytes, put_packed, put_uint};
+    let (mut out, mut m, mut s, mut scratch) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    put_uint(&mut m, 1, 1);
+    put_uint(&mut m, 2, 2);
+    put_bytes(&mut out, 1, &m);
+    m.clear();
+    put_packed(&mut m, 1, &[2, 1], &mut scratch);
+    put_packed(&mut m, 2, &[value], &mut scratch);
+    put_bytes(&mut out, 2, &m);
+    for (id, f) in [(1u64, 3u64), (2, 4)] {
+        m.clear();
+        put_uint(&mut m, 1, id);
+        s.clear();
+        put_uint(&mut s, 1, id);
+        put_bytes(&mut m, 4, &s);
+        put_bytes(&mut out, 4, &m);
+        m.clear();
+        put_uint(&mut m, 1, id);
+        put_uint(&mut m, 2, f);
+        put_bytes(&mut out, 5, &m);
+    }
+    for text in ["", "alloc_space", "bytes", "main", "alloc"] {
+        put_bytes(&mut out, 6, text.as_bytes());
+    }
+    out
+}
+
 #[test]
 fn multipart_cumulative_types_need_and_subtract_their_previous_profile() {
-    use embers_model::wire::protobuf::{put_bytes, put_packed, put_uint};
-    // alloc_space/bytes: one stack main;alloc with `value`.
-    let profile = |value: u64| {
-        let (mut out, mut m, mut s, mut scratch) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        put_uint(&mut m, 1, 1);
-        put_uint(&mut m, 2, 2);
-        put_bytes(&mut out, 1, &m);
-        m.clear();
-        put_packed(&mut m, 1, &[2, 1], &mut scratch);
-        put_packed(&mut m, 2, &[value], &mut scratch);
-        put_bytes(&mut out, 2, &m);
-        for (id, f) in [(1u64, 3u64), (2, 4)] {
-            m.clear();
-            put_uint(&mut m, 1, id);
-            s.clear();
-            put_uint(&mut s, 1, id);
-            put_bytes(&mut m, 4, &s);
-            put_bytes(&mut out, 4, &m);
-            m.clear();
-            put_uint(&mut m, 1, id);
-            put_uint(&mut m, 2, f);
-            put_bytes(&mut out, 5, &m);
-        }
-        for text in ["", "alloc_space", "bytes", "main", "alloc"] {
-            put_bytes(&mut out, 6, text.as_bytes());
-        }
-        out
-    };
     let p = params(&q(&[("name", "web"), ("from", "5")])).expect("params");
-    let (now, before) = (profile(1000), profile(600));
-    let body = |previous, config| Body::Multipart {
-        profile: &now,
-        previous,
-        config,
+    let (now, before) = (alloc_profile(1000), alloc_profile(600));
+    let read = |previous, config| {
+        let body = Body::Multipart {
+            profile: &now,
+            previous,
+            config,
+        };
+        batches(&p, body, &L, 1 << 20, &Budget::unlimited())
     };
-    let out = batches(
-        &p,
-        body(Some(&before[..]), None),
-        &L,
-        1 << 20,
-        &Budget::unlimited(),
-    )
-    .expect("delta");
+    let out = read(Some(&before[..]), None).expect("delta");
     let b = &out.batches[0];
     assert_eq!(
         (
@@ -212,35 +209,13 @@ fn multipart_cumulative_types_need_and_subtract_their_previous_profile() {
         (b.samples[0].stack.as_str(), b.samples[0].value),
         ("main;alloc", 400)
     );
-    let out = batches(&p, body(None, None), &L, 1 << 20, &Budget::unlimited())
-        .expect("no previous: the totals");
+    let out = read(None, None).expect("no previous: the totals");
     assert_eq!(out.batches[0].samples[0].value, 1000);
     let config = br#"{"alloc_space": {"units": "bytes", "cumulative": true, "display-name": "alloc_space"}}"#;
-    let e = batches(
-        &p,
-        body(None, Some(&config[..])),
-        &L,
-        1 << 20,
-        &Budget::unlimited(),
-    )
-    .expect_err("declared");
+    let e = read(None, Some(&config[..])).expect_err("declared");
     assert_eq!(e.to_string(), "alloc_space is cumulative (sample_type_config) but the request has no prev_profile to subtract");
-    let e = batches(
-        &p,
-        body(None, Some(br#"{"inuse_space": {}}"#)),
-        &L,
-        1 << 20,
-        &Budget::unlimited(),
-    )
-    .expect_err("none");
+    let e = read(None, Some(br#"{"inuse_space": {}}"#)).expect_err("none");
     assert_eq!(e.to_string(), "unknown sample types: the profile has alloc_space/bytes; sample_type_config names none of them");
-    let e = batches(
-        &p,
-        body(None, Some(b"{")),
-        &L,
-        1 << 20,
-        &Budget::unlimited(),
-    )
-    .expect_err("json");
+    let e = read(None, Some(b"{")).expect_err("json");
     assert!(e.to_string().starts_with("sample_type_config: EOF"), "{e}");
 }
