@@ -34,7 +34,6 @@ pub struct ViewState {
     /// Where the page's question stands: the comparison's state, combined with the baseline's
     /// when comparing (written through the methods below).
     pub load: Memo<LoadState>,
-    comparison: ReadSignal<LoadState>,
     set_comparison: WriteSignal<LoadState>,
     /// The baseline's state when comparing, `None` otherwise.
     pub baseline: ReadSignal<Option<LoadState>>,
@@ -107,7 +106,6 @@ impl ViewState {
                 None => comparison.get(),
                 Some(b) => LoadState::combined(comparison.get(), &b),
             }),
-            comparison,
             set_comparison,
             baseline,
             set_baseline,
