@@ -5,7 +5,7 @@ use rustc_hash::FxHashMap;
 
 use super::{PerfSample, PerfScript};
 use crate::tree::build::TreeBuilder;
-use crate::Profile;
+use crate::tree::profile::Profile;
 
 impl PerfScript {
     /// The event type its samples are stored and shown as: `on-cpu` (microseconds of CPU, as
