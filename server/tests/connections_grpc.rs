@@ -13,11 +13,9 @@ use embers_server::listen::{ConnLimits, Limited};
 use embers_server::store::Store;
 use embers_server::AppState;
 use opentelemetry_proto::tonic::collector::profiles::v1development::profiles_service_client::ProfilesServiceClient;
-use prost::bytes::{Buf, BufMut};
-use tonic::codec::{DecodeBuf, EncodeBuf};
 use tonic::transport::Channel;
-use tonic::Status;
 
+use super::common::grpc::Raw;
 use super::common::TempDb;
 use super::connections::{limits, read_to_close, timed};
 use super::connections_bounds::connect_from;
@@ -79,44 +77,6 @@ async fn the_grpc_listener_keeps_the_connection_bounds() {
     assert!(took < Duration::from_millis(400), "closed after {took:?}");
     // ...while another address is served.
     export(&mut client).await.expect("served beside them");
-}
-
-/// Messages as their bytes, for a call whose message never comes.
-#[derive(Debug, Clone, Copy)]
-struct Raw;
-
-impl tonic::codec::Codec for Raw {
-    type Encode = Vec<u8>;
-    type Decode = Vec<u8>;
-    type Encoder = Raw;
-    type Decoder = Raw;
-
-    fn encoder(&mut self) -> Raw {
-        Raw
-    }
-
-    fn decoder(&mut self) -> Raw {
-        Raw
-    }
-}
-
-impl tonic::codec::Encoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl tonic::codec::Decoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<Vec<u8>>, Status> {
-        Ok(Some(src.copy_to_bytes(src.remaining()).to_vec()))
-    }
 }
 
 #[tokio::test]

@@ -11,7 +11,7 @@ use embers_model::wire::protobuf::{put_bytes, put_packed, put_uint};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-use crate::common::process::spawn_serve_reading;
+use crate::common::process::{peak_and_rss, spawn_serve_reading};
 use crate::common::TempDb;
 
 /// What refusing one of these may cost at peak.
@@ -42,17 +42,7 @@ impl Service {
 
     /// `VmHWM` and `VmRSS` of the process, bytes.
     fn memory(&self) -> (u64, u64) {
-        let pid = self.child.id().expect("running");
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-        let field = |name: &str| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix(name))
-                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-                .expect("field")
-                * 1024
-        };
-        (field("VmHWM:"), field("VmRSS:"))
+        peak_and_rss(self.child.id().expect("running"))
     }
 }
 

@@ -6,60 +6,11 @@
 use std::time::Duration;
 
 use axum::http::uri::PathAndQuery;
-use prost::bytes::{Buf, BufMut};
-use tonic::codec::{Codec, CompressionEncoding, DecodeBuf, Decoder, EncodeBuf, Encoder};
-use tonic::Status;
+use tonic::codec::CompressionEncoding;
 
-use crate::common::process::spawn_serve_reading;
+use crate::common::grpc::Raw;
+use crate::common::process::{peak_and_rss, spawn_serve_reading};
 use crate::common::TempDb;
-
-/// Sends bytes as they are; reads nothing of the answer.
-#[derive(Debug, Clone, Copy, Default)]
-struct Raw;
-
-impl Codec for Raw {
-    type Encode = Vec<u8>;
-    type Decode = ();
-    type Encoder = Raw;
-    type Decoder = Raw;
-    fn encoder(&mut self) -> Raw {
-        Raw
-    }
-    fn decoder(&mut self) -> Raw {
-        Raw
-    }
-}
-
-impl Encoder for Raw {
-    type Item = Vec<u8>;
-    type Error = Status;
-    fn encode(&mut self, item: Vec<u8>, dst: &mut EncodeBuf<'_>) -> Result<(), Status> {
-        dst.put_slice(&item);
-        Ok(())
-    }
-}
-
-impl Decoder for Raw {
-    type Item = ();
-    type Error = Status;
-    fn decode(&mut self, src: &mut DecodeBuf<'_>) -> Result<Option<()>, Status> {
-        src.advance(src.remaining());
-        Ok(Some(()))
-    }
-}
-
-fn peak_and_rss(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .expect("field")
-            * 1024
-    };
-    (field("VmHWM:"), field("VmRSS:"))
-}
 
 /// A service with a write token and the gRPC receiver, from the binary.
 struct Receiver {

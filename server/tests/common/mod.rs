@@ -8,6 +8,7 @@ pub mod explore;
 pub mod functions;
 pub mod golang;
 pub mod groups;
+pub mod grpc;
 pub mod http;
 pub mod otlp;
 pub mod process;

@@ -108,3 +108,17 @@ async fn spawn_reading(args: &[&str], more: usize) -> (tokio::process::Child, St
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     (child, url, after)
 }
+
+/// `VmHWM` (the peak) and `VmRSS` of process `pid`, bytes.
+pub fn peak_and_rss(pid: u32) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("status");
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .expect("field")
+            * 1024
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
