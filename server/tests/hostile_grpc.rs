@@ -128,20 +128,32 @@ async fn exports_wait_behind_the_write_gate_like_every_ingest_route() {
     tokio::io::AsyncWriteExt::write_all(&mut held, head.as_bytes())
         .await
         .expect("write");
-    // An empty request is a valid one: OK once the gate has room, UNAVAILABLE before.
+    // The gate is full once a small HTTP ingest is turned away (nothing else is in flight).
+    let client = reqwest::Client::new();
     let started = std::time::Instant::now();
     loop {
-        let code = receiver.export(true, Vec::new()).await;
-        if code == tonic::Code::Unavailable {
+        let small = client
+            .post(format!("{}/v1/profile/ingest?app_service=x", receiver.http))
+            .header("authorization", format!("Bearer {TOKEN}"))
+            .header("content-type", "application/octet-stream")
+            .body("main 1\n")
+            .send()
+            .await
+            .expect("answered");
+        if small.status() == 503 {
             break;
         }
-        assert_eq!(code, tonic::Code::Ok, "only the gate refuses it");
         assert!(
             started.elapsed() < Duration::from_secs(20),
             "the gate never filled"
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+    // An empty request is a valid one: UNAVAILABLE while the gate is full, OK once it has room.
+    assert_eq!(
+        receiver.export(true, Vec::new()).await,
+        tonic::Code::Unavailable
+    );
     drop(held);
     let started = std::time::Instant::now();
     while receiver.export(true, Vec::new()).await != tonic::Code::Ok {
