@@ -4,7 +4,6 @@
 //! [`crate::wire`], and a line in each adapter's `match` (the compiler lists them).
 
 use crate::wire::jfr::is_jfr;
-use crate::wire::perf::is_perf_script;
 use crate::wire::pprof::is_gzip;
 
 /// A profile format.
@@ -68,8 +67,9 @@ impl Format {
     /// - a JFR recording: `FLR\0`, or a `.jfr` / `.jfr.gz` name;
     /// - pprof: gzip that could not be looked into, binary (not UTF-8, or control bytes other
     ///   than line ends and tabs), or a `.pb` / `.pprof` / `.pb.gz` name;
-    /// - `perf script`: text whose first sample header parses, or that has a tab-indented line
-    ///   (its call chains; folded stacks and JSON never have one);
+    /// - `perf script`: text whose first line looks like a sample header (a `12345.678:`
+    ///   timestamp), or that has a tab-indented line (its call chains; folded stacks and JSON
+    ///   never have one);
     /// - else folded stacks.
     pub fn detect(file_name: &str, head: &[u8]) -> Format {
         let name = file_name.to_ascii_lowercase();
@@ -94,11 +94,32 @@ impl Format {
         if text.bytes().any(binary) {
             return Format::Pprof;
         }
-        if text.contains("\n\t") || is_perf_script(text) {
+        if text.contains("\n\t") || starts_like_perf_script(text) {
             return Format::Perf;
         }
         Format::Folded
     }
+}
+
+/// Whether the first line that is no comment looks like a `perf script` sample header
+/// (`comm pid [cpu] 12345.678901: period event:`): a token of a timestamp and a colon, which
+/// folded stacks and JSON never have. A cheap look rather than the reader's own parse, so the
+/// page, which reads no `perf script` itself, does not carry that parser.
+fn starts_like_perf_script(text: &str) -> bool {
+    let Some(first) = text
+        .lines()
+        .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    else {
+        return false;
+    };
+    !first.starts_with(char::is_whitespace)
+        && first.split_whitespace().any(|token| {
+            token.strip_suffix(':').is_some_and(|time| {
+                let (secs, fraction) = time.split_once('.').unwrap_or((time, "0"));
+                let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+                digits(secs) && digits(fraction)
+            })
+        })
 }
 
 #[cfg(test)]
@@ -133,6 +154,11 @@ mod tests {
             Format::Folded
         );
         assert_eq!(Format::detect("out.txt", b""), Format::Folded);
+        // perf script without call chains (no tab lines): told by its header's timestamp.
+        let flat = "# cmdline: perf\nburner 123 [001] 456.789012: 1001001 cpu-clock:pppH: 4005d6 hot\n";
+        assert_eq!(Format::detect("out.txt", flat.as_bytes()), Format::Perf);
+        assert_eq!(Format::detect("x", b"a;b:c 12\n"), Format::Folded);
+        assert_eq!(Format::detect("x", b"{\"a\": 1}"), Format::Folded);
         // A head cut inside a character is text.
         assert_eq!(
             Format::detect("x", &"main;é 1".as_bytes()[..6]),
