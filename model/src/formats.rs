@@ -155,7 +155,8 @@ mod tests {
         );
         assert_eq!(Format::detect("out.txt", b""), Format::Folded);
         // perf script without call chains (no tab lines): told by its header's timestamp.
-        let flat = "# cmdline: perf\nburner 123 [001] 456.789012: 1001001 cpu-clock:pppH: 4005d6 hot\n";
+        let flat =
+            "# cmdline: perf\nburner 123 [001] 456.789012: 1001001 cpu-clock:pppH: 4005d6 hot\n";
         assert_eq!(Format::detect("out.txt", flat.as_bytes()), Format::Perf);
         assert_eq!(Format::detect("x", b"a;b:c 12\n"), Format::Folded);
         assert_eq!(Format::detect("x", b"{\"a\": 1}"), Format::Folded);
