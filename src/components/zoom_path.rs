@@ -134,7 +134,11 @@ fn measure(
     fit: StoredValue<Option<Fit>>,
     fold: RwSignal<usize>,
 ) {
-    let (Some(place), Some(line)) = (place.get_untracked(), line.get_untracked()) else {
+    // The frame may come after the path was taken off the page (a view change): then its
+    // references and signals are gone, and there is nothing to measure.
+    let (Some(Some(place)), Some(Some(line))) =
+        (place.try_get_untracked(), line.try_get_untracked())
+    else {
         return;
     };
     let start = line.get_bounding_client_rect().left();
@@ -151,8 +155,8 @@ fn measure(
         })
         .collect();
     let measured = Fit { edges };
-    fold.set(measured.folded(f64::from(place.client_width())));
-    fit.set_value(Some(measured));
+    let _ = fold.try_set(measured.folded(f64::from(place.client_width())));
+    let _ = fit.try_set_value(Some(measured));
 }
 
 #[cfg(test)]
