@@ -1,5 +1,6 @@
 //! Profiles as text a person (or an assistant) reads: one profile's hottest functions and
-//! paths ([`profile`]), and what grew and shrank between two ([`compare`]). Pure and
+//! paths ([`profile`]), what grew and shrank between two ([`compare`]), and when a change
+//! is a change rather than noise ([`significance`]). Pure and
 //! deterministic — ties are broken by name, never by hash order — and bounded: at most
 //! [`MAX_ROWS`] rows per list, names cut to [`MAX_NAME_CHARS`] characters, paths to
 //! [`MAX_PATH_FRAMES`] frames. The service's MCP tools answer with these texts, and the
@@ -7,6 +8,7 @@
 
 pub mod compare;
 pub mod profile;
+pub mod significance;
 mod text;
 pub mod title;
 
