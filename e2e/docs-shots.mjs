@@ -7,6 +7,9 @@
 //   docs/grew.png        What grew: the regression first, red, against the previous period
 //   docs/function-timeline.png  api-gateway compared, the regressing function selected, its
 //                        timeline in the strip above the graph
+//   docs/analysis.png    nginx: a search highlighting two terms, the function table, a selected function
+//   docs/compare.png     api-gateway's last 20 minutes against the 20 before, the regression hovered
+// scripts/screenshots.sh runs this and, where eBPF is allowed, collector-shots.mjs.
 // Both use the form's default range (the last hour, which the demo's data fills). Needs what the
 // e2e suite needs (EMBERS_SERVER or target/release/embers-server, and dist/).
 //   cd e2e && EMBERS_SERVER=… node docs-shots.mjs
@@ -95,13 +98,58 @@ async function functionShots(browser, server) {
   }
 }
 
+/** nginx with a search ("ngx_http, read"), the function table open and one function selected. */
+async function analysisShot(browser, server) {
+  const v = await Viewer.open(browser, server, { viewport: VIEWPORT, params: { app_service: 'nginx' } });
+  try {
+    await v.waitForGraph();
+    await v.openTable();
+    await v.search('ngx_http, read');
+    await v.el('function-table').locator('[data-testid=table-row]').nth(3).click();
+    // The selection opens the function's timeline in the strip: wait until it is drawn.
+    await v.el('function-readout').waitFor();
+    await v.settle();
+    await v.page.screenshot({ path: out('analysis.png') });
+    v.assertNoErrors();
+  } finally {
+    await v.close();
+  }
+}
+
+/** api-gateway's last 20 minutes against the 20 before, the planted regression hovered. */
+async function compareShot(browser, server) {
+  const end = server.startedAt;
+  const v = await Viewer.open(browser, server, {
+    viewport: VIEWPORT, params: { app_service: 'api-gateway', time_start: end - 1200 + 1, time_end: end },
+  });
+  try {
+    await v.waitForGraph();
+    await v.openTable();
+    await v.el('compare-menu').locator('summary').click();
+    await v.el('compare-previous').click();
+    await v.el('diff-legend').waitFor();
+    await v.el('function-table').locator('table.diff-table').waitFor();
+    await v.settle();
+    const bar = (await v.bars()).find((b) => b.label !== null && /jsonEncodeRes/u.test(b.label));
+    if (bar) await v.hoverBar(bar);
+    await v.settle();
+    await v.page.screenshot({ path: out('compare.png') });
+    v.assertNoErrors();
+  } finally {
+    await v.close();
+  }
+}
+
+const SHOTS = ['screenshot', 'timeline', 'home', 'functions', 'grew', 'function-timeline', 'analysis', 'compare'];
 const [server, browser] = await Promise.all([startServer(), launchBrowser()]);
 try {
   await flameShot(browser, server);
   await timelineShot(browser, server);
   await homeShot(browser, server);
   await functionShots(browser, server);
-  console.log(`wrote ${['screenshot', 'timeline', 'home', 'functions', 'grew', 'function-timeline'].map((n) => out(`${n}.png`)).join(', ')}`);
+  await analysisShot(browser, server);
+  await compareShot(browser, server);
+  console.log(`wrote ${SHOTS.map((n) => out(`${n}.png`)).join(', ')}`);
 } finally {
   await browser.close();
   await server.stop();
