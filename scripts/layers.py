@@ -17,14 +17,15 @@ import sys
 # "root" stands for items of the crate root itself (lib.rs); the service's layers use none.
 LAYERS = {
     "model/src": {
-        "contract": [],
+        "stats": [],
+        "contract": ["stats"],
         "budget": [],
         "tree": ["contract"],
         "wire": ["contract", "tree", "budget"],
         "formats": ["wire"],
         "view": ["contract", "tree"],
         "export": ["contract", "tree", "view", "wire"],
-        "summary": ["contract", "tree", "view"],
+        "summary": ["stats", "contract", "tree", "view"],
         "synth": ["*"],
         "testkit": ["*"],
         "lib": ["*"],

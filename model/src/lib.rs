@@ -23,6 +23,7 @@ pub mod budget;
 pub mod contract;
 pub mod export;
 pub mod formats;
+pub mod stats;
 pub mod summary;
 pub mod synth;
 #[cfg(feature = "testkit")]

@@ -119,7 +119,7 @@ manual_schema!(
     "FunctionRow",
     json!({
         "type": "array",
-        "description": "[function, self, total, self_share, total_share, baseline_self, baseline_total, change, ratio, place_change, place_count, places]: shares and changes in percent of every selected sample; the baseline's members null when not comparing.",
+        "description": "[function, self, total, self_share, total_share, baseline_self, baseline_total, change, ratio, place_change, place_count, places, z, significant]: shares in percent of every selected sample; change in percentage points (against a baseline of the same samples at another time: the change inside each process present on both sides, weighed by its share of them; null for a function only of new or vanished processes); z and significant: how sure the change is (the significance rule: |z| >= 3 and 20 samples); the baseline's members null when not comparing. Services before z and significant wrote the first twelve.",
         "prefixItems": [
             {"type": "string"},
             {"type": "integer", "format": "int64", "minimum": 0},
@@ -129,7 +129,9 @@ manual_schema!(
             {"type": ["integer", "null"], "format": "int64", "minimum": 0},
             {"type": ["number", "null"]}, {"type": ["number", "null"]}, {"type": ["number", "null"]},
             {"type": "integer", "format": "int64", "minimum": 0},
-            {"type": "array", "items": {"$ref": "#/components/schemas/PlaceValue"}}
+            {"type": "array", "items": {"$ref": "#/components/schemas/PlaceValue"}},
+            {"type": ["number", "null"]},
+            {"type": ["boolean", "null"]}
         ],
         "items": false,
         "minItems": 12

@@ -1,6 +1,6 @@
 //! Profiles as text a person (or an assistant) reads: one profile's hottest functions and
 //! paths ([`profile`]), what grew and shrank between two ([`compare`]), and when a change
-//! is a change rather than noise ([`significance`]). Pure and
+//! is a change rather than noise ([`significance`], from the `stats` layer). Pure and
 //! deterministic — ties are broken by name, never by hash order — and bounded: at most
 //! [`MAX_ROWS`] rows per list, names cut to [`MAX_NAME_CHARS`] characters, paths to
 //! [`MAX_PATH_FRAMES`] frames. The service's MCP tools answer with these texts, and the
@@ -8,7 +8,7 @@
 
 pub mod compare;
 pub mod profile;
-pub mod significance;
+pub use crate::stats::significance;
 mod text;
 pub mod title;
 

@@ -80,8 +80,14 @@ struct Sides<'a> {
 }
 
 impl Sides<'_> {
+    /// The change of the share of the place's own samples; none for a place without samples
+    /// on a side (a process new or vanished since the baseline: its functions did not grow
+    /// from nothing, the process appeared).
     fn change(&self, metric: FunctionMetric) -> Option<f64> {
         let base = self.base?;
+        if self.all.0 == 0 || self.all.1 == 0 {
+            return None;
+        }
         Some(share(self.now.of(metric), self.all.0) - share(base.of(metric), self.all.1))
     }
 }

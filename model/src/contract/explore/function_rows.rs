@@ -7,12 +7,14 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
+use super::function_change::{ProcessShift, Processes};
 use super::function_places::{places, PlaceValue};
 use super::function_sums::{share, FunctionSums};
 use super::functions::{FunctionMetric, FunctionOrder, FunctionsQuery};
+use crate::stats::significance::Judgement;
 
 /// The column names of a `functions` answer, in row order.
-pub const FUNCTION_COLUMNS: [&str; 12] = [
+pub const FUNCTION_COLUMNS: [&str; 14] = [
     "function",
     "self",
     "total",
@@ -25,9 +27,30 @@ pub const FUNCTION_COLUMNS: [&str; 12] = [
     "place_change",
     "place_count",
     "places",
+    "z",
+    "significant",
 ];
 
+/// The row as written: [`FUNCTION_COLUMNS`] in order.
 type RowForm = (
+    String,
+    u64,
+    u64,
+    f64,
+    f64,
+    Option<u64>,
+    Option<u64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    u64,
+    Vec<PlaceValue>,
+    Option<f64>,
+    Option<bool>,
+);
+
+/// A row as services before `z` and `significant` wrote it (read, never written).
+type ShortRowForm = (
     String,
     u64,
     u64,
@@ -42,9 +65,18 @@ type RowForm = (
     Vec<PlaceValue>,
 );
 
-/// One function: the array of [`FUNCTION_COLUMNS`].
+/// Either form of a row.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum AnyRowForm {
+    Row(RowForm),
+    Short(ShortRowForm),
+}
+
+/// One function: the array of [`FUNCTION_COLUMNS`] (a service may write the first twelve
+/// only: the two after them came later).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(from = "RowForm", into = "RowForm")]
+#[serde(from = "AnyRowForm", into = "RowForm")]
 pub struct FunctionRow {
     /// Its name as it appears in frames.
     pub function: String,
@@ -60,9 +92,14 @@ pub struct FunctionRow {
     pub baseline_self: Option<u64>,
     /// The baseline's total, when comparing.
     pub baseline_total: Option<u64>,
-    /// The metric's share minus the baseline's, in percentage points, when comparing.
+    /// The change of the metric's share against the baseline, in percentage points, when
+    /// comparing: with a baseline of the same samples at another time, the change inside each
+    /// process present on both sides weighed by its share of them (`function_change`); null
+    /// for a function that ran only in processes new or vanished since. With a baseline tag
+    /// filter of its own, the change of its share of every selected sample.
     pub change: Option<f64>,
-    /// The metric's share over the baseline's (null when the baseline's is 0).
+    /// The metric's share over the baseline's, as `change` measures them (null when the
+    /// baseline's is 0).
     pub ratio: Option<f64>,
     /// The largest change among its places (each of its own place's samples), when comparing.
     pub place_change: Option<f64>,
@@ -71,6 +108,23 @@ pub struct FunctionRow {
     /// [`PLACES_PER_FUNCTION`] of them: the busiest by the metric, or, sorted by place change,
     /// those whose share grew most.
     pub places: Vec<PlaceValue>,
+    /// How sure `change` is: its z-score by the significance rule (`stats::significance`),
+    /// when it has one.
+    pub z: Option<f64>,
+    /// Whether the rule calls `change` a change (|z| and samples enough), when it has one.
+    pub significant: Option<bool>,
+}
+
+impl From<AnyRowForm> for FunctionRow {
+    fn from(r: AnyRowForm) -> Self {
+        match r {
+            AnyRowForm::Row(r) => r.into(),
+            AnyRowForm::Short(r) => (
+                r.0, r.1, r.2, r.3, r.4, r.5, r.6, r.7, r.8, r.9, r.10, r.11, None, None,
+            )
+                .into(),
+        }
+    }
 }
 
 impl From<RowForm> for FunctionRow {
@@ -88,6 +142,8 @@ impl From<RowForm> for FunctionRow {
             place_change: r.9,
             place_count: r.10,
             places: r.11,
+            z: r.12,
+            significant: r.13,
         }
     }
 }
@@ -107,6 +163,8 @@ impl From<FunctionRow> for RowForm {
             r.place_change,
             r.place_count,
             r.places,
+            r.z,
+            r.significant,
         )
     }
 }
@@ -143,36 +201,56 @@ pub struct FunctionsAnswer {
     /// Which services were read, when not all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coverage: Option<Coverage>,
+    /// When comparing with a baseline of the same samples at another time: the processes
+    /// with samples in the range and none in the baseline, listed apart from what grew.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_processes: Option<Vec<ProcessShift>>,
+    /// The processes with samples in the baseline and none in the range.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vanished_processes: Option<Vec<ProcessShift>>,
 }
 
-/// The row of `name` without its places.
+/// The row of `name` without its places; `judged` is its change when comparing (`None` there
+/// for a function of new or vanished processes only).
 fn row(
     name: &str,
     now: &FunctionSums,
     base: Option<&FunctionSums>,
-    metric: FunctionMetric,
+    judged: Option<Judgement>,
 ) -> FunctionRow {
     let v = now.summed(name);
-    let b = base.map(|b| (b.summed(name), b.all));
-    let metric_share = share(v.of(metric), now.all);
-    let base_share = b.map(|(bv, all)| share(bv.of(metric), all));
+    let b = base.map(|b| b.summed(name));
     FunctionRow {
         function: name.to_owned(),
         self_value: v.self_value,
         total: v.total,
         self_share: share(v.self_value, now.all),
         total_share: share(v.total, now.all),
-        baseline_self: b.map(|(bv, _)| bv.self_value),
-        baseline_total: b.map(|(bv, _)| bv.total),
-        change: base_share.map(|s| metric_share - s),
-        ratio: base_share.filter(|s| *s > 0.0).map(|s| metric_share / s),
+        baseline_self: b.map(|bv| bv.self_value),
+        baseline_total: b.map(|bv| bv.total),
+        change: judged.map(|j| j.change_points),
+        ratio: judged
+            .filter(|j| j.base_share > 0.0)
+            .map(|j| j.new_share / j.base_share),
         place_change: None,
         place_count: 0,
         places: Vec::new(),
+        z: judged.map(|j| j.z),
+        significant: judged.map(|j| j.significant),
     }
 }
 
-/// The order of two rows for `q`: by change or value, then value, then name.
+/// Where a row stands by change: what surely grew, then what the rule cannot tell, then what
+/// surely shrank (so noise never outranks a change, and a sure shrink is not "what grew").
+fn tier(r: &FunctionRow) -> u8 {
+    match (r.significant, r.change) {
+        (Some(true), Some(c)) if c > 0.0 => 0,
+        (Some(true), Some(c)) if c < 0.0 => 2,
+        _ => 1,
+    }
+}
+
+/// The order of two rows for `q`: by change (within its tier) or value, then value, then name.
 fn ranked(q: &FunctionsQuery, a: &FunctionRow, b: &FunctionRow) -> Ordering {
     let value = |r: &FunctionRow| match q.metric {
         FunctionMetric::SelfValue => r.self_value,
@@ -183,8 +261,12 @@ fn ranked(q: &FunctionsQuery, a: &FunctionRow, b: &FunctionRow) -> Ordering {
         FunctionOrder::PlaceChange => r.place_change.unwrap_or(0.0),
         FunctionOrder::Value => 0.0,
     };
-    let by_change = change(b).total_cmp(&change(a));
-    by_change
+    let by_tier = match q.order {
+        FunctionOrder::Change => tier(a).cmp(&tier(b)),
+        _ => Ordering::Equal,
+    };
+    by_tier
+        .then_with(|| change(b).total_cmp(&change(a)))
         .then_with(|| value(b).cmp(&value(a)))
         .then_with(|| a.function.cmp(&b.function))
 }
@@ -207,9 +289,14 @@ impl FunctionsAnswer {
     /// The page of `q`'s ranked list without the rows' places (which [`Self::fill_places`]
     /// adds), except when sorted by place change, which needs every row's places to rank.
     ///
-    /// Only the functions' values summed over their places are read otherwise, so a backend
-    /// may hand each function's sums at a single place here (a store keeping the fleet's sums
-    /// ranks from those) and the page's own places to `fill_places`: the answer is the same.
+    /// Without a baseline only the functions' values summed over their places are read, so a
+    /// backend may then hand each function's sums at a single place here (a store keeping the
+    /// fleet's sums ranks from those) and the page's own places to `fill_places`: the answer
+    /// is the same. A comparison needs each function's processes (`function_change`).
+    ///
+    /// Sorted by change, functions that ran only in processes new or vanished since the
+    /// baseline are not rows: those processes are listed apart (`new_processes`,
+    /// `vanished_processes`).
     pub fn ranked(
         q: &FunctionsQuery,
         now: &FunctionSums,
@@ -224,20 +311,33 @@ impl FunctionsAnswer {
                 .as_deref()
                 .is_none_or(|s| n.to_lowercase().contains(s))
         };
+        let processes = base.map(|b| Processes::new(q, now, b));
+        let judge = |n: &str| Some(processes.as_ref()?.judge(n, now, base?));
         let by_place = q.order == FunctionOrder::PlaceChange;
         let mut rows: Vec<FunctionRow> = names
             .into_iter()
             .filter(wanted)
-            .map(|n| {
-                let mut r = row(n, now, base, q.metric);
+            .filter_map(|n| {
+                let judged = judge(n);
+                if q.order == FunctionOrder::Change && judged == Some(None) {
+                    return None;
+                }
+                let mut r = row(n, now, base, judged.flatten());
                 if by_place {
                     (r.place_count, r.places, r.place_change) = places(n, now, base, q);
                 }
-                r
+                Some(r)
             })
             .collect();
         rows.sort_by(|a, b| ranked(q, a, b));
         let total_rows = rows.len() as u64;
+        let (new_processes, vanished_processes) = match (&processes, base) {
+            (Some(p), Some(b)) if p.per_process() => {
+                let (n, v) = p.shifts(now, b);
+                (Some(n), Some(v))
+            }
+            _ => (None, None),
+        };
         FunctionsAnswer {
             columns: FUNCTION_COLUMNS.iter().map(|c| (*c).to_owned()).collect(),
             values: rows.into_iter().skip(q.offset).take(q.limit).collect(),
@@ -246,6 +346,8 @@ impl FunctionsAnswer {
             value: now.all,
             baseline_value: base.map(|b| b.all),
             coverage: None,
+            new_processes,
+            vanished_processes,
         }
     }
 

@@ -5,7 +5,8 @@ use super::*;
 use crate::contract::explore::{parse_functions_body, Place, SelfTotal};
 
 fn query(extra: &str) -> FunctionsQuery {
-    let body = format!(r#"{{"time_start":1,"time_end":2,"profile_event_type":"on-cpu"{extra}}}"#);
+    // Off-CPU: values are taken as counts (on-CPU ones are µs, 10,101 to a sample).
+    let body = format!(r#"{{"time_start":1,"time_end":2,"profile_event_type":"off-cpu"{extra}}}"#);
     parse_functions_body(body.as_bytes()).unwrap()
 }
 
@@ -68,10 +69,17 @@ fn rows_rank_by_the_metric_with_shares_of_everything() {
     let json = serde_json::to_string(&a.values[2]).unwrap();
     assert_eq!(
         json,
-        r#"["g",40,40,20.0,20.0,null,null,null,null,null,1,[["b",null,40,40,null,null,null]]]"#
+        r#"["g",40,40,20.0,20.0,null,null,null,null,null,1,[["b",null,40,40,null,null,null]],null,null]"#
     );
     let back: FunctionRow = serde_json::from_str(&json).unwrap();
     assert_eq!(back, a.values[2]);
+    // A row as services wrote it before `z` and `significant` still reads.
+    let short =
+        r#"["g",40,40,20.0,20.0,null,null,null,null,null,1,[["b",null,40,40,null,null,null]]]"#;
+    assert_eq!(
+        serde_json::from_str::<FunctionRow>(short).unwrap(),
+        a.values[2]
+    );
 }
 
 #[test]
@@ -102,18 +110,25 @@ fn baselines_give_change_in_points_and_ratio_and_sort_by_growth() {
     base.add("gone", a, st(20, 20));
     let q = query(r#","baseline_time_start":1,"baseline_time_end":2,"order_by":"change""#);
     let a = FunctionsAnswer::finish(&q, sums(), Some(base));
-    // f: 75% now, 25% before: +50 points, ratio 3; g: 20 vs 30: -10; gone: 0 vs 20: -20;
-    // main: 5% self now, none before: +5 with no ratio.
+    // Changes inside each process, weighed by its share now (a 150 of 200, b 50): f in a
+    // 25/60 -> 150/150 self: +58.3 x 0.75 = +43.75; main in b 0 -> 10/50: +20 x 0.25 = +5;
+    // g in b 30/40 -> 40/50: +1.25; gone in a 20/60 -> 0: -25.
     assert_eq!(names(&a), ["f", "main", "g", "gone"]);
     assert_eq!(a.baseline_value, Some(100));
+    let near = |x: Option<f64>, y: f64| x.is_some_and(|x| (x - y).abs() < 1e-9);
     let f = &a.values[0];
-    assert_eq!((f.change, f.ratio), (Some(50.0), Some(3.0)));
+    assert!(near(f.change, 43.75) && near(f.ratio, 2.4), "{f:?}");
     assert_eq!((f.baseline_self, f.baseline_total), (Some(25), Some(30)));
-    assert_eq!((a.values[1].change, a.values[1].ratio), (Some(5.0), None));
+    assert!(near(a.values[1].change, 5.0) && a.values[1].ratio.is_none());
+    assert!(near(a.values[2].change, 1.25));
     let gone = &a.values[3];
-    assert_eq!(
-        (gone.self_value, gone.change, gone.ratio),
-        (0, Some(-20.0), Some(0.0))
+    assert!(gone.self_value == 0 && near(gone.change, -25.0) && near(gone.ratio, 0.0));
+    // Both processes ran on both sides: nothing is listed apart.
+    assert_eq!(a.new_processes, Some(vec![]));
+    assert_eq!(a.vanished_processes, Some(vec![]));
+    assert!(
+        f.z.is_some_and(|z| z > 3.0) && f.significant == Some(true),
+        "{f:?}"
     );
     assert_eq!(gone.place_count, 1, "where it ran before");
     assert_eq!(gone.places[0].baseline_self, Some(20));
@@ -128,15 +143,16 @@ fn baselines_give_change_in_points_and_ratio_and_sort_by_growth() {
 
 #[test]
 fn place_change_ranks_what_grew_inside_a_service() {
-    // `big` is most of the fleet and grew a little; `small` doubled in a small service.
+    // `big` is most of the fleet and grew a little; `small` doubled in a small service (both
+    // on enough samples for the rule to call them changes).
     let side = |small_share: u64, big: u64| {
         let mut s = FunctionSums {
-            all: 1000 + 100,
+            all: 10_000 + 1_000,
             ..FunctionSums::default()
         };
         let (x, y) = (s.place(&place("large")), s.place(&place("tiny")));
-        s.add_all(x, 1000);
-        s.add_all(y, 100);
+        s.add_all(x, 10_000);
+        s.add_all(y, 1_000);
         s.add("big", x, st(big, big));
         s.add("small", y, st(small_share, small_share));
         s
@@ -145,7 +161,7 @@ fn place_change_ranks_what_grew_inside_a_service() {
         let q = query(&format!(
             r#","baseline_time_start":1,"baseline_time_end":2,"metric":"total","order_by":"{order}""#
         ));
-        FunctionsAnswer::finish(&q, side(40, 600), Some(side(20, 550)))
+        FunctionsAnswer::finish(&q, side(400, 6_000), Some(side(200, 5_500)))
     };
     let fleet = by("change");
     assert_eq!(
@@ -195,7 +211,6 @@ fn ranking_the_fleets_sums_then_listing_the_pages_places_answers_as_finish_does(
         "",
         r#","metric":"total","limit":2"#,
         r#","search":"a""#,
-        r#","baseline_time_start":1,"baseline_time_end":2,"order_by":"change""#,
         r#","offset":10"#,
     ] {
         let q = query(extra);

@@ -18,7 +18,8 @@
 //! open does, see `wide`), and so does an ingest call whose fleet rows failed to be written
 //! after its rollup rows were: buckets starting before the latest record are ranked from the
 //! rollup per process, as before. Sorting by place change needs every function's places and
-//! is answered by the one-step path.
+//! is answered by the one-step path, and so is any comparison: its changes are measured inside
+//! each process present on both sides.
 //!
 //! Two differences remain, both out of the way of the answers the tests pin: the two steps
 //! read the two tables a few milliseconds apart while ingest writes one after the other, so
@@ -93,7 +94,9 @@ fn answers(q: &FunctionsQuery) -> bool {
     q.group_by.is_none()
         && q.order != FunctionOrder::PlaceChange
         && whole_fleet(&q.selection)
-        && q.baseline.as_ref().is_none_or(whole_fleet)
+        // A comparison's changes are measured inside each process (`function_change`): it
+        // needs every function's sums per process.
+        && q.baseline.is_none()
 }
 
 /// `buckets` (each `(level, first start, last start)`) split at `from`: those starting before
