@@ -16,9 +16,10 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 
 import { APPS, BROWSER_ARGS, VIEWPORT, embersScroll, measureMemory, profileEmbers } from './lib/apps.mjs';
+import { waitQuiet } from './lib/page.mjs';
 import { parseArgs } from './lib/args.mjs';
 import { bundleSize } from './lib/bundle.mjs';
-import { firstViewRows, gitInfo, renderTable, targetChecks } from './lib/report.mjs';
+import { firstViewRows, gitInfo, quietTable, renderTable, targetChecks } from './lib/report.mjs';
 import { BENCH_DIR, ROOT_DIR, startServer } from './lib/server.mjs';
 import { fmtCount, fmtMB, fmtMs, fmtPair, log, median, round1, summarize } from './lib/stats.mjs';
 import { timelineLine, timelineStep } from './lib/timeline.mjs';
@@ -42,12 +43,15 @@ async function runViewer(app, browser, server, { reps, interactions, timeoutMs, 
   for (let i = 0; i < reps; i++) {
     try {
       await withPage(app, browser, server, { timeoutMs, dataUrl }, async ({ page, errors, result }) => {
+        result.quietMs = await waitQuiet(page, timeoutMs).catch(() => null);
         renders.push(result);
-        log(`  ${app.name} render ${i + 1}/${reps}: ${fmtMs(result.renderMs)}${result.decodeMs != null ? ` (decoded in ${result.decodeMs} ms)` : ''}${result.settledMs != null ? ` (settled ${fmtMs(result.settledMs)})` : ''}${result.marks ? ` [ms since navigation: bytes ${Math.round(result.bytesAtMs)}, ${(result.markList ?? Object.entries(result.marks)).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}, painted ${Math.round(result.paintedAtMs)}]` : ''}`);
+        log(`  ${app.name} render ${i + 1}/${reps}: ${fmtMs(result.renderMs)}, quiet ${fmtMs(result.quietMs)}${result.decodeMs != null ? ` (decoded in ${result.decodeMs} ms)` : ''}${result.settledMs != null ? ` (settled ${fmtMs(result.settledMs)})` : ''}${result.marks ? ` [ms since navigation: bytes ${Math.round(result.bytesAtMs)}, ${(result.markList ?? Object.entries(result.marks)).map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}, painted ${Math.round(result.paintedAtMs)}]` : ''}`);
         if (i === 0) {
           out.memory = await measureMemory(page);
           log(`  ${app.name} memory: JS ${fmtMB(out.memory.jsHeapUsedMB)} + wasm ${fmtMB(out.memory.wasmMB)}`);
           if (baseline) out.baseline = await baseline(page);
+          // Zoom until quiet, the explore requests it makes answered 404 (a bare querier).
+          if (app.zoomQuiet && interactions > 0) out.zoomQuiet404 = summarize(await app.zoomQuiet(page, interactions));
         }
         if (errors.length) out.errors.push(...errors);
       });
@@ -74,13 +78,36 @@ async function runViewer(app, browser, server, { reps, interactions, timeoutMs, 
       server.setExplore(false);
     }
   }
+  // "Until quiet" with the explore endpoints answered as Embers' service answers them (the
+  // renders above got 404s for them, as from a bare querier).
+  if (app.usesExplore && renders.length > 0) out.quietService = await quietWithService(app, browser, server, { reps: Math.min(reps, 5), timeoutMs, dataUrl });
   const times = renders.map((r) => r.renderMs);
   out.render = { median: median(times), min: times.length ? Math.min(...times) : null, samples: times.map(round1) };
   if (renders.some((r) => r.decodeMs != null)) out.decode = { median: median(renders.map((r) => r.decodeMs)), samples: renders.map((r) => r.decodeMs) };
   if (renders.some((r) => r.settledMs != null)) out.settled = { median: median(renders.map((r) => r.settledMs)), samples: renders.map((r) => round1(r.settledMs)) };
+  if (renders.some((r) => r.quietMs != null)) out.quiet = { median: median(renders.map((r) => r.quietMs).filter((v) => v != null)), samples: renders.map((r) => round1(r.quietMs)) };
   out.ok = renders.length > 0;
   if (firstView && out.ok) await measureFirstView(app, browser, server, out, { reps, timeoutMs, dataUrl });
   return out;
+}
+
+/** Renders timed until the page is quiet, with the explore endpoints answering. */
+async function quietWithService(app, browser, server, { reps, timeoutMs, dataUrl }) {
+  const samples = [];
+  server.setExplore(true);
+  try {
+    for (let i = 0; i < reps; i++) {
+      await withPage(app, browser, server, { timeoutMs, dataUrl }, async ({ page }) => {
+        samples.push(await waitQuiet(page, timeoutMs));
+      });
+    }
+  } catch (e) {
+    log(`  ${app.name} quiet with the service FAILED: ${e.message ?? e}`);
+  } finally {
+    server.setExplore(false);
+  }
+  log(`  ${app.name} quiet with the service's explore answers: ${samples.map(fmtMs).join(', ')}`);
+  return { median: median(samples), samples: samples.map(round1) };
 }
 
 /** The first view, in ms since navigation: the graph painted after navigating to a URL that
@@ -329,6 +356,8 @@ async function main() {
   const checks = targetChecks(results);
   results.targets = checks;
   console.log(table);
+  const quiet = quietTable(results);
+  if (quiet) console.log(`\n${quiet}`);
   if (results.timeline) console.log(`\n${timelineLine(results.timeline)}`);
   if (results.deep) {
     const d = results.deep;

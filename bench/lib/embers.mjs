@@ -128,6 +128,37 @@ export const embers = {
     }
   },
 
+  /** Zoom "until the page is quiet": a pointer press on a wide bar in row 2 → the first frame
+   *  after which nothing is drawn or changed for three frames, the answers the click asks for
+   *  (the selected function's timeline) let through as the server gives them. */
+  async zoomQuiet(page, n) {
+    await page.evaluate(MOUSE_JS);
+    const rect = await rectOf(page, '[data-testid=flame-canvas]');
+    const [x, y] = [rect.x + rect.w * 0.4, rect.y + 18 * 2 + 9];
+    return repeat(n, async () => {
+      const r = await page.evaluate(([x, y]) => window.__bench.time(
+        () => {
+          const target = document.elementFromPoint(x, y);
+          const at = { bubbles: true, cancelable: true, composed: true, view: window, clientX: x, clientY: y, button: 0 };
+          target.dispatchEvent(new PointerEvent('pointerdown', { ...at, buttons: 1, pointerId: 1, isPrimary: true }));
+          target.dispatchEvent(new MouseEvent('mousedown', { ...at, buttons: 1, detail: 1 }));
+          target.dispatchEvent(new PointerEvent('pointerup', { ...at, buttons: 0, pointerId: 1, isPrimary: true }));
+          target.dispatchEvent(new MouseEvent('mouseup', { ...at, buttons: 0, detail: 1 }));
+          target.dispatchEvent(new MouseEvent('click', { ...at, buttons: 0, detail: 1 }));
+        },
+        () => !document.querySelector('[data-testid=reset-zoom]')?.disabled,
+        { hold: false },
+      ), [x, y]);
+      // Back to the whole graph, settled, before the next press (not timed).
+      await page.evaluate(() => window.__bench.time(
+        () => document.body.dispatchEvent(new KeyboardEvent('keydown', { key: 'Escape', code: 'Escape', bubbles: true, cancelable: true })),
+        () => !!document.querySelector('[data-testid=reset-zoom]')?.disabled,
+        { hold: false },
+      ));
+      return r.ok ? { ...r, ms: r.quietMs } : r;
+    });
+  },
+
   async interactions(page, n) {
     await page.evaluate(MOUSE_JS);
     const rect = await rectOf(page, '[data-testid=flame-canvas]');
@@ -202,6 +233,8 @@ export const embers = {
       });
     }
     Object.assign(out, await embersTransforms(page, Math.min(n, 3)));
+    // Last: its presses select functions whose timelines the service answers.
+    out.zoomQuiet = await this.zoomQuiet(page, n);
     return out;
   },
 };

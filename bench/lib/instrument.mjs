@@ -25,6 +25,12 @@
 //   latency, and whether an answer came within the quiet frames must not decide what counts.
 // - toFrame(action, check): input → the first frame that shows the result, rendered (the
 //   timeline step's measure; see B.toFrame).
+// - tQuiet: "until the page is quiet" (issue 35): from tBytes on, every frame notes whether
+//   anything was drawn (canvas 2D or WebGL) or the DOM changed since the last; tQuiet is the
+//   rAF time of the first frame after the last such change, once the painted predicate held
+//   and three frames in a row have been quiet. Answers the page asks for meanwhile (timelines,
+//   tag lists) come as the server gives them and count: the page is not quiet until their
+//   effects are drawn. Counting is on from tBytes only (a counter per draw call, no clock read).
 export function instrument(opts) {
   if (window.__bench) return;
   const now = () => performance.now();
@@ -46,6 +52,8 @@ export function instrument(opts) {
     collecting: false,
     pending: 0,
     held: [],
+    quietChanges: 0,
+    tQuiet: null,
   });
   const match = new RegExp(opts.bytesMatch);
   // With opts.markers (profiling runs only), two named busy-waits of ~1 ms mark tBytes and
@@ -90,6 +98,7 @@ export function instrument(opts) {
       if (opts.markers) __benchMarkBytes();
       B.tBytes = now();
       B.glDrawsAtBytes = B.glDraws;
+      watchQuiet();
     }
     return copy;
   };
@@ -144,15 +153,55 @@ export function instrument(opts) {
     }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
   };
 
+  // --- "until the page is quiet" (see the header) ----------------------------------------------
+  const DRAW_METHODS = ['fillRect', 'strokeRect', 'clearRect', 'fillText', 'strokeText', 'drawImage', 'putImageData', 'fill', 'stroke'];
+  function watchQuiet() {
+    const proto = CanvasRenderingContext2D.prototype;
+    for (const m of DRAW_METHODS) {
+      const orig = proto[m];
+      proto[m] = function (...a) {
+        B.quietChanges++;
+        return orig.apply(this, a);
+      };
+    }
+    new MutationObserver((records) => {
+      B.quietChanges += records.length;
+    }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, characterData: true });
+    const changes = () => B.quietChanges + B.glDraws;
+    let seen = changes();
+    let lastChangeFrame = B.tBytes;
+    let quiet = 0;
+    const step = () => {
+      const c = changes();
+      if (c !== seen) {
+        seen = c;
+        quiet = 0;
+        // This frame shows what changed since the last one.
+        lastChangeFrame = now();
+      } else {
+        quiet++;
+      }
+      if (quiet >= 3 && B.tPainted !== null) {
+        B.tQuiet = Math.max(lastChangeFrame, B.tPainted);
+        return;
+      }
+      if (now() - B.tBytes < 120_000) requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  }
+
   B.frame = () => new Promise((r) => requestAnimationFrame(() => r()));
   B.frames = async (n) => {
     for (let i = 0; i < n; i++) await B.frame();
   };
 
   /** Times one interaction; see the header. `action` must dispatch synchronously. */
-  B.time = async (action, check, { quietFrames = 3, timeoutMs = 10_000 } = {}) => {
+  B.time = async (action, check, { quietFrames = 3, timeoutMs = 10_000, hold = true } = {}) => {
     B.hook();
     await B.frames(2);
+    // Not held: what the action asks the network for is answered as it comes, and the page
+    // is settled only once the answers' effects are drawn too ("until the page is quiet").
+    if (!hold) return B.settle(action, check, { quietFrames, timeoutMs });
     B.holdNet = true;
     B.collecting = true;
     const local = await B.settle(action, check, { quietFrames, timeoutMs });
@@ -188,12 +237,16 @@ export function instrument(opts) {
     const tSync = now();
     let quiet = 0;
     let seen = -1;
+    const before = d0 + m0;
+    // The rAF time of the frame that shows the last change (the "quiet" measure's end).
+    let changeFrame = tSync;
     for (;;) {
       await B.frame();
       const s = B.draws + B.mutations;
       if (s === seen) quiet++;
       else {
         quiet = 0;
+        if (seen !== -1 || s !== before) changeFrame = now();
         seen = s;
       }
       const ok = !check || check();
@@ -205,7 +258,7 @@ export function instrument(opts) {
     const draws = B.draws - d0;
     const mutations = B.mutations - m0;
     const end = Math.max(tSync, draws ? B.lastDraw : 0, mutations ? B.lastMutation : 0);
-    return { ok: true, ms: end - t0, syncMs: tSync - t0, draws, mutations, t0, end };
+    return { ok: true, ms: end - t0, syncMs: tSync - t0, draws, mutations, t0, end, quietMs: changeFrame - t0 };
   };
 
   /** Resolves once the current frame's rendering (style, layout, paint) is done: a task posted

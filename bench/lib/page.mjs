@@ -55,6 +55,16 @@ export async function waitPainted(page, errors, timeoutMs) {
   }
 }
 
+/** Waits until the page is quiet after its bytes arrived (instrument.mjs, tQuiet): ms from the
+ *  bytes to the first frame after which nothing was drawn or changed for three frames. */
+export async function waitQuiet(page, timeoutMs) {
+  const h = await page.waitForFunction(() => {
+    const B = window.__bench;
+    return B && B.tQuiet != null ? B.tQuiet - B.tBytes : null;
+  }, null, { timeout: timeoutMs, polling: 50 });
+  return h.jsonValue();
+}
+
 /** JS heap (after a forced GC, via CDP) plus wasm linear memory. */
 export async function measureMemory(page) {
   const cdp = await page.context().newCDPSession(page);

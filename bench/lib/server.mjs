@@ -129,11 +129,20 @@ export async function startServer({ port = 0, distDir = path.join(ROOT_DIR, 'dis
         res.writeHead(404).end();
         return;
       }
+      // Embers' own files are served as embers-server serves them (no-cache + Last-Modified,
+      // so a page's preloads are reused by its workers after a 304), the rest never cached.
+      const lastModified = new Date(Math.floor(st.mtimeMs / 1000) * 1000);
+      const embersFile = mount[0] === '/';
+      const since = Date.parse(req.headers['if-modified-since'] ?? '');
+      if (embersFile && since >= lastModified.getTime()) {
+        res.writeHead(304, { 'cache-control': 'no-cache', 'last-modified': lastModified.toUTCString() }).end();
+        return;
+      }
       const body = await load(file);
       res.writeHead(200, {
         'content-type': MIME[path.extname(file)] ?? 'application/octet-stream',
         'content-length': body.length,
-        'cache-control': 'no-store',
+        ...(embersFile ? { 'cache-control': 'no-cache', 'last-modified': lastModified.toUTCString() } : { 'cache-control': 'no-store' }),
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     } catch (err) {

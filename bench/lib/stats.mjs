@@ -22,6 +22,6 @@ export const fmtPair = (s) => (!s || s.p50 == null ? '—' : `${fmtMs(s.p50)} / 
 export const fmtMB = (x) => (x == null ? '—' : `${x.toFixed(0)} MB`);
 export const fmtCount = (n) => n.toLocaleString('en-US');
 // Results written before the styles were counted have no parts.
-export const fmtParts = (b) => (b.partsKB ? `page ${b.partsKB.page.toFixed(1)} + worker ${b.partsKB.worker.toFixed(1)} + styles ${b.partsKB.styles.toFixed(1)} KB` : 'wasm + JS');
+export const fmtParts = (b) => (b.partsKB ? `page ${b.partsKB.page.toFixed(1)} + worker ${b.partsKB.worker.toFixed(1)} + styles ${b.partsKB.styles.toFixed(1)} KB${b.partsKB.onDemand ? `; on demand ${b.partsKB.onDemand.toFixed(1)} KB` : ''}` : 'wasm + JS');
 
 export const log = (...m) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}]`, ...m);
