@@ -118,8 +118,19 @@ async function measureFirstView(app, browser, server, out, { reps, timeoutMs, da
   try {
     if (app.firstView) {
       const samples = [];
-      for (let i = 0; i < reps; i++) samples.push((await app.firstView(browser, server, { dataUrl, timeoutMs })).paintedAtMs);
+      const marks = [];
+      for (let i = 0; i < reps; i++) {
+        const r = await app.firstView(browser, server, { dataUrl, timeoutMs });
+        samples.push(r.paintedAtMs);
+        if (r.result?.markList) marks.push([r.result.bytesAtMs, r.result.markList]);
+      }
       fv.graph = samples;
+      // Where each load's time went (ms since navigation): when the bytes were in, the page's marks.
+      if (marks.length) {
+        out.firstViewMarks = marks.map(([bytes, list]) => ({ bytes: round1(bytes), marks: list }));
+        const [bytes, list] = marks.at(-1);
+        log(`  ${app.name} first view, last load [ms since navigation]: bytes ${Math.round(bytes)}, ${list.map(([k, v]) => `${k} ${Math.round(v)}`).join(', ')}`);
+      }
     } else if (out.renders.every((r) => r.paintedAtMs != null)) {
       fv.graph = out.renders.map((r) => r.paintedAtMs);
     }

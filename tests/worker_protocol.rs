@@ -1,13 +1,15 @@
-//! The decode worker's messages, in the browser: a request and its answer survive the trip
-//! through JS values (what `postMessage` carries), the decoder answers bodies the way the page
-//! expects, and malformed messages are errors.
+//! The workers' messages, in the browser: a request and its answer survive the trip through JS
+//! values (what `postMessage` carries), the answer decoder and the file reader answer bodies
+//! the way the page expects, each refuses the other's jobs, and malformed messages are errors.
 #![cfg(target_arch = "wasm32")]
 
-use embers_decode_worker::{answer, answer_async, DecodeReply, DecodeRequest};
+use embers_decode_worker::import::answer_file;
+use embers_decode_worker::{answer, DecodeReply, DecodeRequest, Job, MessageError};
 use embers_model::contract::shape::ResultShape;
+use embers_model::formats::Format;
 use embers_model::{decode_response, Profile};
 use js_sys::{Object, Uint8Array};
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -20,14 +22,12 @@ const ERROR_500: &str = include_str!("../model/tests/data/fixtures/error-500-fai
 fn request(id: u32, status: u16, body: &str, chunk: usize) -> DecodeRequest {
     DecodeRequest {
         id,
-        status,
+        job: Job::Answer { status },
         chunks: body
             .as_bytes()
             .chunks(chunk)
             .map(Uint8Array::from)
             .collect(),
-        format: None,
-        name: None,
     }
 }
 
@@ -83,7 +83,7 @@ fn requests_survive_the_trip_and_rejoin_their_chunks() {
     let (msg, transfer) = request(7, 200, ONCPU_B, 1000).to_js();
     assert!(transfer.length() > 1);
     let back = DecodeRequest::from_js(&msg).expect("a request");
-    assert_eq!((back.id, back.status), (7, 200));
+    assert_eq!((back.id, &back.job), (7, &Job::Answer { status: 200 }));
     assert_eq!(back.body(), ONCPU_B.as_bytes());
 }
 
@@ -137,20 +137,24 @@ const GO_CPU: &[u8] = include_bytes!("../model/tests/data/pprof/go-cpu.pb.gz");
 const PERF: &str = include_str!("../server/tests/data/perf/workload-g.txt");
 
 /// A file request: `bytes` in `format`, named `name`.
-fn file(format: &str, name: &str, bytes: &[u8]) -> JsValue {
+fn file(format: Format, name: &str, bytes: &[u8]) -> JsValue {
+    let name = name.to_owned();
+    job(Job::OpenFile { format, name }, bytes)
+}
+
+/// A request for `job` on `bytes`.
+fn job(job: Job, bytes: &[u8]) -> JsValue {
     let request = DecodeRequest {
         id: 11,
-        status: 200,
+        job,
         chunks: vec![Uint8Array::from(bytes)],
-        format: Some(format.to_owned()),
-        name: Some(name.to_owned()),
     };
     request.to_js().0
 }
 
 /// The reply to a file request: the profile, its event type and notice.
-async fn read_file(format: &str, name: &str, bytes: &[u8]) -> (Profile, String, String) {
-    let (reply, _) = answer_async(&file(format, name, bytes))
+async fn read_file(format: Format, name: &str, bytes: &[u8]) -> (Profile, String, String) {
+    let (reply, _) = answer_file(&file(format, name, bytes))
         .await
         .expect("an answer");
     match DecodeReply::from_js(&reply).expect("a reply") {
@@ -170,7 +174,7 @@ async fn read_file(format: &str, name: &str, bytes: &[u8]) -> (Profile, String, 
 
 #[wasm_bindgen_test]
 async fn a_gzipped_go_profile_is_gunzipped_by_the_browser_and_read() {
-    let (profile, event_type, notice) = read_file("pprof", "hot", GO_CPU).await;
+    let (profile, event_type, notice) = read_file(Format::Pprof, "hot", GO_CPU).await;
     assert_eq!(event_type, "cpu");
     assert_eq!(notice, "pprof sample type samples/count");
     assert_eq!(profile.name(0), "hot");
@@ -180,7 +184,7 @@ async fn a_gzipped_go_profile_is_gunzipped_by_the_browser_and_read() {
 
 #[wasm_bindgen_test]
 async fn perf_script_is_read_into_processes_and_threads() {
-    let (profile, event_type, _) = read_file("perf", "w", PERF.as_bytes()).await;
+    let (profile, event_type, _) = read_file(Format::Perf, "w", PERF.as_bytes()).await;
     assert_eq!(event_type, "on-cpu");
     assert_eq!(profile.name(0), "Total");
     assert!(profile.function_id("[p] gzip").is_some());
@@ -190,7 +194,7 @@ async fn perf_script_is_read_into_processes_and_threads() {
 async fn bad_files_come_back_as_messages() {
     let mut bomb_ish = GO_CPU.to_vec();
     bomb_ish.truncate(40);
-    let (reply, _) = answer_async(&file("pprof", "x", &bomb_ish))
+    let (reply, _) = answer_file(&file(Format::Pprof, "x", &bomb_ish))
         .await
         .expect("an answer");
     match DecodeReply::from_js(&reply).expect("a reply") {
@@ -202,7 +206,8 @@ async fn bad_files_come_back_as_messages() {
 #[wasm_bindgen_test]
 async fn the_page_folded_export_comes_back_as_pprof() {
     let folded = "# Embers folded stacks: profile_event_type=cpu\nmain;work 3\nmain 1\n";
-    let (reply, _) = answer_async(&file("pprof-export", "web", folded.as_bytes()))
+    let root = "web".to_owned();
+    let (reply, _) = answer_file(&job(Job::ExportPprof { root }, folded.as_bytes()))
         .await
         .expect("an answer");
     let DecodeReply::Decoded { body, .. } = DecodeReply::from_js(&reply).expect("a reply") else {
@@ -213,4 +218,59 @@ async fn the_page_folded_export_comes_back_as_pprof() {
     assert_eq!(read.profile.name(0), "web");
     assert_eq!(read.sample_type, "cpu/count");
     assert_eq!(read.profile.root_total(), 4);
+}
+
+/// The failure message of a reply.
+fn failure(reply: &JsValue) -> String {
+    match DecodeReply::from_js(reply).expect("a reply") {
+        DecodeReply::Failed { message, .. } => message,
+        other => panic!("expected a failure, got {other:?}"),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn each_worker_refuses_the_other_workers_jobs() {
+    // The answer decoder carries no file readers: a file sent to it is refused, not read.
+    let (reply, _) = answer(&file(Format::Pprof, "x", GO_CPU)).expect("an answer");
+    assert_eq!(failure(&reply), "the answer decoder cannot do `open-file`");
+    let (msg, _) = request(2, 200, ONCPU_B, 4096).to_js();
+    let (reply, _) = answer_file(&msg).await.expect("an answer");
+    assert_eq!(failure(&reply), "the file reader cannot do `answer`");
+    // Folded stacks are read on the page.
+    let (reply, _) = answer_file(&file(Format::Folded, "x", b"a;b 1\n"))
+        .await
+        .expect("an answer");
+    assert_eq!(
+        failure(&reply),
+        "folded is read on the page, not in the file reader"
+    );
+}
+
+#[wasm_bindgen_test]
+fn jobs_are_typed_in_the_message() {
+    let (msg, _) = request(1, 200, ONCPU_B, 4096).to_js();
+    let set = |key: &str, value: JsValue| js_sys::Reflect::set(&msg, &key.into(), &value).unwrap();
+    set("job", "pprof-export".into());
+    assert_eq!(
+        DecodeRequest::from_js(&msg).err(),
+        Some(MessageError::UnknownJob("pprof-export".into()))
+    );
+    set("job", "answer".into());
+    set("status", JsValue::from_f64(70_000.0));
+    assert_eq!(
+        DecodeRequest::from_js(&msg).err(),
+        Some(MessageError::BadStatus(70_000))
+    );
+    let open = file(Format::Jfr, "x", b"FLR");
+    js_sys::Reflect::set(&open, &"format".into(), &"word".into()).unwrap();
+    assert_eq!(
+        DecodeRequest::from_js(&open).err(),
+        Some(MessageError::UnknownFormat("word".into()))
+    );
+    js_sys::Reflect::delete_property(open.unchecked_ref::<Object>(), &"name".into()).unwrap();
+    js_sys::Reflect::set(&open, &"format".into(), &"jfr".into()).unwrap();
+    assert_eq!(
+        DecodeRequest::from_js(&open).err(),
+        Some(MessageError::Missing("name"))
+    );
 }

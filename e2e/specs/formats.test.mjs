@@ -1,7 +1,8 @@
 // Other profilers' files in the viewer: a real Go CPU profile (runtime/pprof, gzipped) opened
 // with the file picker, a real `perf script` capture dropped on the page and a real JFR
-// recording (OpenJDK 17) are read by the decode worker and drawn; Export → pprof of the profile
-// on screen (a noise-control step applied) reads back to the same graph.
+// recording (OpenJDK 17) are read by the file reader worker and drawn; Export → pprof of the
+// profile on screen (a noise-control step applied) reads back to the same graph. The file reader
+// is fetched only when a file is opened (never by a page that only queries).
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -97,5 +98,42 @@ test('F3. a JFR recording opens as its CPU samples, threads and Java frames draw
     assert.ok(labels.some((l) => l.startsWith(name)), `${name} drawn: ${labels.slice(0, 30)}`);
   }
   await v.screenshot('formats-jfr');
+  v.assertNoErrors();
+});
+
+test('F4. the file reader loads only when a file is opened: a query page never asks for it; the first file shows a note while it loads', async (t) => {
+  const v = await openViewer(t, env, { params: null });
+  const fileReader = [];
+  v.page.context().on('request', (r) => {
+    if (/file_worker/.test(r.url())) fileReader.push(new URL(r.url()).pathname);
+  });
+  // The file reader's loader is held until the page has said it waits for it.
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  await v.page.context().route('**/file_worker_loader.js', async (route) => {
+    await held;
+    await route.continue();
+  });
+  await v.goto({ app_service: 'redis-server' });
+  const s = await v.waitForGraph();
+  assert.equal(s.root, 'redis-server');
+  const workers = () => v.page.workers().map((w) => new URL(w.url()).pathname);
+  assert.deepEqual(workers(), ['/decode_worker_loader.js'], 'the answer decoder alone runs on a query page');
+  assert.deepEqual(fileReader, [], 'a query page never asks for the file reader');
+
+  await v.importFile('go-cpu.pb.gz', GO_CPU, 'application/octet-stream');
+  await v.waitForStatus(/^Loading the file reader \(pprof, JFR, perf script\)… /u);
+  release();
+  const go = await graphOf(v, 'go-cpu');
+  assert.match(go.valueText, /samples$/);
+  assert.ok(fileReader.includes('/file_worker_loader.js'), `the loader was fetched: ${fileReader}`);
+  assert.ok(workers().includes('/file_worker_loader.js'), `the file reader runs: ${workers()}`);
+
+  // Kept for the next file: no second load, and no note about loading.
+  const fetched = fileReader.length;
+  await dropFile(v, 'workload.perf', PERF);
+  await graphOf(v, 'Total');
+  assert.equal(fileReader.length, fetched, `nothing fetched again: ${fileReader}`);
+  assert.equal(workers().filter((w) => w === '/file_worker_loader.js').length, 1, 'one file reader');
   v.assertNoErrors();
 });

@@ -1,10 +1,14 @@
 // The decode worker: big answers decode off the page's thread (so Cancel works while they
-// decode), and without a worker the page still decodes them itself.
+// decode), and without a worker the page still decodes them itself (and reads files itself).
 
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 
 import { openViewer, useServerAndBrowser } from '../lib/fixture.mjs';
+import { parseStatus } from '../lib/viewer.mjs';
 
 const env = useServerAndBrowser();
 const ROUTE = '**/v1/profile/ProfileTracing';
@@ -165,5 +169,24 @@ test('W5. while the page waits for its first answer the graph warms up off-scree
     painted: performance.getEntriesByName('embers:graph-painted').length,
   }));
   assert.deepEqual(after, { leftovers: 0, painted: 1 });
+  v.assertNoErrors();
+});
+
+test('W6. where no worker can start, the page reads both answers and files itself: the answer decoder and the file reader load into the page side by side', async (t) => {
+  const goCpu = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), '../../model/tests/data/pprof/go-cpu.pb.gz'));
+  const v = await openViewer(t, env, { params: null });
+  // A policy that forbids workers: every `new Worker` throws.
+  await v.page.addInitScript(() => {
+    window.Worker = function () { throw new DOMException('workers are forbidden here', 'SecurityError'); };
+  });
+  await v.goto({ app_service: 'redis-server' });
+  const s = await v.waitForGraph();
+  assert.equal(s.root, 'redis-server');
+  await v.importFile('go-cpu.pb.gz', goCpu, 'application/octet-stream');
+  const go = await v.poll(async () => parseStatus(await v.status()), (x) => x?.root === 'go-cpu', { what: 'the pprof file drawn' });
+  assert.ok(go.nodes > 5, `nodes ${go.nodes}`);
+  const loaded = await v.page.evaluate(() => [typeof wasm_bindgen, typeof embers_file_reader]);
+  assert.deepEqual(loaded, ['function', 'function'], 'both modules on the page, each under its own global');
+  assert.deepEqual(v.page.workers(), [], 'no worker ran');
   v.assertNoErrors();
 });

@@ -79,7 +79,8 @@ pub fn CompareMenu(nav: Navigator) -> impl IntoView {
                             let input: Option<web_sys::HtmlInputElement> = e.target().and_then(|t| t.dyn_into().ok());
                             if let Some(file) = input.as_ref().and_then(|i| i.files()).and_then(|f| f.get(0)) {
                                 spawn_local(async move {
-                                    match import_file(file).await {
+                                    // A baseline file is JSON or folded stacks, read on the page: no progress to show.
+                                    match import_file(file, &|_| ()).await {
                                         Imported::One(state) => nav.compare_with_loaded(state),
                                         pair => nav.show_imported(pair),
                                     }

@@ -12,10 +12,12 @@ use wasm_bindgen::JsCast;
 
 use crate::components::theme::theme_state;
 use crate::session::files::{
-    diff_folded_export, folded_export, import_file, pprof_export, response_json,
+    diff_folded_export, file_reader_ready, folded_export, import_file, pprof_export, response_json,
+    LOADING_FILE_READER,
 };
 use crate::session::navigator::{show_imported, Navigator};
 use crate::session::snapshot_meta::save_snapshot;
+use crate::session::time::now_ms;
 use crate::state::loaded::{LoadState, Loaded};
 use crate::state::view_state::ViewState;
 
@@ -101,9 +103,18 @@ fn export_svg(l: &Loaded, zoom: NodeId, palette: Palette) {
     );
 }
 
-/// Downloads the profile on screen (transforms applied) as pprof, for `go tool pprof`.
-async fn export_pprof(l: &Loaded) {
-    if let Some(parts) = pprof_export(l).await {
+/// Downloads the profile on screen (transforms applied) as pprof, for `go tool pprof`; the
+/// first time, the file reader that writes it loads meanwhile, and `notice` says so.
+async fn export_pprof(l: &Loaded, notice: RwSignal<Option<Saved>>) {
+    let loading = !file_reader_ready();
+    if loading {
+        notice.set(Some(Saved::Note(format!("{LOADING_FILE_READER}…"))));
+    }
+    let parts = pprof_export(l).await;
+    if loading {
+        notice.set(None);
+    }
+    if let Some(parts) = parts {
         download_parts(
             &format!("{}.pprof", file_stem(l)),
             "application/octet-stream",
@@ -187,7 +198,7 @@ pub fn ExportMenu(view: ViewState) -> impl IntoView {
     };
     let pprof = move |_| {
         if let Some(l) = shown() {
-            spawn_local(async move { export_pprof(&l).await });
+            spawn_local(async move { export_pprof(&l, saved).await });
         }
     };
     let json = move |_| {
@@ -309,6 +320,17 @@ fn SnapshotNotice(saved: RwSignal<Option<Saved>>) -> impl IntoView {
     }
 }
 
+/// Where an opened file's progress shows: the status line (the file reader loading, the first
+/// time, then reading).
+fn progress_in(view: ViewState) -> impl Fn(String) {
+    move |note| {
+        view.set_progress(LoadState::Loading {
+            started_ms: now_ms(),
+            phase: Some(note),
+        })
+    }
+}
+
 /// A file picker for a saved response or folded stacks.
 #[component]
 pub fn ImportButton(view: ViewState) -> impl IntoView {
@@ -320,7 +342,9 @@ pub fn ImportButton(view: ViewState) -> impl IntoView {
             .and_then(|i| i.files())
             .and_then(|f| f.get(0))
         {
-            spawn_local(async move { show_imported(view, nav, import_file(file).await) });
+            spawn_local(async move {
+                show_imported(view, nav, import_file(file, &progress_in(view)).await)
+            });
         }
         if let Some(i) = input {
             i.set_value("");
@@ -357,7 +381,9 @@ pub fn DropZone(view: ViewState) -> impl IntoView {
             .and_then(|d| d.files())
             .and_then(|f| f.get(0))
         {
-            spawn_local(async move { show_imported(view, nav, import_file(file).await) });
+            spawn_local(async move {
+                show_imported(view, nav, import_file(file, &progress_in(view)).await)
+            });
         }
     });
     on_cleanup(move || {

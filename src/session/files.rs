@@ -88,15 +88,15 @@ pub async fn import_text(file_name: &str, text: &str) -> LoadState {
     }
 }
 
-/// The profile on screen (transforms applied) as pprof, written by the decode worker from its
-/// folded stacks as [`folded_export`] writes them (the page carries no pprof writer); the
+/// The profile on screen (transforms applied) as pprof, written by the file reader worker from
+/// its folded stacks as [`folded_export`] writes them (the page carries no pprof writer); the
 /// file's parts, for a download.
 pub async fn pprof_export(l: &Loaded) -> Option<js_sys::Array> {
     let bytes = js_sys::Uint8Array::from(folded_export(l).as_bytes());
-    let d = decode_worker::decode_file(bytes, "pprof-export", l.profile.name(0))
+    let parts = decode_worker::export_pprof(bytes, l.profile.name(0))
         .await
         .ok()?;
-    Some(d.body.iter().collect())
+    Some(parts.iter().collect())
 }
 
 /// The first line of folded stacks exported by Embers: says what the values are (the decode
@@ -149,9 +149,20 @@ pub enum Imported {
     },
 }
 
-/// Reads a picked or dropped file and imports it: pprof and `perf script` in the decode
-/// worker (which gunzips `.pb.gz` itself), everything else as text.
-pub async fn import_file(file: web_sys::File) -> Imported {
+/// Whether the file reader worker is loaded: until it is, opening or exporting a file waits
+/// for it to load first (the page says so).
+pub fn file_reader_ready() -> bool {
+    decode_worker::file_reader_ready()
+}
+
+/// What the status line says while the file reader loads (the first file opened).
+pub const LOADING_FILE_READER: &str = "Loading the file reader (pprof, JFR, perf script)";
+
+/// Reads a picked or dropped file and imports it: pprof, JFR and `perf script` in the file
+/// reader worker (which gunzips `.pb.gz` itself), everything else as text. `progress` is
+/// told what the page waits for while it reads one in the worker (loading the worker, the
+/// first time, then reading).
+pub async fn import_file(file: web_sys::File, progress: &dyn Fn(String)) -> Imported {
     let name = file.name();
     let failed = || {
         Imported::One(LoadState::Failed(Failure::import(format!(
@@ -164,21 +175,26 @@ pub async fn import_file(file: web_sys::File) -> Imported {
     let bytes = js_sys::Uint8Array::new(&buffer);
     let head = bytes.subarray(0, bytes.length().min(4096)).to_vec();
     if let Some(format) = worker_format(&name, &head) {
+        progress(if file_reader_ready() {
+            format!("Reading {name}")
+        } else {
+            LOADING_FILE_READER.to_owned()
+        });
         return Imported::One(import_in_worker(&name, bytes, format).await);
     }
     import_any(&name, &String::from_utf8_lossy(&bytes.to_vec())).await
 }
 
-/// The format the decode worker reads `name` in, judged by its name and first bytes as the
+/// The format the file reader reads `name` in, judged by its name and first bytes as the
 /// service and `import` judge them ([`Format::detect`]); `None` for text the page reads itself
 /// (folded stacks, ProfileTracing JSON).
-fn worker_format(name: &str, head: &[u8]) -> Option<&'static str> {
+fn worker_format(name: &str, head: &[u8]) -> Option<Format> {
     let format = Format::detect(name, head);
-    format.in_worker().then(|| format.name())
+    format.in_worker().then_some(format)
 }
 
-/// A pprof, JFR or `perf script` file, read in the decode worker.
-async fn import_in_worker(name: &str, bytes: js_sys::Uint8Array, format: &str) -> LoadState {
+/// A pprof, JFR or `perf script` file, read in the file reader worker.
+async fn import_in_worker(name: &str, bytes: js_sys::Uint8Array, format: Format) -> LoadState {
     let started = now_ms();
     let root = root_name_from_file(name.trim_end_matches(".gz"));
     match decode_worker::decode_file(bytes, format, &root).await {
@@ -299,16 +315,25 @@ mod tests {
 
     #[test]
     fn pprof_and_perf_files_are_told_apart_from_text_profiles() {
-        assert_eq!(worker_format("cpu.pb.gz", &[0x1f, 0x8b, 8]), Some("pprof"));
+        assert_eq!(
+            worker_format("cpu.pb.gz", &[0x1f, 0x8b, 8]),
+            Some(Format::Pprof)
+        );
         assert_eq!(
             worker_format("x.bin", &[0x0a, 0x04, 0x08, 0x01]),
-            Some("pprof")
+            Some(Format::Pprof)
         );
-        assert_eq!(worker_format("heap.pprof", b"anything"), Some("pprof"));
-        assert_eq!(worker_format("x", b"FLR\0\0\x02"), Some("jfr"));
-        assert_eq!(worker_format("app.jfr.gz", &[0x1f, 0x8b, 8]), Some("jfr"));
+        assert_eq!(
+            worker_format("heap.pprof", b"anything"),
+            Some(Format::Pprof)
+        );
+        assert_eq!(worker_format("x", b"FLR\0\0\x02"), Some(Format::Jfr));
+        assert_eq!(
+            worker_format("app.jfr.gz", &[0x1f, 0x8b, 8]),
+            Some(Format::Jfr)
+        );
         let perf = b"gzip 7 [000] 1.5: 5025125 cpu-clock:ppp:\n\t46a0 [unknown] (/usr/bin/gzip)\n";
-        assert_eq!(worker_format("out.txt", perf), Some("perf"));
+        assert_eq!(worker_format("out.txt", perf), Some(Format::Perf));
         assert_eq!(
             worker_format("a.folded", b"[t] main;work 10\nmain 3\n"),
             None

@@ -1,8 +1,9 @@
-//! Files other profilers wrote, opened in the viewer: pprof (`.pb.gz`, `.pprof`; gunzipped
-//! with the browser's `DecompressionStream`, bounded), JFR recordings (`.jfr`, gzipped or not)
-//! and `perf script` text, read with the
-//! model's readers into the profile to show and the event type its values are; and the other
-//! way, the profile on screen written as pprof (the page sends its folded stacks).
+//! The file reader's jobs (`file_worker`, loaded only when a user opens or exports a file):
+//! files other profilers wrote — pprof (`.pb.gz`, `.pprof`; gunzipped with the browser's
+//! `DecompressionStream`, bounded), JFR recordings (`.jfr`, gzipped or not) and `perf script`
+//! text — read with the model's readers into the profile to show and the event type its
+//! values are; and the other way, the profile on screen written as pprof (the page sends its
+//! folded stacks). An answer sent here is refused with [`JobError::WrongWorker`].
 
 use embers_model::contract::event::quantity;
 use embers_model::export::pprof::{to_pprof, PprofMeta};
@@ -12,6 +13,7 @@ use embers_model::wire::jfr;
 use embers_model::wire::perf::parse_perf_script;
 use embers_model::wire::pprof::{is_gzip, read_profile};
 use embers_model::Profile;
+use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -19,6 +21,10 @@ use web_sys::{
     Blob, ReadableStream, ReadableStreamDefaultReader, ReadableStreamReadResult,
     ReadableWritablePair, WritableStream,
 };
+
+use crate::error::{JobError, MessageError};
+use crate::job::{Job, WorkerKind};
+use crate::message::{DecodeReply, DecodeRequest};
 
 // web-sys has `DecompressionStream` only behind `--cfg=web_sys_unstable_apis`; the three
 // members used here are declared directly instead.
@@ -49,14 +55,56 @@ pub struct Imported {
     pub notice: String,
 }
 
-/// Reads `bytes` (already gunzipped) as `format` (`pprof`, `jfr` or `perf`), naming the root after
-/// `name` where the file does not say.
-pub fn read(format: &str, name: &str, bytes: &[u8]) -> Result<Imported, String> {
-    let format =
-        Format::from_name(format).ok_or_else(|| format!("unknown file format {format}"))?;
+/// Answers one request message (a promise of the reply and the buffers to transfer): the file
+/// worker's message handler and the page's fallback call it.
+pub async fn answer_file(msg: &JsValue) -> Result<(JsValue, Array), MessageError> {
+    let request = DecodeRequest::from_js(msg)?;
+    let reply = match do_job(&request).await {
+        Ok(reply) => reply,
+        Err(e) => DecodeReply::Failed {
+            id: request.id,
+            message: e.to_string(),
+        },
+    };
+    Ok(reply.to_js())
+}
+
+async fn do_job(request: &DecodeRequest) -> Result<DecodeReply, JobError> {
+    match &request.job {
+        Job::OpenFile { format, name } => {
+            let body = gunzip_if_needed(request.body()).await?;
+            let imported = read(*format, name, &body)?;
+            Ok(DecodeReply::Decoded {
+                id: request.id,
+                parts: Box::new(imported.profile.into_parts()),
+                shape: None,
+                notice: Some(imported.notice),
+                event_type: Some(imported.event_type),
+                body: request.chunks.clone(),
+            })
+        }
+        Job::ExportPprof { root } => Ok(DecodeReply::Decoded {
+            id: request.id,
+            // The file travels back as the reply's body, with an empty profile.
+            parts: Box::new(Profile::default().into_parts()),
+            shape: None,
+            notice: None,
+            event_type: None,
+            body: vec![Uint8Array::from(&export_pprof(root, &request.body())?[..])],
+        }),
+        Job::Answer { .. } => Err(JobError::WrongWorker {
+            worker: WorkerKind::Files,
+            job: request.job.tag(),
+        }),
+    }
+}
+
+/// Reads `bytes` (already gunzipped) as `format` (pprof, JFR or `perf script`), naming the root
+/// after `name` where the file does not say.
+pub fn read(format: Format, name: &str, bytes: &[u8]) -> Result<Imported, JobError> {
     match format {
         Format::Pprof => {
-            let read = read_profile(bytes, name).map_err(|e| e.to_string())?;
+            let read = read_profile(bytes, name)?;
             Ok(Imported {
                 profile: read.profile,
                 notice: format!("pprof sample type {}", read.sample_type),
@@ -65,7 +113,7 @@ pub fn read(format: &str, name: &str, bytes: &[u8]) -> Result<Imported, String> 
         }
         Format::Perf => {
             let text = String::from_utf8_lossy(bytes);
-            let script = parse_perf_script(&text).map_err(|e| e.to_string())?;
+            let script = parse_perf_script(&text)?;
             let event_type = script.event_type();
             Ok(Imported {
                 profile: script.tree(),
@@ -78,23 +126,20 @@ pub fn read(format: &str, name: &str, bytes: &[u8]) -> Result<Imported, String> 
             })
         }
         Format::Jfr => read_jfr(name, bytes),
-        Format::Folded | Format::Lines => Err(format!(
-            "{} is read on the page, not in the decode worker",
-            format.name()
-        )),
+        Format::Folded | Format::Lines => Err(JobError::ReadOnPage(format.name())),
     }
 }
 
 /// A recording's CPU samples when it has them, else its first event type (`embers-server
 /// import` stores every one).
-fn read_jfr(name: &str, bytes: &[u8]) -> Result<Imported, String> {
-    let recording = jfr::read(bytes, name).map_err(|e| e.to_string())?;
+fn read_jfr(name: &str, bytes: &[u8]) -> Result<Imported, JobError> {
+    let recording = jfr::read(bytes, name)?;
     let kinds = recording.profiles.len();
     let shown = recording
         .profiles
         .into_iter()
         .min_by_key(|p| p.event_type != "cpu")
-        .ok_or("the recording has no CPU, allocation or lock events")?;
+        .ok_or(JobError::NoEvents)?;
     Ok(Imported {
         profile: Profile::from_table(shown.table),
         event_type: shown.event_type.to_owned(),
@@ -109,21 +154,17 @@ fn read_jfr(name: &str, bytes: &[u8]) -> Result<Imported, String> {
     })
 }
 
-/// The format of a request that asks for pprof of folded stacks (the page's *Export → pprof*):
-/// the body is the page's folded export, whose first line names the event type
-/// (`# Embers folded stacks: profile_event_type=on-cpu`), the `name` is the root, and the
-/// reply's body is the pprof file.
-pub const PPROF_EXPORT: &str = "pprof-export";
-
-/// pprof of the folded stacks `text` (what the page shows, transforms applied) under `root`.
-pub fn export_pprof(root: &str, text: &[u8]) -> Result<Vec<u8>, String> {
+/// pprof of the folded stacks `text` (what the page shows, transforms applied; the page's
+/// folded export, whose first line names the event type:
+/// `# Embers folded stacks: profile_event_type=on-cpu`) under `root`.
+pub fn export_pprof(root: &str, text: &[u8]) -> Result<Vec<u8>, JobError> {
     let text = String::from_utf8_lossy(text);
     let event_type = text
         .lines()
         .next()
         .and_then(|l| l.split_once("profile_event_type="))
         .map_or("on-cpu", |(_, e)| e.trim());
-    let profile = parse_folded(&text, root).map_err(|e| e.to_string())?;
+    let profile = parse_folded(&text, root)?;
     let meta = PprofMeta {
         event_type,
         quantity: quantity(event_type),
@@ -134,11 +175,11 @@ pub fn export_pprof(root: &str, text: &[u8]) -> Result<Vec<u8>, String> {
 }
 
 /// `bytes` gunzipped by the browser when they are gzip, else as they are.
-pub async fn gunzip_if_needed(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
+pub async fn gunzip_if_needed(bytes: Vec<u8>) -> Result<Vec<u8>, JobError> {
     if !is_gzip(&bytes) {
         return Ok(bytes);
     }
-    let failed = |e: wasm_bindgen::JsValue| format!("the file is not valid gzip ({e:?})");
+    let failed = |e: wasm_bindgen::JsValue| JobError::Gzip(format!("{e:?}"));
     let parts = js_sys::Array::of1(&js_sys::Uint8Array::from(&bytes[..]));
     drop(bytes);
     let blob = Blob::new_with_u8_array_sequence(&parts).map_err(failed)?;
@@ -161,10 +202,7 @@ pub async fn gunzip_if_needed(bytes: Vec<u8>) -> Result<Vec<u8>, String> {
         let data: js_sys::Uint8Array = chunk.get_value().unchecked_into();
         if out.len() + data.length() as usize > MAX_GUNZIPPED_BYTES {
             let _ = reader.cancel();
-            return Err(format!(
-                "the file decompresses to more than {} MiB",
-                MAX_GUNZIPPED_BYTES >> 20
-            ));
+            return Err(JobError::TooBig(MAX_GUNZIPPED_BYTES >> 20));
         }
         let at = out.len();
         out.resize(at + data.length() as usize, 0);

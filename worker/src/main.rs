@@ -1,15 +1,18 @@
-//! The decode worker's entry point: decodes each body it is sent and posts the profile back
-//! (see the library for the messages). The page runs it so that decoding a big response never
-//! blocks scrolling, typing or the Cancel button.
+//! The answer decoder's entry point (`decode_worker`, started with the page): decodes each
+//! ProfileTracing answer it is sent and posts the profile back (see the library for the
+//! messages), after warming up on made-up answers. The page runs it so that decoding a big
+//! response never blocks scrolling, typing or the Cancel button. Files go to the other worker
+//! (`file_main.rs`), so none of their readers is in this module.
 //!
 //! Where no worker can start, the page loads this same module on its own thread and calls
 //! [`decode_message`] instead.
 
 #[cfg(target_arch = "wasm32")]
 mod entry {
-    use embers_decode_worker::{answer_async, prefault, warm_up, PREFAULT_BYTES, READY, WARM};
+    use embers_decode_worker::serve::{listen, worker_scope};
+    use embers_decode_worker::{answer, prefault, warm_up, PREFAULT_BYTES, WARM};
     use wasm_bindgen::prelude::*;
-    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+    use web_sys::DedicatedWorkerGlobalScope;
 
     /// The warm-up: small decodes that make the browser optimize the decoder's hot loops
     /// before the first real answer (see `warm_up`). Each slice is a separate task, so an answer
@@ -50,36 +53,20 @@ mod entry {
 
     /// Runs on load. In a worker, starts listening; on the page (the fallback), does nothing.
     pub fn start() {
-        let global = js_sys::global();
-        let in_worker = js_sys::Reflect::has(&global, &"WorkerGlobalScope".into()).unwrap_or(false)
-            && !js_sys::Reflect::has(&global, &"document".into()).unwrap_or(false);
-        if !in_worker {
+        let Some(scope) = worker_scope() else {
             return;
-        }
-        let scope: DedicatedWorkerGlobalScope = global.unchecked_into();
-        let replies = scope.clone();
-        let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-            let replies = replies.clone();
-            // Only the page talks to a dedicated worker; anything unreadable is ignored.
-            wasm_bindgen_futures::spawn_local(async move {
-                if let Ok((msg, transfer)) = answer_async(&e.data()).await {
-                    let _ = replies.post_message_with_transfer(&msg, &transfer);
-                }
-            });
-        });
-        scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        on_message.forget();
-        let _ = scope.post_message(&JsValue::from_str(READY));
+        };
+        listen(&scope, |msg| async move { answer(&msg) });
         warm_up_in_slices(scope, WARM_UP_SLICES, None, Vec::new());
     }
 
     /// The page's fallback: answers a request message on the calling thread (a promise of
-    /// the reply).
+    /// the reply, or of the reason the message could not be read).
     #[wasm_bindgen]
     pub async fn decode_message(msg: JsValue) -> JsValue {
-        match answer_async(&msg).await {
+        match answer(&msg) {
             Ok((reply, _)) => reply,
-            Err(e) => JsValue::from_str(&e),
+            Err(e) => JsValue::from_str(&e.to_string()),
         }
     }
 }

@@ -13,7 +13,7 @@ use std::fmt::Write;
 
 use js_sys::Uint8Array;
 
-use crate::{answer, DecodeRequest};
+use crate::{answer, DecodeRequest, Job};
 
 /// How many distinct functions the warm-up bodies name (a real answer has many).
 const FUNCTIONS: usize = 96;
@@ -182,10 +182,8 @@ fn gcd(a: usize, b: usize) -> usize {
 pub fn decode(body: &[u8]) {
     let request = DecodeRequest {
         id: 0,
-        status: 200,
+        job: Job::Answer { status: 200 },
         chunks: vec![Uint8Array::from(body)],
-        format: None,
-        name: None,
     };
     let (msg, _) = request.to_js();
     let _ = answer(&msg);

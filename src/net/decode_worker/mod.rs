@@ -1,38 +1,35 @@
-//! The page's side of the decode worker (`worker/`): starts it, hands it response bodies,
-//! turns its answers back into profiles; a second worker decodes a second big body side by
-//! side with the first (a comparison's two answers). Decoding a million-node response takes a few hundred
-//! milliseconds; in the worker the page keeps scrolling, typing and cancelling meanwhile.
+//! The page's side of the workers (`worker/`): starts the answer decoder with the page, hands
+//! it response bodies, turns its answers back into profiles; a second one decodes a second big
+//! body side by side with the first (a comparison's two answers). Decoding a million-node
+//! response takes a few hundred milliseconds; in the worker the page keeps scrolling, typing
+//! and cancelling meanwhile. Files go to the file reader, loaded only when one is opened or
+//! exported ([`files`]).
 //!
-//! Where no worker can run (a browser or portal policy that forbids it, the script missing,
-//! or it failing to start in time) the same decoder module is loaded into the page and run
-//! there: slower to show, same result. The page's own bundle carries no decoder at all.
+//! Where no worker can run the same modules are loaded into the page and run there
+//! ([`page`]). The page's own bundle carries no decoder at all.
 
 mod client;
+mod files;
+mod page;
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::time::Duration;
 
 use client::{Client, Status};
-use embers_decode_worker::{DecodeReply, DecodeRequest};
+use embers_decode_worker::{DecodeReply, DecodeRequest, Job};
 use embers_model::contract::shape::ResultShape;
 use embers_model::Profile;
-use js_sys::{Function, Promise, Reflect};
 use leptos::prelude::set_timeout;
-use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::HtmlScriptElement;
+use wasm_bindgen::JsValue;
 
-use crate::net::http::{js_error, Body};
+pub use files::{decode_file, export_pprof, file_reader_ready};
+
+use crate::net::http::Body;
 use crate::net::marks;
 
-/// The loader Trunk writes for the `decode_worker` binary (`data-loader-shim` in index.html),
-/// next to the page.
+/// The answer decoder's loader (written by `scripts/externalize-boot.mjs`), next to the page.
 const WORKER_SCRIPT: &str = "./decode_worker_loader.js";
-/// The decoder module itself (wasm-bindgen `no-modules`: it defines a global `wasm_bindgen`).
-const DECODER_SCRIPT: &str = "./decode_worker.js";
-const DECODER_WASM: &str = "./decode_worker_bg.wasm";
 
 /// A worker that has not said it is ready by then is given up on (decoding falls back to the
 /// page).
@@ -120,7 +117,12 @@ fn start_slot(slot: usize) -> Option<Rc<Client>> {
 /// Puts `client` in `slot`, giving it [`START_TIMEOUT`] to say it is ready.
 fn install(slot: usize, client: Rc<Client>) {
     WORKERS.with(|w| w.borrow_mut()[slot] = Some(client.clone()));
-    let weak = Rc::downgrade(&client);
+    watch_start(&client);
+}
+
+/// Gives `client` [`START_TIMEOUT`] to say it is ready, then gives up on it.
+fn watch_start(client: &Rc<Client>) {
+    let weak = Rc::downgrade(client);
     set_timeout(
         move || {
             if let Some(c) = weak
@@ -193,48 +195,35 @@ fn pick(len: usize) -> Option<Rc<Client>> {
 pub async fn decode(status: u16, body: &Body, id: u32) -> Result<DecodedProfile, DecodeFailure> {
     let request = DecodeRequest {
         id,
-        status,
+        job: Job::Answer { status },
         chunks: body.chunks.clone(),
-        format: None,
-        name: None,
     };
-    run(&request, body.len).await
-}
-
-/// Reads a file another profiler wrote (`format`: `pprof`, gzipped or not, or `perf`) in a
-/// worker, its root named `name` unless the file names one.
-pub async fn decode_file(
-    file: js_sys::Uint8Array,
-    format: &str,
-    name: &str,
-) -> Result<DecodedProfile, DecodeFailure> {
-    let len = file.length() as usize;
-    let request = DecodeRequest {
-        id: next_id(),
-        status: 200,
-        chunks: vec![file],
-        format: Some(format.to_owned()),
-        name: Some(name.to_owned()),
-    };
-    run(&request, len).await
-}
-
-async fn run(request: &DecodeRequest, len: usize) -> Result<DecodedProfile, DecodeFailure> {
     marks::mark(marks::DECODE_START);
-    let reply = match pick(len) {
+    let reply = run_on(pick(body.len), &request, body.len, retire).await?;
+    marks::mark(marks::DECODE_END);
+    let decoded = read_reply(&reply);
+    marks::mark(marks::PROFILE_READ);
+    decoded
+}
+
+/// Runs `request` (its body `len` bytes) in `client`, or on the page when there is no worker
+/// or it cannot start; `retire` replaces a worker left holding a big body's memory.
+async fn run_on(
+    client: Option<Rc<Client>>,
+    request: &DecodeRequest,
+    len: usize,
+    retire: fn(&Rc<Client>),
+) -> Result<JsValue, DecodeFailure> {
+    match client {
         Some(client) if client.ready().await => {
             let reply = client.send(request).await;
             if len >= RECYCLE_AFTER_BYTES {
                 retire(&client);
             }
-            reply.map_err(unavailable)?
+            reply.map_err(unavailable)
         }
-        _ => decode_on_page(request).await?,
-    };
-    marks::mark(marks::DECODE_END);
-    let decoded = read_reply(&reply);
-    marks::mark(marks::PROFILE_READ);
-    decoded
+        _ => page::decode_on_page(request).await,
+    }
 }
 
 /// Replaces `client` (its memory stays at the peak of the big body it decoded).
@@ -247,71 +236,13 @@ fn retire(client: &Rc<Client>) {
 
 thread_local! {
     static NEXT_ID: Cell<u32> = const { Cell::new(1) };
-    /// The decoder module's `decode_message`, once loaded into the page.
-    static PAGE_DECODER: RefCell<Option<Function>> = const { RefCell::new(None) };
-}
-
-/// Runs the decoder module on the page's thread (loading it the first time).
-async fn decode_on_page(request: &DecodeRequest) -> Result<JsValue, DecodeFailure> {
-    let decode = match PAGE_DECODER.with(|d| d.borrow().clone()) {
-        Some(f) => f,
-        None => {
-            let f = load_page_decoder().await.map_err(|e| {
-                unavailable(format!("Could not load the decoder ({}).", js_error(&e)))
-            })?;
-            PAGE_DECODER.with(|d| *d.borrow_mut() = Some(f.clone()));
-            f
-        }
-    };
-    let (msg, _) = request.to_js();
-    let failed = |e: JsValue| unavailable(format!("Decoding failed: {}", js_error(&e)));
-    let reply: Promise = decode
-        .call1(&JsValue::NULL, &msg)
-        .map_err(failed)?
-        .unchecked_into();
-    JsFuture::from(reply).await.map_err(failed)
-}
-
-async fn load_page_decoder() -> Result<Function, JsValue> {
-    let document = web_sys::window()
-        .and_then(|w| w.document())
-        .ok_or("no document")?;
-    let script: HtmlScriptElement = document.create_element("script")?.unchecked_into();
-    let loaded = Promise::new(&mut |resolve, reject| {
-        script.set_onload(Some(&resolve));
-        script.set_onerror(Some(&reject));
-    });
-    script.set_src(DECODER_SCRIPT);
-    document
-        .head()
-        .ok_or("no document head")?
-        .append_child(&script)?;
-    JsFuture::from(loaded)
-        .await
-        .map_err(|_| JsValue::from_str("its script did not load"))?;
-    let init: Function = decoder_global().dyn_into()?;
-    let options = js_sys::Object::new();
-    Reflect::set(&options, &"module_or_path".into(), &DECODER_WASM.into())?;
-    let ready: Promise = init.call1(&JsValue::NULL, &options)?.dyn_into()?;
-    JsFuture::from(ready).await?;
-    Reflect::get(&init, &"decode_message".into())?.dyn_into()
-}
-
-// The decoder script declares `let wasm_bindgen` at its top level: a global binding that is
-// not a property of `window`, so it is looked up by name.
-#[wasm_bindgen(
-    inline_js = "export function decoder_global() { return typeof wasm_bindgen === 'undefined' ? undefined : wasm_bindgen; }"
-)]
-extern "C" {
-    /// The decoder script's `wasm_bindgen` (after the script loaded), else `undefined`.
-    fn decoder_global() -> JsValue;
 }
 
 fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
     if let Some(error) = msg.as_string() {
         return Err(unavailable(format!("Decoding failed: {error}")));
     }
-    match DecodeReply::from_js(msg).map_err(unavailable)? {
+    match DecodeReply::from_js(msg).map_err(|e| unavailable(e.to_string()))? {
         DecodeReply::Decoded {
             parts,
             shape,
