@@ -115,3 +115,32 @@ pub fn check_snapshot(path: &Path, got: &str) {
         path.display()
     );
 }
+
+/// Folded stacks of `samples` draws from the distribution `weights` (stack, relative weight),
+/// with a seeded generator: two seeds give two noisy profiles of the same program, as two runs
+/// of one benchmark do. Stacks are listed in `weights`' order, each with its count.
+pub fn sampled_folded(weights: &[(&str, u32)], samples: u32, seed: u64) -> String {
+    let sum: u64 = weights.iter().map(|(_, w)| u64::from(*w)).sum();
+    let mut counts = vec![0u32; weights.len()];
+    // xorshift64*: deterministic and good enough to stand in for sampling noise.
+    let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    for _ in 0..samples {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        let draw = state.wrapping_mul(0x2545_F491_4F6C_DD1D) % sum.max(1);
+        let mut acc = 0;
+        if let Some(i) = weights.iter().position(|(_, w)| {
+            acc += u64::from(*w);
+            draw < acc
+        }) {
+            counts[i] += 1;
+        }
+    }
+    weights
+        .iter()
+        .zip(counts)
+        .filter(|(_, n)| *n > 0)
+        .map(|((stack, _), n)| format!("{stack} {n}\n"))
+        .collect()
+}

@@ -329,3 +329,26 @@ fn a_folding_bomb_is_refused() {
     let limit = max_nodes(bomb.len());
     assert_eq!(err(&bomb), PprofError::TooManyNodes(limit).to_string());
 }
+
+#[test]
+fn a_read_profile_says_how_many_samples_its_values_are() {
+    use embers_model::wire::pprof::read_profile;
+    // Go's CPU profile counts samples (`samples/count`): its values are the samples.
+    let cpu = read_profile(&gunzip(&data("go-cpu.pb.gz")), "hot").expect("cpu");
+    assert_eq!(cpu.samples, Some(cpu.profile.root_total()));
+    assert!(cpu.samples.is_some_and(|n| n > 50), "{:?}", cpu.samples);
+    // Embers' own export has no sample count and no period in the values' unit: unknown.
+    let exported = to_pprof(
+        &cpu.profile,
+        &PprofMeta {
+            event_type: "on-cpu",
+            quantity: Quantity::Microseconds,
+            time_nanos: 0,
+            duration_nanos: 0,
+        },
+    );
+    assert_eq!(
+        read_profile(&exported, "hot").expect("export").samples,
+        None
+    );
+}

@@ -7,6 +7,7 @@
 //! viewer's *Export → Summary* copies the same, titled alike ([`title`]).
 
 pub mod compare;
+pub mod gate;
 pub mod profile;
 pub use crate::stats::significance;
 mod text;

@@ -5,7 +5,7 @@
 
 use super::fold::fold;
 use super::sample_types::{choose, primary, EventChoice, Scale};
-use super::{decode, PprofError};
+use super::{decode, Pprof, PprofError};
 use crate::tree::profile::Profile;
 
 /// A profile read from pprof, with what its values are.
@@ -17,6 +17,8 @@ pub struct ReadPprof {
     pub event_type: String,
     /// The sample type read, `type/unit`.
     pub sample_type: String,
+    /// How many samples its values stand for, when the profile says ([`sample_count`]).
+    pub samples: Option<u64>,
 }
 
 /// Reads uncompressed pprof `bytes` into the profile of its primary sample type.
@@ -56,5 +58,37 @@ pub fn read_profile(bytes: &[u8], fallback_root: &str) -> Result<ReadPprof, Ppro
         profile: Profile::from_table(table),
         event_type: choice.event_type,
         sample_type: p.sample_type_name(choice.index),
+        samples: sample_count(&p, choice.index),
     })
+}
+
+/// How many samples the values of sample type `index` stand for: the sum of a `samples/count`
+/// type when the profile has one (Go's CPU profiles do), else the sum of the values over the
+/// `period` when the period is in the same unit; `None` when the profile does not say (the
+/// values may be events, bytes or counts already).
+pub fn sample_count(p: &Pprof<'_>, index: usize) -> Option<u64> {
+    let k = p.sample_types.len();
+    let sum = |i: usize| -> u64 {
+        p.samples
+            .values
+            .iter()
+            .skip(i)
+            .step_by(k.max(1))
+            .map(|&v| u64::try_from(v).unwrap_or(0))
+            .fold(0u64, u64::saturating_add)
+    };
+    let named = |t: &super::ValueType, kind: &str, unit: &str| {
+        p.string(t.kind) == kind && p.string(t.unit) == unit
+    };
+    if let Some(i) = p
+        .sample_types
+        .iter()
+        .position(|t| named(t, "samples", "count"))
+    {
+        return Some(sum(i));
+    }
+    let chosen = p.sample_types.get(index)?;
+    let period = u64::try_from(p.period).ok().filter(|&p| p > 0)?;
+    let period_unit = p.period_type.map(|t| p.string(t.unit))?;
+    (period_unit == p.string(chosen.unit)).then(|| sum(index) / period)
 }
