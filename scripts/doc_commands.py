@@ -7,7 +7,7 @@
    a started service. The release `embers-server` (built beforehand: `cargo build --release -p
    embers-server`) is started with `serve --demo` on a free loopback port, with a temporary HOME
    and XDG_DATA_HOME so its default database (which `embers-server import` also writes) is a
-   fresh temporary file. `target/release` goes first on PATH, `http://127.0.0.1:8080` in a block
+   fresh temporary file. Its directory (`target/release`, or `$EMBERS_SERVER`'s) goes first on PATH, `http://127.0.0.1:8080` in a block
    becomes the started address, and each block runs with `bash -euo pipefail`; the blocks of one
    page share a temporary directory and run in page order, as a reader following the page would.
 
@@ -127,6 +127,9 @@ def check_links():
 
 
 def server_binary():
+    # scripts/test.sh points this at the release archive's binary (scripts/release.sh).
+    if os.environ.get("EMBERS_SERVER", "").strip():
+        return Path(os.environ["EMBERS_SERVER"].strip()).resolve()
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
     if not target.is_absolute():
         target = ROOT / target

@@ -8,7 +8,11 @@
 #                               (Debian),
 #                               playwright-core (npm), the OTLP test client's venv (PyPI),
 #                               and the Python tools of scripts/test-requirements.txt
-#                               (schemathesis, the MCP client) in .tools/venv
+#                               (schemathesis, the MCP client) in .tools/venv; the release tools
+#                               below; podman (Debian), which builds the images in CI
+#   scripts/setup.sh --release  also what scripts/release.sh needs: the x86_64-unknown-linux-musl
+#                               target, musl-gcc (Debian musl-tools) and the autotools, flex,
+#                               bison and gawk libbpf-sys builds libelf with (Debian)
 # Versions: see ../shared/TOOLCHAIN.md. Source this file's exports via scripts/env.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +20,11 @@ cd "$(dirname "$0")/.."
 TRUNK_VERSION=0.21.14
 WASM_BINDGEN_VERSION=0.2.130
 want_browser=false
-[ "${1:-}" = "--test" ] && want_browser=true
+want_release=false
+case "${1:-}" in
+  --test) want_browser=true; want_release=true ;;
+  --release) want_release=true ;;
+esac
 
 say() { printf '\033[1;33m[setup]\033[0m %s\n' "$*"; }
 
@@ -53,6 +61,30 @@ if ! { command -v clang >/dev/null && pkg-config --exists libelf zlib 2>/dev/nul
   else
     say "clang, libelf-dev or zlib1g-dev is missing and cannot be installed here (needs root and apt-get): the collector (agent/, serve --profile-host) will not build"
   fi
+fi
+
+# The release archive (scripts/release.sh): the service for the musl target (musl-gcc compiles
+# its bundled SQLite), the collector with libbpf, libelf and zlib built from source (autotools).
+if $want_release; then
+  if ! rustup target list --installed | grep -qx x86_64-unknown-linux-musl; then
+    say "adding the x86_64-unknown-linux-musl target"
+    rustup target add x86_64-unknown-linux-musl
+  fi
+  for tool in musl-gcc autoreconf autopoint flex bison gawk make; do
+    command -v "$tool" >/dev/null && continue
+    say "installing Debian musl-tools, autoconf, automake, autopoint, libtool, flex, bison, gawk, make (scripts/release.sh)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq musl-tools autoconf automake autopoint libtool flex bison gawk make >/dev/null
+    break
+  done
+fi
+# The image check (scripts/release_check.py image) builds FROM scratch images: nothing is pulled.
+if $want_browser && ! command -v podman >/dev/null; then
+  say "installing Debian podman (the release image check)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq podman >/dev/null
 fi
 
 if $want_browser && ! { command -v chromium >/dev/null && command -v chromedriver >/dev/null; }; then

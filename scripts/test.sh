@@ -2,8 +2,9 @@
 # Runs every test: formatting and lints, native unit/golden/integration tests (model, service,
 # collector, viewer helpers), the collector under eBPF on real programs, a short coverage-guided fuzzing run of every parser (scripts/fuzz.sh --short),
 # wasm-bindgen tests in headless Chromium, the release build of the viewer and its size against a
-# ceiling (bench/bundle-size.mjs), the end-to-end suite (Playwright against the real service and
-# page), the ClickHouse backend's differential tests against a local ClickHouse
+# ceiling (bench/bundle-size.mjs), the release archive (scripts/release.sh) run from a clean
+# directory without the toolchain, its images and the deploy files' validators, the end-to-end
+# suite (Playwright against the real service and page), the ClickHouse backend's differential tests against a local ClickHouse
 # (scripts/clickhouse.sh), the docs' links and commands (scripts/doc_commands.py), schemathesis
 # against the service's OpenAPI document (scripts/schemathesis.sh), the MCP tools with the official
 # Python client (scripts/mcp_test.py) and a benchmark smoke run.
@@ -91,27 +92,40 @@ step clippy-wasm ""           cargo clippy -p embers -p embers-decode-worker --t
 # node and two-shard cluster; they are stopped again when this script ends, whatever happens.
 trap 'bash scripts/clickhouse.sh stop >/dev/null 2>&1 || true' EXIT
 step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash scripts/clickhouse.sh cluster'
+# The viewer first: embers-server embeds dist/ when it is built (server/build.rs), and the native
+# step's one_binary tests fail under CI=true when the binary they run has no viewer inside.
+step build       ""           embers_build_viewer
 step native      ""           cargo test --workspace --no-fail-fast
 # The collector on real programs (root here; CI=true makes a missing eBPF permission a failure),
 # alone, so that no other test shares the CPU with the workloads it samples.
 step collector   ""           cargo test -p embers-server --features profile-host --test integration --no-fail-fast -- host_profile::
 step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast
-step build       ""           embers_build_viewer
 step bundle-size build       node bench/bundle-size.mjs
-step server      ""           cargo build --release -p embers-server
+# The release archive (scripts/release.sh): the static service with the viewer just built inside,
+# and the static collector. Built once: every later step runs its service binary.
+step release     build        bash scripts/release.sh --viewer dist
+export EMBERS_SERVER="$PWD/${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-musl/release/embers-server"
+export EMBERS_SERVER_BIN="$EMBERS_SERVER"
+# The archive unpacked in a clean directory and run with PATH=/usr/bin:/bin (no toolchain): the
+# page, its wasm, ProfileTracing on demo data and an online backup (scripts/release_check.py);
+# then the images of deploy/Containerfile, built with podman and their entrypoints run; then the
+# systemd units and Kubernetes manifests against their validators (scripts/deploy_check.py).
+step release-run release      python3 scripts/release_check.py archive
+step image       release      python3 scripts/release_check.py image
+step deploy      release      .tools/venv/bin/python scripts/deploy_check.py
 # The docs' links, and every `sh runnable` block of README.md and docs/*.md against the release
 # server with demo data (scripts/doc_commands.py).
-step docs        server       python3 scripts/doc_commands.py
+step docs        release      python3 scripts/doc_commands.py
 # API testing from the contract: schemathesis against the release server's own /openapi.json for
 # 60 s (scripts/schemathesis.sh): no 5xx, no answer the document does not describe, every 4xx a
 # specific message.
-step schemathesis server      bash scripts/schemathesis.sh 60
+step schemathesis release     bash scripts/schemathesis.sh 60
 # The MCP tools with the official Python client over streamable HTTP and stdio, against the
 # release server with demo data (scripts/mcp_test.py).
-step mcp         server       .tools/venv/bin/python scripts/mcp_test.py --bin target/release/embers-server
-step e2e         build,server bash -c 'cd e2e && npm test'
-step bench-smoke build,server bash bench/run.sh --smoke
+step mcp         release      .tools/venv/bin/python scripts/mcp_test.py --bin "$EMBERS_SERVER"
+step e2e         build,release bash -c 'cd e2e && npm test'
+step bench-smoke build        bash bench/run.sh --smoke
 
 summary
 [ ${#failed_steps[@]} -eq 0 ] && [ "$failed" -eq 0 ]

@@ -40,7 +40,8 @@ pub fn assess(caps: u64, btf: bool, kptr_restrict: Option<u32>) -> Result<Vec<St
             "the collector needs CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) to load its BPF \
              program and sample every CPU; this process lacks {}. Run it as root, with \
              `setcap cap_bpf,cap_perfmon,cap_sys_ptrace,cap_syslog+ep embers-agent`, or in a \
-             privileged container (deploy/embers-agent.yaml)",
+             container with them (deploy/kubernetes/base/embers-agent.yaml), or as the unit \
+             deploy/systemd/embers-agent.service",
             missing.join(" and ")
         )));
     }

@@ -49,7 +49,9 @@ pub fn exposure_warning(addr: &SocketAddr, args: &GuardArgs) -> Option<String> {
         return None;
     }
     Some(format!(
-        "listening on {addr}, beyond loopback, without access tokens: anyone who reaches this          port may ingest, save and delete; give writes a token with --token-file FILE (and          queries one with --query-token-file FILE)"
+        "listening on {addr}, beyond loopback, without access tokens: anyone who reaches this \
+         port may ingest, save and delete; give writes a token with --token-file FILE (and \
+         queries one with --query-token-file FILE)"
     ))
 }
 
@@ -130,6 +132,8 @@ mod tests {
         let any: SocketAddr = "0.0.0.0:8080".parse().unwrap();
         let warning = exposure_warning(&any, &open).expect("warned");
         assert!(warning.contains("--token-file"), "{warning}");
+        // One line of prose: the source's line breaks are not in the message.
+        assert!(!warning.contains("  "), "{warning}");
         assert!(exposure_warning(&"[::]:1".parse().unwrap(), &open).is_some());
         assert!(exposure_warning(&"127.0.0.1:8080".parse().unwrap(), &open).is_none());
         assert!(exposure_warning(&"[::1]:8080".parse().unwrap(), &open).is_none());
