@@ -329,3 +329,67 @@ async fn import_says_which_flag_a_pprof_file_needs() {
     assert_eq!(server.folded(&body).await, "app;main;work 5\n");
     server.stop().await;
 }
+
+/// The language of what `user_agent` pushes over Connect (a JSON `PushRequest` of `labels`
+/// and one pprof profile), as the services list names it.
+async fn pushed_language(server: &TestServer, user_agent: &str, labels: Value) -> String {
+    let app = labels[1]["value"]
+        .as_str()
+        .expect("service_name")
+        .to_owned();
+    let raw = data_encoding::BASE64.encode(&gzip(&pprof(5, None)));
+    let body = json!({"series": [{"labels": labels, "samples": [{"rawProfile": raw}]}]});
+    let response = server
+        .client
+        .post(format!("{}/push.v1.PusherService/Push", server.base))
+        .header("content-type", "application/json")
+        .header("user-agent", user_agent)
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("push");
+    assert_eq!(response.status().as_u16(), 200, "{user_agent}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let range = json!({"time_start": now - 3600, "time_end": now + 3600});
+    let (_, services) = server.post("/v1/profile/services", &range).await;
+    let rows = services["result"]["values"]
+        .as_array()
+        .expect("rows")
+        .clone();
+    let row = rows.iter().find(|r| r[0] == json!(app)).expect("the app");
+    row[1].as_str().expect("language").to_owned()
+}
+
+/// pyroscope-rs SDKs (Python's and Ruby's packages) name their spy only in the user agent,
+/// `pyroscope-rs/<spy>/<version>` (the form of the example; the SDK's source was not
+/// at hand): it maps to the language by `/ingest`'s `spyName` table; a `pyroscope_spy` label
+/// wins, and another agent's user agent says nothing.
+#[tokio::test]
+async fn pushed_profiles_take_their_language_from_the_pyroscope_rs_user_agent() {
+    let db = TempDb::new();
+    let server = TestServer::start(&db.path()).await;
+    let labels = |app: &str| json!([{"name": "__name__", "value": "process_cpu"}, {"name": "service_name", "value": app}]);
+    let py = pushed_language(&server, "pyroscope-rs/pyspy/1.4.0", labels("py-app")).await;
+    assert_eq!(py, "python");
+    let rb = pushed_language(
+        &server,
+        "pyroscope-rs/rbspy/0.3.2 reqwest",
+        labels("rb-app"),
+    )
+    .await;
+    assert_eq!(rb, "ruby");
+    let mut spied = labels("go-app");
+    spied
+        .as_array_mut()
+        .expect("labels")
+        .push(json!({"name": "pyroscope_spy", "value": "gospy"}));
+    assert_eq!(
+        pushed_language(&server, "pyroscope-rs/pyspy/1.4.0", spied).await,
+        "Golang"
+    );
+    let other = pushed_language(&server, "Go-http-client/1.1", labels("other-app")).await;
+    assert_ne!(other, "python");
+    server.stop().await;
+}

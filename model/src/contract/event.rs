@@ -221,6 +221,39 @@ pub fn measure(event_type: &str) -> Measure {
     }
 }
 
+/// DeepFlow's instant event types (its querier's `InstanceProfileEventType`): each upload is a
+/// snapshot of what is live (bytes or objects in use, goroutines), so a range is read as the
+/// latest snapshot of each process (Embers: each app_service and tag set) summed over processes,
+/// never as the sum of every snapshot in it (an hour of uploads every 10 s would read 360 times
+/// the memory in use). `hbm-inuse` is not in DeepFlow's list and is summed as DeepFlow sums it.
+pub const INSTANT_EVENT_TYPES: [&str; 4] =
+    ["inuse_objects", "inuse_space", "goroutines", "mem-inuse"];
+
+/// Whether `event_type` is an instant ([`INSTANT_EVENT_TYPES`]): the one rule every reader of
+/// a range (flame graph, explore, functions, compare, pprof, MCP) follows.
+pub fn is_instant(event_type: &str) -> bool {
+    INSTANT_EVENT_TYPES.contains(&event_type)
+}
+
+/// The event types a query form offers: the CPU ones always, the memory ones (host and HBM)
+/// only when `present` (the event types with data in the form's range) has them, then every
+/// other event type present (the SDKs': `inuse_space`, `cpu`, ...) in its order, and `selected`
+/// wherever it is not already listed, so a question asked by link keeps its event type.
+pub fn event_menu(present: &[String], selected: &str) -> Vec<String> {
+    let has = |e: &str| present.iter().any(|p| p == e);
+    let mut out: Vec<String> = EVENT_TYPES
+        .iter()
+        .filter(|e| !is_memory_event(e) || has(e))
+        .map(|e| (*e).to_owned())
+        .collect();
+    for e in present.iter().map(String::as_str).chain([selected]) {
+        if !e.is_empty() && !out.iter().any(|o| o == e) {
+            out.push(e.to_owned());
+        }
+    }
+    out
+}
+
 /// Whether the per-host (`Total`) graph exists for an event type: on-CPU only.
 pub fn supports_whole_host(event_type: &str) -> bool {
     event_type == "on-cpu"
@@ -255,6 +288,37 @@ mod tests {
         assert_eq!(wall_partner("mem-alloc"), None);
         assert!(!EVENT_TYPES[1..].iter().any(|e| supports_whole_host(e)));
         assert!(is_ebpf("ebpf") && !is_ebpf("Java"));
+    }
+
+    #[test]
+    fn in_use_event_types_are_instants_as_deepflow_reads_them() {
+        for e in ["inuse_space", "inuse_objects", "goroutines", "mem-inuse"] {
+            assert!(is_instant(e), "{e}");
+        }
+        for e in [
+            "on-cpu",
+            "mem-alloc",
+            "alloc_space",
+            "cpu",
+            "hbm-inuse",
+            "Mem-Inuse",
+        ] {
+            assert!(!is_instant(e), "{e}");
+        }
+    }
+
+    #[test]
+    fn memory_event_types_are_offered_only_with_data() {
+        let menu = |present: &[&str], selected| {
+            let present: Vec<String> = present.iter().map(|e| (*e).to_owned()).collect();
+            event_menu(&present, selected)
+        };
+        assert_eq!(menu(&[], "on-cpu"), ["on-cpu", "off-cpu"]);
+        assert_eq!(
+            menu(&["inuse_space", "mem-inuse", "on-cpu"], "on-cpu"),
+            ["on-cpu", "off-cpu", "mem-inuse", "inuse_space"]
+        );
+        assert_eq!(menu(&[], "mem-alloc"), ["on-cpu", "off-cpu", "mem-alloc"]);
     }
 
     #[test]

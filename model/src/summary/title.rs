@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 use std::time::{Duration, UNIX_EPOCH};
 
+use crate::contract::event::is_instant;
 use crate::contract::request::ProfileRequest;
 
 /// `2026-11-22 09:00:00`, or `@<seconds>` for a time outside years 1970–9999.
@@ -20,21 +21,48 @@ pub fn utc(secs: i64) -> String {
     }
 }
 
+/// `later` without its date when `earlier` has the same one.
+fn after(earlier: &str, later: String) -> String {
+    match (earlier.split_once(' '), later.split_once(' ')) {
+        (Some((day, _)), Some((later_day, time))) if day == later_day => time.to_owned(),
+        _ => later,
+    }
+}
+
 /// `2026-11-22 09:00:00–09:20:00 UTC` (the end's date only when it differs).
 pub fn range_label(time_start: i64, time_end: i64) -> String {
-    let (start, end) = (utc(time_start), utc(time_end));
-    let end = match (start.split_once(' '), end.split_once(' ')) {
-        (Some((day, _)), Some((end_day, time))) if day == end_day => time.to_owned(),
-        _ => end,
-    };
+    let start = utc(time_start);
+    let end = after(&start, utc(time_end));
     format!("{start}–{end} UTC")
 }
 
-/// The range of `request`, or `None` for a profile that no query produced (an imported file
-/// has no times).
+/// `live at 2026-11-22 09:20:00 UTC`: the moment an instant (in-use) profile is read at.
+pub fn live_label(time_end: i64) -> String {
+    format!("live at {} UTC", utc(time_end))
+}
+
+/// When a profile of `event_type` over a range is: the range, or for an instant event type
+/// ([`is_instant`]: each process's latest upload in it) the moment at its end,
+/// `live at 2026-11-22 09:20:00 UTC (latest upload since 09:00:00)`.
+pub fn when_label(event_type: &str, time_start: i64, time_end: i64) -> String {
+    if !is_instant(event_type) {
+        return range_label(time_start, time_end);
+    }
+    let end = utc(time_end);
+    let since = after(&end, utc(time_start));
+    format!("{} (latest upload since {since})", live_label(time_end))
+}
+
+/// When `request`'s profile is ([`when_label`]), or `None` for a profile that no query
+/// produced (an imported file has no times).
 fn request_range(request: &ProfileRequest) -> Option<String> {
-    (request.time_start > 0 || request.time_end > 0)
-        .then(|| range_label(request.time_start, request.time_end))
+    (request.time_start > 0 || request.time_end > 0).then(|| {
+        when_label(
+            &request.profile_event_type,
+            request.time_start,
+            request.time_end,
+        )
+    })
 }
 
 /// `api-gateway, on-cpu (eBPF), 2026-11-27 02:40:00–03:40:00 UTC[, where host='a']`.
@@ -112,6 +140,19 @@ mod tests {
             "Snapshot ABC \"before\": api-gateway, on-cpu (eBPF), 2023-11-14 22:13:20–22:13:20 UTC"
         );
         assert_eq!(side_label(&request(0, 0, ""), None), "imported");
+        let heap = ProfileRequest {
+            profile_event_type: "inuse_space".into(),
+            ..request(t, t + 60, "")
+        };
+        assert_eq!(
+            profile_title(&heap),
+            "api-gateway, inuse_space (eBPF), live at 2023-11-14 22:14:20 UTC \
+             (latest upload since 22:13:20)"
+        );
+        assert_eq!(
+            when_label("mem-inuse", t - 86_400, t),
+            "live at 2023-11-14 22:13:20 UTC (latest upload since 2023-11-13 22:13:20)"
+        );
         assert_eq!(
             side_label(&request(t, t, ""), Some(("ABC", "before"))),
             "snapshot ABC (before)"

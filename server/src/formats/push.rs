@@ -14,6 +14,11 @@
 //! is the app (required), `__name__` the profile type (`process_cpu`, `memory`, ...),
 //! `pyroscope_spy` the language; the other labels are tags ([`super::labels`]). Each profile's
 //! samples are placed at its own `time_nanos`.
+//!
+//! The pyroscope-rs SDKs (the Python and Ruby packages are built on it) send no
+//! `pyroscope_spy` label but name their spy in the user agent, `pyroscope-rs/<spy>/<version>`
+//! (`pyroscope-rs/pyspy/1.4.0`): without the label, that spy gives the language, by the same
+//! table as `/ingest`'s `spyName` ([`language_of_spy`]).
 
 use data_encoding::BASE64;
 use embers_model::budget::Budget;
@@ -155,15 +160,30 @@ pub fn decode_json(body: &[u8], budget: &Budget) -> Result<Vec<Series>, FormatEr
         .collect()
 }
 
+/// The spy a pyroscope-rs SDK names in its user agent (`pyroscope-rs/pyspy/1.4.0` → `pyspy`),
+/// in any of the agent's product tokens.
+pub fn spy_of_user_agent(user_agent: &str) -> Option<&str> {
+    user_agent.split_whitespace().find_map(|product| {
+        let mut parts = product.strip_prefix("pyroscope-rs/")?.split('/');
+        parts.next().filter(|spy| !spy.is_empty())
+    })
+}
+
 /// The batches of every series; what all the profiles expand to (gunzipped, decoded, named)
 /// is charged to the request's one `budget`, and they may decompress to `max_bytes` in all
-/// (`--max-ingest-bytes`).
+/// (`--max-ingest-bytes`). `user_agent` is the sender's, for the language of series without a
+/// `pyroscope_spy` label.
 pub fn batches(
     series: &[Series],
     limits: &StackLimits,
     max_bytes: usize,
     budget: &Budget,
+    user_agent: Option<&str>,
 ) -> Result<Ingest, FormatError> {
+    // Only a spy the table knows: another agent's token says nothing about the language.
+    let agent_language = user_agent
+        .and_then(spy_of_user_agent)
+        .and_then(language_of_spy);
     let mut left = max_bytes;
     let mut out = Ingest {
         batches: Vec::new(),
@@ -182,7 +202,9 @@ pub fn batches(
             .ok_or_else(|| {
                 FormatError::invalid(format!("{context} has no {SERVICE_NAME} label (the app)"))
             })?;
-        let language = get(SPY_NAME).map(|spy| language_of_spy(spy).unwrap_or(spy));
+        let language = get(SPY_NAME)
+            .map(|spy| language_of_spy(spy).unwrap_or(spy))
+            .or(agent_language);
         let labels = s.labels.iter().map(|(k, v)| (k.as_str(), v.as_str()));
         let labeled = tags_of(labels, app).map_err(|e| e.context(&context))?;
         out.ignored_labels.extend(labeled.ignored);
@@ -209,4 +231,24 @@ pub fn batches(
     out.ignored_labels.sort();
     out.ignored_labels.dedup();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spy_of_a_pyroscope_rs_user_agent() {
+        assert_eq!(spy_of_user_agent("pyroscope-rs/pyspy/1.4.0"), Some("pyspy"));
+        assert_eq!(
+            spy_of_user_agent("reqwest/0.12 pyroscope-rs/rbspy/0.3.2"),
+            Some("rbspy")
+        );
+        assert_eq!(spy_of_user_agent("pyroscope-rs//1.0"), None);
+        assert_eq!(spy_of_user_agent("Go-http-client/1.1"), None);
+        assert_eq!(
+            spy_of_user_agent("pyroscope-rs/pyspy/1.4.0").and_then(language_of_spy),
+            Some("python")
+        );
+    }
 }

@@ -92,12 +92,16 @@ async fn answer(
     let budget = Budget::for_input(body.len(), state.limits.request_memory);
     let body = super::pyroscope::decoded_body(headers, body, limit, &budget)?;
     let limits = state.limiter.caps().stacks;
+    let user_agent = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
     let ingest = crate::blocking::run("push", move || {
         let series = match codec {
             Codec::Proto => push::decode_proto(&body, &budget)?,
             Codec::Json => push::decode_json(&body, &budget)?,
         };
-        push::batches(&series, &limits, limit, &budget)
+        push::batches(&series, &limits, limit, &budget, user_agent.as_deref())
     })
     .await?
     .map_err(super::pyroscope::format_error)?;

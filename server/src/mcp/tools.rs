@@ -13,7 +13,7 @@ use embers_model::contract::explore::{
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::snapshot::{is_valid_id, SnapshotMeta, ID_LEN, SNAPSHOTS_PATH};
 use embers_model::summary::title::{
-    compare_title, profile_title, range_label, side_label, snapshot_title,
+    compare_title, profile_title, range_label, side_label, snapshot_title, when_label,
 };
 use embers_model::summary::{compare_summary, profile_summary, Subject, DEFAULT_ROWS};
 use embers_model::Profile;
@@ -184,10 +184,9 @@ impl Embers {
                     };
                     last.resolve(start - 1, "baseline_")?
                 };
-                let profile = self
-                    .profile(&request(&args.which, (b_start, b_end)))
-                    .await?;
-                Ok((range_label(b_start, b_end), profile))
+                let asked = request(&args.which, (b_start, b_end));
+                let profile = self.profile(&asked).await?;
+                Ok((side_label(&asked, None), profile))
             }
         }
     }
@@ -288,7 +287,8 @@ impl Embers {
             time_end: range.1,
             max_kernel_stack_depth: None,
         });
-        let baseline = base.map(|(start, end)| range_label(start, end));
+        let event = &body.profile_event_type;
+        let baseline = base.map(|(start, end)| when_label(event, start, end));
         Ok(text::functions(
             &answer,
             &text::FunctionsAsked {

@@ -16,6 +16,7 @@ mod explore;
 mod fn_rollup;
 mod functions;
 pub mod ingest;
+mod instant;
 pub mod outage;
 pub mod query;
 pub mod retention;
@@ -30,8 +31,9 @@ use std::path::Path;
 
 use embers_model::contract::envelope::Table;
 use embers_model::contract::explore::{
-    FunctionTimelineAnswer, FunctionTimelineQuery, FunctionsAnswer, FunctionsQuery, ServiceRow,
-    ServicesQuery, TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery, ValueCount,
+    FunctionSums, FunctionTimelineAnswer, FunctionTimelineQuery, FunctionsAnswer, FunctionsQuery,
+    ServiceRow, ServicesQuery, TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery,
+    ValueCount,
 };
 use embers_model::contract::selection::Selection;
 use embers_model::contract::snapshot::SnapshotMeta;
@@ -289,6 +291,20 @@ impl Store {
         let now = sums(&q.selection)?;
         let base = q.baseline.as_ref().map(sums).transpose()?;
         Ok(FunctionsAnswer::finish(q, now, base))
+    }
+
+    /// One side's function sums (`sel`'s samples, every process but `Total` with
+    /// `skip_total`), each function's places by process: what `functions` finishes, and what
+    /// alert rules read (`alerts::eval`).
+    pub fn function_sums(
+        &self,
+        sel: &Selection,
+        skip_total: bool,
+    ) -> Result<FunctionSums, StoreError> {
+        if let Store::ClickHouse(c) = self {
+            c.ensure_schema()?;
+        }
+        dispatch!(self, function_sums(sel, skip_total, None))
     }
 
     /// `POST /v1/profile/function_timeline`.

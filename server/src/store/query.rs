@@ -9,10 +9,10 @@ use std::time::{Duration, Instant};
 use rusqlite::Connection;
 use thiserror::Error;
 
-use super::saturate;
 use super::sql::{common_where, Sql};
 use super::StoreError;
-use embers_model::contract::event::TOTAL_APP_SERVICE;
+use super::{instant, saturate};
+use embers_model::contract::event::{is_instant, TOTAL_APP_SERVICE};
 use embers_model::contract::selection::Selection;
 
 /// Most app_services an unnamed query may match (and name its root after).
@@ -73,7 +73,8 @@ impl From<rusqlite::Error> for QueryError {
     }
 }
 
-/// Run the query: resolve the app_service(s), then sum values per distinct stack.
+/// Run the query: resolve the app_service(s), then sum values per distinct stack (for an
+/// instant event type, of each process's latest upload).
 pub fn run(conn: &Connection, q: &Selection) -> Result<QueryOutput, QueryError> {
     let started = Instant::now();
     let mut statements = Vec::new();
@@ -82,13 +83,20 @@ pub fn run(conn: &Connection, q: &Selection) -> Result<QueryOutput, QueryError> 
         None => discover(conn, q, &mut statements)?,
     };
 
-    // SQLite's SUM first; a process whose values add up past i64::MAX again with sat_sum.
-    let (sql, stacks) = saturate::summing(|sum| {
-        let sql = main_statement(q, &services, sum);
-        let stacks = stacks_of(conn, &sql)?;
-        Ok::<_, QueryError>((sql, stacks))
-    })?;
-    statements.push(sql.text);
+    let stacks = if q.event_type.as_deref().is_some_and(is_instant) {
+        // An instant is each process's latest upload, not the range's sum (see `instant`).
+        statements.push("SELECT time ... ORDER BY time DESC LIMIT 1 (per process)".to_owned());
+        latest_stacks(conn, q, &services)?
+    } else {
+        // SQLite's SUM first; a process whose values add up past i64::MAX again with sat_sum.
+        let (sql, stacks) = saturate::summing(|sum| {
+            let sql = main_statement(q, &services, sum);
+            let stacks = stacks_of(conn, &sql)?;
+            Ok::<_, QueryError>((sql, stacks))
+        })?;
+        statements.push(sql.text);
+        stacks
+    };
     Ok(QueryOutput {
         root: services.join(", "),
         stacks,
@@ -109,6 +117,22 @@ fn stacks_of(conn: &Connection, sql: &Sql) -> Result<Vec<(String, u64)>, QueryEr
             StoreError::Invalid(format!("negative total {total} for a stored stack"))
         })?;
         stacks.push((stack, total));
+    }
+    Ok(stacks)
+}
+
+/// The stacks of each process's latest upload in the range, with their texts.
+fn latest_stacks(
+    conn: &Connection,
+    q: &Selection,
+    services: &[String],
+) -> Result<Vec<(String, u64)>, QueryError> {
+    let sums = instant::stacks(conn, q, services)?;
+    let mut text = conn.prepare_cached("SELECT location_str FROM profile.stacks WHERE id = ?1")?;
+    let mut stacks = Vec::with_capacity(sums.len());
+    for (id, value) in sums {
+        let stack: String = text.query_row([id], |r| r.get(0))?;
+        stacks.push((stack, u64::try_from(value).unwrap_or(0)));
     }
     Ok(stacks)
 }

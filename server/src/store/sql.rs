@@ -38,6 +38,22 @@ pub(crate) fn needs_samples(filter: &TagFilter) -> bool {
     !filter.conditions.iter().all(is_series_condition)
 }
 
+/// `sel` without its per-sample conditions (`time`, `_id`, ...): what series can answer.
+pub(crate) fn series_selection(sel: &Selection) -> Selection {
+    Selection {
+        filter: TagFilter {
+            conditions: sel
+                .filter
+                .conditions
+                .iter()
+                .filter(|c| is_series_condition(c))
+                .cloned()
+                .collect(),
+        },
+        ..sel.clone()
+    }
+}
+
 /// Append the conditions every statement over samples shares: time range, language, event type,
 /// tag filter.
 pub(crate) fn common_where(sql: &mut Sql, q: &Selection) {

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use clickhouse::Row;
 use serde::Deserialize;
 
+use super::instant::{latest_only, push_bucket};
 use super::sql::{app_condition, common_where, open_tag, ChSql};
 use super::{ch_err, ClickHouseStore};
 use crate::store::StoreError;
@@ -138,6 +139,9 @@ impl ClickHouseStore {
              profile_event_type AS event, sum(profile_value) AS value",
         );
         self.push_from_where(&mut sql, &q.selection, false);
+        latest_only(&mut sql, &q.selection, None, |s| {
+            self.push_from_where(s, &q.selection, false)
+        });
         sql.push(" GROUP BY app_service, profile_language_type, profile_event_type");
         let rows = self
             .fetch::<ServiceSum>(&sql)?
@@ -147,20 +151,23 @@ impl ClickHouseStore {
         Ok(rank_services(rows))
     }
 
-    /// `POST /v1/profile/timeline`: summed values per bucket (and group).
+    /// `POST /v1/profile/timeline`: summed values per bucket (and group); instants the value
+    /// at each bucket's end.
     pub fn timeline(&self, q: &TimelineQuery) -> Result<TimelineAnswer, StoreError> {
         let dimension = q.group_by.as_ref().map(|(_, d)| d);
         // Stored times are never negative, so an integer division floors as bucket_start
         // does. Not aliased `time`: ClickHouse lets WHERE see SELECT aliases, and the range
         // condition must read the column.
-        let mut sql = ChSql::new("SELECT toInt64(intDiv(toInt64(time), ");
-        sql.bind(q.interval.max(1))
-            .push(") * ")
-            .bind(q.interval.max(1));
-        sql.push(") AS bucket, ");
+        let mut sql = ChSql::new("SELECT ");
+        push_bucket(&mut sql, q.interval);
+        sql.push(" AS bucket, ");
         label(&mut sql, dimension);
         sql.push(", sum(profile_value) AS value");
         self.push_from_where(&mut sql, &q.selection, q.skips_total());
+        // An instant's bucket is its processes' latest uploads in it: the value at its end.
+        latest_only(&mut sql, &q.selection, Some(q.interval), |s| {
+            self.push_from_where(s, &q.selection, q.skips_total())
+        });
         sql.push(" GROUP BY bucket, label, tagset");
         let buckets = self.fetch::<Bucket>(&sql)?;
         let names = self.tag_labels(dimension, buckets.iter().map(|b| b.tagset))?;

@@ -28,6 +28,7 @@
 //! function over 9.2e18 (of any unit) in a range wraps there, where the per-process path caps
 //! at `u64::MAX`.
 
+use crate::store::instant::may_match;
 use rustc_hash::FxHashSet;
 
 use super::rollup_read::{add_rollup, buckets_where};
@@ -91,7 +92,10 @@ fn whole_fleet(sel: &Selection) -> bool {
 
 /// Whether the fleet's sums answer `q`.
 fn answers(q: &FunctionsQuery) -> bool {
-    q.group_by.is_none()
+    // The fleet's sums add every upload up: instants are read from their latest ones.
+    !may_match(&q.selection)
+        && q.baseline.as_ref().is_none_or(|b| !may_match(b))
+        && q.group_by.is_none()
         && q.order != FunctionOrder::PlaceChange
         && whole_fleet(&q.selection)
         // A comparison's changes are measured inside each process (`function_change`): it

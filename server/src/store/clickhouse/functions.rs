@@ -13,12 +13,14 @@ use clickhouse::Row;
 use serde::Deserialize;
 
 use super::explore::label;
+use super::instant::latest_only;
 use super::rollup_read::{add_rollup, StackSum};
 use super::sql::{app_condition, common_where, filter_where, id_list, time_ranges, ChSql};
 use super::ClickHouseStore;
 use crate::store::functions::{
     function_id, has_tag_conditions, known, plan_from, Frames, IdSums, Plan,
 };
+use crate::store::instant::may_match;
 use crate::store::sql::needs_samples;
 use crate::store::StoreError;
 use embers_model::contract::explore::{
@@ -45,8 +47,11 @@ impl ClickHouseStore {
         group: Option<&Dimension>,
     ) -> Result<FunctionSums, StoreError> {
         let mut sums = IdSums::default();
-        let from_samples =
-            group.is_some() || has_tag_conditions(&sel.filter) || needs_samples(&sel.filter);
+        // The rollup sums every upload: an instant is read from its latest ones.
+        let from_samples = group.is_some()
+            || has_tag_conditions(&sel.filter)
+            || needs_samples(&sel.filter)
+            || may_match(sel);
         if from_samples {
             let whole = [(sel.time_start, sel.time_end)];
             let sql = self.sample_sql(&self.table(), sel, skip_total, &whole, group);
@@ -99,6 +104,12 @@ impl ClickHouseStore {
         time_ranges(&mut sql, ranges);
         filter_where(&mut sql, sel, &self.table_named("tagsets"));
         app_condition(&mut sql, sel, skip_total);
+        latest_only(&mut sql, sel, None, |s| {
+            s.push(" FROM ").push(table).push(" WHERE ");
+            time_ranges(s, ranges);
+            filter_where(s, sel, &self.table_named("tagsets"));
+            app_condition(s, sel, skip_total);
+        });
         sql.push(" GROUP BY app, label, tagset, id");
         sql
     }

@@ -12,6 +12,7 @@ mod fleet;
 mod fn_ingest;
 mod functions;
 mod ingest;
+mod instant;
 mod query;
 mod raw_rows;
 mod ready;

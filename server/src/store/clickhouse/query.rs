@@ -9,6 +9,7 @@ use std::time::Instant;
 use clickhouse::Row;
 use serde::Deserialize;
 
+use super::instant::latest_only;
 use super::sql::{common_where, ChSql};
 use super::{ch_err, ClickHouseStore};
 use crate::store::query::MAX_AUTO_APP_SERVICES;
@@ -45,10 +46,15 @@ impl ClickHouseStore {
             Some(name) => vec![name.clone()],
             None => self.discover(q, &mut statements)?,
         };
-        let mut sql = ChSql::new("SELECT stack_id AS id, sum(profile_value) AS total FROM ");
-        sql.push(&self.table()).push(" WHERE ");
-        common_where(&mut sql, q, &self.table_named("tagsets"));
-        sql.push(" AND app_service").in_list(&services);
+        let from_where = |sql: &mut ChSql| {
+            sql.push(" FROM ").push(&self.table()).push(" WHERE ");
+            common_where(sql, q, &self.table_named("tagsets"));
+            sql.push(" AND app_service").in_list(&services);
+        };
+        let mut sql = ChSql::new("SELECT stack_id AS id, sum(profile_value) AS total");
+        from_where(&mut sql);
+        // An instant is each process's latest upload, not the range's sum.
+        latest_only(&mut sql, q, None, from_where);
         sql.push(" GROUP BY stack_id");
         let sums: Vec<StackSum> = self
             .block_on(sql.query(self.client()).fetch_all())

@@ -7,6 +7,7 @@
 //! the contract's checked queries and return its answer types: no SQL type crosses this API.
 
 mod functions;
+mod instant;
 mod labels;
 mod read;
 
@@ -28,14 +29,18 @@ fn unsigned(n: i64) -> u64 {
 
 impl SqliteStore {
     /// `POST /v1/profile/services`: every (app_service, language, event type) with samples in
-    /// the range, by summed value.
+    /// the range, by summed value (instants by each process's latest upload).
     pub fn services(&self, q: &ServicesQuery) -> Result<Table<ServiceRow>, StoreError> {
         let read = Read {
             selection: &q.selection,
             skip_total: false,
             interval: None,
         };
-        let points = self.with_reader(|conn| read::read(conn, &read))?;
+        let points = self.with_reader(|conn| {
+            let mut points = read::read(conn, &read)?;
+            instant::replace(conn, &read, &mut points)?;
+            Ok::<_, StoreError>(points)
+        })?;
         let mut sums: HashMap<(&str, &str, &str), i64> = HashMap::new();
         for p in &points.points {
             let s = &points.series[p.series];
@@ -53,7 +58,8 @@ impl SqliteStore {
         Ok(rank_services(rows))
     }
 
-    /// `POST /v1/profile/timeline`: summed values per bucket (and group).
+    /// `POST /v1/profile/timeline`: summed values per bucket (and group); instants the value at
+    /// each bucket's end.
     pub fn timeline(&self, q: &TimelineQuery) -> Result<TimelineAnswer, StoreError> {
         let read = Read {
             selection: &q.selection,
@@ -61,7 +67,8 @@ impl SqliteStore {
             interval: Some(q.interval),
         };
         let (points, names) = self.with_reader(|conn| {
-            let points = read::read(conn, &read)?;
+            let mut points = read::read(conn, &read)?;
+            instant::replace(conn, &read, &mut points)?;
             let names = match &q.group_by {
                 Some((_, dimension)) => Some(labels::labels(conn, &points.series, dimension)?),
                 None => None,

@@ -204,18 +204,7 @@ fn read_samples_with(conn: &Connection, r: &Read<'_>, sum: &str) -> Result<Point
     let mut stmt = conn.prepare_cached(&sql.text)?;
     let mut rows = stmt.query(sql.params())?;
     while let Some(row) = rows.next()? {
-        let stack_id: i64 = row.get(5)?;
-        let thread = match threads.get(&stack_id) {
-            Some(t) => t.clone(),
-            None => {
-                let stack: String = conn
-                    .prepare_cached("SELECT location_str FROM profile.stacks WHERE id = ?1")?
-                    .query_row([stack_id], |r| r.get(0))?;
-                let t = thread_of(&stack).to_owned();
-                threads.insert(stack_id, t.clone());
-                t
-            }
-        };
+        let thread = stack_thread(conn, &mut threads, row.get(5)?)?;
         let key = Series {
             app_service: row.get(1)?,
             language: row.get(2)?,
@@ -236,6 +225,23 @@ fn read_samples_with(conn: &Connection, r: &Read<'_>, sum: &str) -> Result<Point
         });
     }
     Ok(out)
+}
+
+/// The thread of stored stack `id` (its first `[t] ` frame), each stack's text read once.
+pub(super) fn stack_thread(
+    conn: &Connection,
+    threads: &mut HashMap<i64, String>,
+    id: i64,
+) -> Result<String, StoreError> {
+    if let Some(t) = threads.get(&id) {
+        return Ok(t.clone());
+    }
+    let stack: String = conn
+        .prepare_cached("SELECT location_str FROM profile.stacks WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))?;
+    let t = thread_of(&stack).to_owned();
+    threads.insert(id, t.clone());
+    Ok(t)
 }
 
 #[cfg(test)]

@@ -13,16 +13,15 @@ use rusqlite::Connection;
 
 use super::super::fn_rollup::{body, table_of};
 use super::super::functions::{has_tag_conditions, known, plan, IdSums, ALL, LEVELS};
-use super::super::sql::{conditions_where, is_series_condition, needs_samples, Sql};
+use super::super::sql::{conditions_where, needs_samples, series_selection, Sql};
 use super::super::{SqliteStore, StoreError};
 use super::labels;
 use super::read::Series;
-use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::event::{is_instant, TOTAL_APP_SERVICE};
 use embers_model::contract::explore::{
     Dimension, FunctionSums, FunctionTimelineAnswer, FunctionTimelineQuery,
 };
 use embers_model::contract::selection::Selection;
-use embers_model::contract::tag_filter::TagFilter;
 
 /// A function series a question reads, with the place its sums count for.
 #[derive(Debug, Clone)]
@@ -32,18 +31,6 @@ pub(super) struct Listed {
     pub(super) process: [String; 3],
     pub(super) tagset_id: i64,
     pub(super) place: usize,
-}
-
-/// `filter` without its per-sample conditions (`time`, `_id`, ...): what series can answer.
-fn series_filter(filter: &TagFilter) -> TagFilter {
-    TagFilter {
-        conditions: filter
-            .conditions
-            .iter()
-            .filter(|c| is_series_condition(c))
-            .cloned()
-            .collect(),
-    }
 }
 
 /// The function series of `sel` (its processes when `per_tagset` is false), each given its
@@ -68,10 +55,7 @@ fn list(
             .bind(TOTAL_APP_SERVICE.to_owned()),
         None => &mut sql,
     };
-    let series_only = Selection {
-        filter: series_filter(&sel.filter),
-        ..sel.clone()
-    };
+    let series_only = series_selection(sel);
     conditions_where(&mut sql, &series_only);
     let mut stmt = conn.prepare_cached(&sql.text)?;
     let mut rows = stmt.query(sql.params())?;
@@ -145,6 +129,10 @@ impl SqliteStore {
         let sums = self.with_reader(|conn| {
             let mut sums = IdSums::default();
             let listed = list(conn, sel, skip_total, per_tagset, group, &mut sums)?;
+            // Instants are each process's latest upload: the summed rollup cannot say it.
+            let (instants, listed): (Vec<Listed>, Vec<Listed>) =
+                listed.into_iter().partition(|l| is_instant(&l.process[2]));
+            samples::read_latest(self, conn, sel, &instants, &mut sums)?;
             if needs_samples(&sel.filter) {
                 let whole = [(sel.time_start, sel.time_end)];
                 samples::read(self, conn, sel, &listed, &whole, &mut sums)?;

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 
 use super::super::super::functions::{function_id, Frames, IdSums};
+use super::super::super::instant;
 use super::super::super::sql::{common_where, Sql};
 use super::super::super::{SqliteStore, StoreError};
 use super::super::labels;
@@ -112,6 +113,38 @@ pub(super) fn read(
         for ((place, stack), value) in per_stack {
             let frames = store.frames_of(conn, stack)?;
             sums.add_stack(place, &frames, value);
+        }
+    }
+    Ok(())
+}
+
+/// Adds, for each of `listed` (series of instant event types), the latest upload in `sel`'s
+/// range of each of its processes (every tag set of it, or the listed one), at its place.
+pub(super) fn read_latest(
+    store: &SqliteStore,
+    conn: &Connection,
+    sel: &Selection,
+    listed: &[Listed],
+    sums: &mut IdSums,
+) -> Result<(), StoreError> {
+    for l in listed {
+        let app = [l.process[0].clone()];
+        let one = Selection {
+            language: Some(l.process[1].clone()),
+            event_type: Some(l.process[2].clone()),
+            ..sel.clone()
+        };
+        for p in instant::processes(conn, &one, Some(&app), None)? {
+            if l.tagset_id != 0 && p.tagset_id != l.tagset_id {
+                continue;
+            }
+            let Some(at) = p.latest(conn, sel, (sel.time_start, sel.time_end))? else {
+                continue;
+            };
+            for (stack, value, _) in p.upload(conn, sel, at)? {
+                let frames = store.frames_of(conn, stack)?;
+                sums.add_stack(l.place, &frames, value);
+            }
         }
     }
     Ok(())

@@ -1,0 +1,131 @@
+//! Explore points of instant event types (in-use memory, goroutines): each series' summed
+//! points are replaced by the value of its process's latest upload in each bucket (the whole
+//! range for services, each bucket for a timeline: the value at the bucket's end), summed over
+//! processes by the callers as any other points. See [`crate::store::instant`].
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use super::super::instant::{may_match, processes, Process};
+use super::super::StoreError;
+use super::read::{stack_thread, Point, Points, Read, Series};
+use embers_model::contract::event::{is_instant, TOTAL_APP_SERVICE};
+use embers_model::contract::explore::bucket_start;
+
+/// The windows a read asks about: `(bucket start, (first second, last second))`, the whole
+/// range as bucket 0 without an interval.
+fn windows(r: &Read<'_>) -> Vec<(i64, (i64, i64))> {
+    let (start, end) = (r.selection.time_start, r.selection.time_end);
+    let Some(interval) = r.interval.filter(|i| *i > 0) else {
+        return vec![(0, (start, end))];
+    };
+    let mut out = Vec::new();
+    let mut bucket = bucket_start(start, interval);
+    while bucket <= end {
+        let last = bucket.saturating_add(interval - 1).min(end);
+        out.push((bucket, (bucket.max(start), last)));
+        match bucket.checked_add(interval) {
+            Some(next) => bucket = next,
+            None => break,
+        }
+    }
+    out
+}
+
+/// Replace the points of instant series in `out` by their processes' latest uploads.
+pub(super) fn replace(conn: &Connection, r: &Read<'_>, out: &mut Points) -> Result<(), StoreError> {
+    if !may_match(r.selection) {
+        return Ok(());
+    }
+    let series = &out.series;
+    out.points
+        .retain(|p| !is_instant(&series[p.series].event_type));
+    let named = r.selection.app_service.clone().map(|a| vec![a]);
+    let skip = (named.is_none() && r.skip_total).then_some(TOTAL_APP_SERVICE);
+    let mut index: HashMap<Series, usize> = out
+        .series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.clone(), i))
+        .collect();
+    let mut threads: HashMap<i64, String> = HashMap::new();
+    let windows = windows(r);
+    for process in processes(conn, r.selection, named.as_deref(), skip)? {
+        for &(bucket, window) in &windows {
+            let Some(at) = process.latest(conn, r.selection, window)? else {
+                continue;
+            };
+            for (thread, (value, samples)) in per_thread(conn, r, &process, at, &mut threads)? {
+                let key = Series {
+                    app_service: process.names[0].clone(),
+                    language: process.names[1].clone(),
+                    event_type: process.names[2].clone(),
+                    tagset_id: process.tagset_id,
+                    thread,
+                };
+                let next = out.series.len();
+                let series = *index.entry(key.clone()).or_insert(next);
+                if series == next {
+                    out.series.push(key);
+                }
+                out.points.push(Point {
+                    time: bucket,
+                    series,
+                    value,
+                    samples,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The upload of `process` at second `at`, summed per thread: `thread -> (value, samples)`.
+fn per_thread(
+    conn: &Connection,
+    r: &Read<'_>,
+    process: &Process,
+    at: i64,
+    threads: &mut HashMap<i64, String>,
+) -> Result<HashMap<String, (i64, i64)>, StoreError> {
+    let mut out: HashMap<String, (i64, i64)> = HashMap::new();
+    for (stack, value, samples) in process.upload(conn, r.selection, at)? {
+        let thread = stack_thread(conn, threads, stack)?;
+        let sum = out.entry(thread).or_default();
+        sum.0 = sum.0.saturating_add(value);
+        sum.1 = sum.1.saturating_add(samples);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sql::tests::query;
+
+    #[test]
+    fn a_timeline_asks_about_each_bucket_clipped_to_the_range() {
+        let sel = query("");
+        let sel = embers_model::contract::selection::Selection {
+            time_start: 95,
+            time_end: 250,
+            ..sel
+        };
+        let read = |interval| Read {
+            selection: &sel,
+            skip_total: false,
+            interval,
+        };
+        assert_eq!(windows(&read(None)), vec![(0, (95, 250))]);
+        assert_eq!(
+            windows(&read(Some(60))),
+            vec![
+                (60, (95, 119)),
+                (120, (120, 179)),
+                (180, (180, 239)),
+                (240, (240, 250))
+            ]
+        );
+    }
+}

@@ -1,0 +1,177 @@
+//! Instants on the SQLite store: in-use event types ([`is_instant`]) are read as the latest
+//! upload of each process, summed over processes, never as the sum of every upload in the range.
+//!
+//! A *process* is what DeepFlow's `(agent_id, process_id)` is here: app_service, language, event
+//! type and batch tag set (host, agent, pod, gprocess, ...). Its latest upload in a window is the
+//! latest second with matching samples, found by one backward seek of the samples' index
+//! (`ORDER BY time DESC LIMIT 1` under the leading `(app_service, language, event type)`
+//! columns), so the cost is a seek per process and window plus that upload's rows, however many
+//! uploads the range holds. The summed rollups cannot answer this (a bucket's sum of snapshots is
+//! no snapshot) and are not read for instants.
+//!
+//! DeepFlow's querier takes `Last(profile_value)` per stack, agent and process; Embers takes
+//! the whole latest upload of each process, so a stack absent from it (freed since) reads as
+//! gone rather than at its older value. With one stack per upload the two agree.
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use super::saturate::SAT_SUM;
+use super::sql::{common_where, Sql};
+use super::StoreError;
+use embers_model::contract::event::{is_instant, INSTANT_EVENT_TYPES};
+use embers_model::contract::selection::Selection;
+
+/// A process of an instant event type: `[app_service, language, event type]` and its tag set.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Process {
+    pub(crate) names: [String; 3],
+    pub(crate) tagset_id: i64,
+}
+
+impl Process {
+    /// `sel` narrowed to this process over `[from, to]` (its tag filter kept whole).
+    fn selection(&self, sel: &Selection, (from, to): (i64, i64)) -> Selection {
+        Selection {
+            app_service: Some(self.names[0].clone()),
+            language: Some(self.names[1].clone()),
+            event_type: Some(self.names[2].clone()),
+            time_start: from,
+            time_end: to,
+            filter: sel.filter.clone(),
+        }
+    }
+
+    /// `SELECT <columns> FROM profile.in_process WHERE <this process in sel over [from, to]>`.
+    fn statement(&self, columns: &str, sel: &Selection, window: (i64, i64)) -> Sql {
+        let mut sql = Sql::new("SELECT ");
+        sql.push(columns).push(" FROM profile.in_process WHERE ");
+        common_where(&mut sql, &self.selection(sel, window));
+        sql.push(" AND app_service = ")
+            .bind(self.names[0].clone())
+            .push(" AND tagset_id = ")
+            .bind(self.tagset_id);
+        sql
+    }
+
+    /// The second of this process's latest upload in `window` matching `sel`, if any.
+    pub(crate) fn latest(
+        &self,
+        conn: &Connection,
+        sel: &Selection,
+        window: (i64, i64),
+    ) -> Result<Option<i64>, StoreError> {
+        let mut sql = self.statement("time", sel, window);
+        sql.push(" ORDER BY time DESC LIMIT 1");
+        let mut stmt = conn.prepare_cached(&sql.text)?;
+        let mut rows = stmt.query(sql.params())?;
+        Ok(match rows.next()? {
+            Some(row) => Some(row.get(0)?),
+            None => None,
+        })
+    }
+
+    /// The upload at second `at`: `(stack_id, value, samples)` per stack.
+    pub(crate) fn upload(
+        &self,
+        conn: &Connection,
+        sel: &Selection,
+        at: i64,
+    ) -> Result<Vec<(i64, i64, i64)>, StoreError> {
+        let columns = format!("stack_id, {SAT_SUM}(profile_value), COUNT(*)");
+        let mut sql = self.statement(&columns, sel, (at, at));
+        sql.push(" GROUP BY stack_id");
+        let mut stmt = conn.prepare_cached(&sql.text)?;
+        let rows = stmt.query_map(sql.params(), |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+}
+
+/// Whether `sel` may match samples of an instant event type.
+pub(crate) fn may_match(sel: &Selection) -> bool {
+    sel.event_type.as_deref().is_none_or(is_instant)
+}
+
+/// The processes of instant event types among the series of `app_services` (every one but
+/// `skip` when `None`) that `sel`'s language, event type and tag conditions allow.
+pub(crate) fn processes(
+    conn: &Connection,
+    sel: &Selection,
+    app_services: Option<&[String]>,
+    skip: Option<&str>,
+) -> Result<Vec<Process>, StoreError> {
+    let mut sql = Sql::new(
+        "SELECT DISTINCT app_service, profile_language_type, profile_event_type, tagset_id \
+         FROM profile.series WHERE profile_event_type",
+    );
+    sql.in_list(&INSTANT_EVENT_TYPES.map(str::to_owned));
+    if let Some(names) = app_services {
+        sql.push(" AND app_service").in_list(names);
+    }
+    if let Some(name) = skip {
+        sql.push(" AND app_service != ").bind(name.to_owned());
+    }
+    let series_only = super::sql::series_selection(sel);
+    super::sql::conditions_where(&mut sql, &series_only);
+    let mut stmt = conn.prepare_cached(&sql.text)?;
+    let rows = stmt.query_map(sql.params(), |r| {
+        Ok(Process {
+            names: [r.get(0)?, r.get(1)?, r.get(2)?],
+            tagset_id: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The latest upload in the range of every process of `app_services` matching `sel`, summed per
+/// stack over processes: `stack_id -> value` (saturating).
+pub(crate) fn stacks(
+    conn: &Connection,
+    sel: &Selection,
+    app_services: &[String],
+) -> Result<HashMap<i64, i64>, StoreError> {
+    let mut out: HashMap<i64, i64> = HashMap::new();
+    for p in processes(conn, sel, Some(app_services), None)? {
+        let Some(at) = p.latest(conn, sel, (sel.time_start, sel.time_end))? else {
+            continue;
+        };
+        for (stack, value, _) in p.upload(conn, sel, at)? {
+            let sum = out.entry(stack).or_default();
+            *sum = sum.saturating_add(value);
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::sql::tests::query;
+
+    /// The latest upload is found by a backward seek of the samples' index, not a sort.
+    #[test]
+    fn the_latest_upload_is_a_seek_of_the_index() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("p.db");
+        drop(crate::store::Store::open(&path).expect("open"));
+        let conn = crate::store::connect(&path).expect("conn");
+        let p = Process {
+            names: ["app".into(), "Golang".into(), "inuse_space".into()],
+            tagset_id: 1,
+        };
+        let mut sql = p.statement("time", &query("pod='a'"), (1, 2));
+        sql.push(" ORDER BY time DESC LIMIT 1");
+        let mut stmt = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", sql.text))
+            .expect("prepare");
+        let plan: Vec<String> = stmt
+            .query_map(sql.params(), |r| r.get::<_, String>(3))
+            .expect("plan")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        let plan = plan.join("\n");
+        assert!(plan.contains("INDEX samples_by_query"), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
+    }
+}
