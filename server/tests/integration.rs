@@ -7,7 +7,6 @@
 
 mod common;
 
-mod alerts;
 mod arithmetic;
 mod availability;
 mod clickhouse;
@@ -17,7 +16,6 @@ mod connections;
 mod connections_bounds;
 mod connections_grpc;
 mod connections_load;
-mod diff_gate;
 mod durability;
 mod explore;
 mod explore_groups;
@@ -26,7 +24,6 @@ mod fixtures;
 mod formats_go;
 mod formats_input;
 mod formats_jfr;
-mod formats_perf;
 mod functions;
 mod guard;
 mod guard_cli;
@@ -38,7 +35,6 @@ mod limits;
 mod mcp;
 mod migration;
 mod offered_tags;
-mod one_binary;
 mod openapi;
 mod otlp;
 mod otlp_python;
@@ -54,7 +50,6 @@ mod upstream_bounds;
 mod upstream_fields;
 mod upstream_functions;
 mod upstream_input;
-mod what_grew;
 mod writes;
 // The collector on real programs needs eBPF and the agent (scripts/test.sh runs it on its own,
 // so that no other test shares the CPU with its sampled workloads).
