@@ -4,7 +4,7 @@
 //! selects a sub-range and queries it (Back returns); a legend entry narrows the query to its
 //! group. Layout decisions are `embers_model::view::timeline`'s; this only renders them.
 
-use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::event::{is_instant, TOTAL_APP_SERVICE};
 use embers_model::contract::explore::{TagsRequest, TimelineRequest, OTHER_GROUP, THREAD};
 use embers_model::contract::request::ProfileRequest;
 use embers_model::view::format::{format_value, measure_name, ValueUnit};
@@ -283,8 +283,14 @@ fn scale_text(data: Charted) -> String {
     };
     let unit = ValueUnit::for_event_type(&request.profile_event_type);
     let peak = t.stacked_totals().into_iter().max().unwrap_or(0);
+    // An instant's bar is its processes' latest uploads in the bucket, not a sum over it.
+    let per = if is_instant(&request.profile_event_type) {
+        "at the end of each"
+    } else {
+        "per"
+    };
     format!(
-        "{} per {} · peak {}",
+        "{} {per} {} · peak {}",
         measure_name(&request.profile_event_type),
         format_interval(t.interval),
         format_value(peak, unit)

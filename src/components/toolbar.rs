@@ -201,12 +201,7 @@ fn loaded_status(l: &Loaded, decode_ms: f64) -> String {
         format_count(p.function_count() as u64),
         p.max_depth(),
         format_value(value, l.unit),
-        // "1,234 samples" says it all; times and bytes need the measure ("CPU time").
-        if l.unit.is_count() {
-            String::new()
-        } else {
-            format!(" {}", l.measure())
-        },
+        l.value_words(),
         shape.unwrap_or_default(),
         decode_ms
     )

@@ -143,6 +143,29 @@ async fn all<F: Future>(futures: Vec<F>) -> Vec<F::Output> {
     outputs.into_iter().flatten().collect()
 }
 
+/// The event types with data in `[time_start, time_end]` (any process, language or tag), for
+/// the form's event list; none when the service cannot say.
+pub async fn event_types(base: &str, time_start: i64, time_end: i64) -> Vec<String> {
+    let request = ServicesRequest {
+        time_start,
+        time_end,
+        profile_language_type: None,
+        profile_event_type: None,
+        tag_filter: String::new(),
+    };
+    let mut out: Vec<String> = Vec::new();
+    for row in api::services(base, &request)
+        .await
+        .map(|t| t.values)
+        .unwrap_or_default()
+    {
+        if !out.contains(&row.profile_event_type) {
+            out.push(row.profile_event_type);
+        }
+    }
+    out
+}
+
 /// The services question of the process field's suggestions: the home view's own while the
 /// form still names what home shows (so both share one request), else the form's range, event
 /// type and filter; `None` until the range is valid. Reads the form's signals, so a caller

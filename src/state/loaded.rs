@@ -3,8 +3,10 @@
 
 use std::sync::{Arc, OnceLock};
 
+use embers_model::contract::event::is_instant;
 use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::shape::ResultShape;
+use embers_model::summary::title::live_label;
 use embers_model::tree::diff::wall::{Wall, WallValues};
 use embers_model::tree::diff::{Diff, DiffValues};
 use embers_model::tree::matches::SearchIndex;
@@ -113,6 +115,20 @@ impl Loaded {
             "samples"
         } else {
             measure_name(&self.request.profile_event_type)
+        }
+    }
+
+    /// What follows the total in the status line: for an instant (in-use bytes, objects,
+    /// goroutines: each process's latest upload) the moment it is read at, ` live at <end> UTC`;
+    /// else the measure (` CPU time`), or nothing after a count ("1,234 samples" says it all).
+    pub fn value_words(&self) -> String {
+        let r = &self.request;
+        if is_instant(&r.profile_event_type) && r.time_end > 0 && self.wall.is_none() {
+            format!(" {}", live_label(r.time_end))
+        } else if self.unit.is_count() {
+            String::new()
+        } else {
+            format!(" {}", self.measure())
         }
     }
 

@@ -1,7 +1,8 @@
 //! Suggestions for the form's text fields, as `<datalist>`s the browser shows under them:
 //! process names from the same list the home view shows (the services in the form's range,
 //! event type and tag filter; one request for both while the form names what home shows), tag
-//! names present in range (then every name the service accepts), and the values of a tag.
+//! names present in range (then every name the service accepts), the values of a tag, and the
+//! event types with data in range (the event list's).
 
 use embers_model::contract::explore::{TagValuesRequest, TagsRequest};
 use embers_model::contract::fields::offered_names;
@@ -77,6 +78,25 @@ pub fn ProcessOptions(nav: Navigator) -> impl IntoView {
         })
     };
     view! { <datalist id="process-options">{move || options(shown())}</datalist> }
+}
+
+/// The event types with data in the form's range, asked again when the range or the service
+/// changes (not the event type: the list is what to choose it from).
+pub fn present_event_types(nav: Navigator) -> ReadSignal<Option<Vec<String>>, LocalStorage> {
+    fetched(move || {
+        let f = nav.form;
+        f.preset.track();
+        f.time_start.track();
+        f.time_end.track();
+        f.base_url.track();
+        async move {
+            let Some((start, end)) = valid_range(nav) else {
+                return Vec::new();
+            };
+            let base = nav.form.base_url.get_untracked();
+            explore::event_types(&base, start, end).await
+        }
+    })
 }
 
 /// `#tag-names`: tags present in the range first, then every name the service accepts.

@@ -1,9 +1,11 @@
 //! The query form: every request field, validated next to the field before sending.
 
-use embers_model::contract::event::{supports_whole_host, EVENT_TYPES, LANGUAGE_TYPES};
+use embers_model::contract::event::{event_menu, supports_whole_host, LANGUAGE_TYPES};
 use leptos::prelude::*;
 
-use crate::components::form::autocomplete::{ProcessOptions, TagNameOptions, TagValueOptions};
+use crate::components::form::autocomplete::{
+    present_event_types, ProcessOptions, TagNameOptions, TagValueOptions,
+};
 use crate::session::form::{FormState, ABSOLUTE};
 use crate::session::navigator::Navigator;
 use crate::session::time::PRESETS;
@@ -21,6 +23,8 @@ pub fn QueryForm(nav: Navigator) -> impl IntoView {
         }
     };
     let loading = move || runner.view.load.with(LoadState::is_loading);
+    // Memory event types are offered only when the range has data of them.
+    let present = present_event_types(nav);
 
     view! {
         <form class="query-form" data-testid="query-form" on:submit=submit novalidate>
@@ -38,7 +42,7 @@ pub fn QueryForm(nav: Navigator) -> impl IntoView {
                 <select id="f-event" data-testid="event-type"
                     prop:value=move || form.event_type.get()
                     on:change=move |e| form.set_event_type(&event_target_value(&e))>
-                    {EVENT_TYPES.iter().map(|t| view! { <option value=*t>{*t}</option> }).collect_view()}
+                    {move || event_options(present.get(), form.event_type.get())}
                 </select>
             </div>
             <TimeRange form=form />
@@ -65,6 +69,18 @@ pub fn QueryForm(nav: Navigator) -> impl IntoView {
             </div>
         </form>
     }
+}
+
+/// The event list's options: [`event_menu`] of what the range has, the chosen one selected
+/// (options rendered after the select's value is set would otherwise leave it on the first).
+fn event_options(present: Option<Vec<String>>, selected: String) -> impl IntoView {
+    event_menu(&present.unwrap_or_default(), &selected)
+        .into_iter()
+        .map(|t| {
+            let (chosen, value) = (t == selected, t.clone());
+            view! { <option value=value selected=chosen>{t}</option> }
+        })
+        .collect_view()
 }
 
 /// The process name, or the whole host (`Total`, on-CPU only).
