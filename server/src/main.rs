@@ -1,5 +1,5 @@
-//! `embers-server`: parse arguments, set up logging (`RUST_LOG`), run `serve`, `import`, `delete`
-//! or `mcp`.
+//! `embers-server`: parse arguments, set up logging (`RUST_LOG`), run `serve`, `import`, `delete`,
+//! `mcp` or `diff` (whose exit status is its verdict: 0 passed, 1 failed, 2 an error).
 
 use std::process::ExitCode;
 
@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .init();
     let outcome = match args.command {
+        Some(Command::Diff(diff)) => return diff_status(&diff),
         Some(Command::Import(import)) => cli::import(&import),
         Some(Command::Delete(delete)) => embers_server::retention::delete(&delete),
         Some(Command::Serve(serve)) => run_serve(*serve),
@@ -31,6 +32,18 @@ fn main() -> ExitCode {
         Err(message) => {
             eprintln!("embers-server: {message}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+/// `diff`'s exit status: the gate's verdict, or 2 with the error (1 means "a regression").
+fn diff_status(args: &cli::diff::DiffArgs) -> ExitCode {
+    match cli::diff::diff(args) {
+        Ok(cli::diff::Verdict::Passed) => ExitCode::SUCCESS,
+        Ok(cli::diff::Verdict::Failed) => ExitCode::from(1),
+        Err(message) => {
+            eprintln!("embers-server diff: {message}");
+            ExitCode::from(2)
         }
     }
 }

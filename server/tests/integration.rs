@@ -16,6 +16,7 @@ mod connections;
 mod connections_bounds;
 mod connections_grpc;
 mod connections_load;
+mod diff_gate;
 mod durability;
 mod explore;
 mod explore_groups;

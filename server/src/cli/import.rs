@@ -35,7 +35,7 @@ use crate::store_args::{open_store, ClickHouseArgs};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FormatArg(pub Option<Format>);
 
-fn parse_format(name: &str) -> Result<FormatArg, String> {
+pub(super) fn parse_format(name: &str) -> Result<FormatArg, String> {
     match name {
         "auto" => Ok(FormatArg(None)),
         name => Format::from_name(name)
@@ -195,7 +195,7 @@ fn batches_of(
 }
 
 /// `lines` (a stack a line, each counting 1) as folded stacks.
-fn lines_as_folded(text: &str) -> String {
+pub(super) fn lines_as_folded(text: &str) -> String {
     let mut counts: std::collections::BTreeMap<&str, u64> = Default::default();
     for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
         *counts.entry(line).or_insert(0) += 1;
@@ -290,7 +290,7 @@ fn jfr_file(
     jfr_batches::batches(bytes, &target, limits).map_err(|e| e.to_string())
 }
 
-fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(super) fn read_input(path: &Path) -> std::io::Result<Vec<u8>> {
     if path.as_os_str() == "-" {
         let mut bytes = Vec::new();
         std::io::stdin().read_to_end(&mut bytes)?;

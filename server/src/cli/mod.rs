@@ -27,11 +27,15 @@
 //!               [--sample-type TYPE] [--max-file-bytes N] [--time SECS] [--tag NAME=VALUE]...
 //!               FILE...   (- = stdin)
 //! embers-server delete --app-service NAME [--db PATH | --clickhouse-url URL...]
+//! embers-server diff [BASE] [NEW] [--base-range RANGE] [--new-range RANGE] [--app-service NAME]
+//!               [--db PATH | --clickhouse-url URL... | --url URL] [--format text|markdown|json]
+//!               [--max-growth PCT] [--max-total-growth PCT] [--min-samples N] [--link URL]
 //! ```
 //! The limits (`--max-stack-frames`, `--query-timeout`, ...) are in [`crate::limits::options`];
 //! `--retention`, `--synchronous` and `delete` in [`crate::retention`]; `mcp` in
-//! [`crate::mcp::stdio`].
+//! [`crate::mcp::stdio`]; `diff` (the CI gate) in [`diff`].
 
+pub mod diff;
 mod import;
 
 use std::path::PathBuf;
@@ -94,6 +98,9 @@ pub enum Command {
     Delete(DeleteArgs),
     /// Serve the MCP tools for assistants over standard input and output.
     Mcp(crate::mcp::stdio::McpArgs),
+    /// Compare two profiles (files or stored ranges): what grew, and with --max-growth a gate
+    /// for CI (exit 1 when a function's share grew past it significantly, 2 on an error).
+    Diff(Box<diff::DiffArgs>),
 }
 
 /// Options of `serve`.

@@ -5,7 +5,7 @@
 //! ([`tools`]) answer deterministic text from the service's own API ([`api`]); no model runs
 //! here.
 
-mod api;
+pub(crate) mod api;
 pub mod args;
 mod functions;
 pub mod stdio;

@@ -1,0 +1,3 @@
+module embers.test/gate
+
+go 1.19
