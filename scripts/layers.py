@@ -54,7 +54,7 @@ LAYERS = {
         "host_profile": ["input", "limits", "store"],
         "listen": ["error"],
         "api_types": [],
-        "alerts": ["store"],
+        "alerts": ["store", "store_args"],
         "http": [
             "error", "diagnostics", "store", "retention", "tree", "input", "formats", "limits",
             "api_types", "host_profile", "listen", "blocking", "alerts",

@@ -7,6 +7,7 @@
 //! `main.rs` only parses arguments ([`cli`]), sets up logging and runs the command. This file
 //! only names the modules and re-exports what the binaries and tests use.
 
+pub mod alerts;
 pub mod api_types;
 pub mod blocking;
 pub mod cli;

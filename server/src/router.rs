@@ -66,6 +66,7 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
             delete(http::processes::delete).fallback(http::processes::other_method),
         ),
         Route::get("/healthz", http::health::handle),
+        Route::get("/v1/alerts/dry-run", http::alerts::dry_run),
         Route::get("/readyz", http::health::ready),
         Route::get("/embers-config.json", http::guard::page::embed_config),
         Route::get("/openapi.json", openapi::handle),

@@ -7,6 +7,7 @@
 
 mod common;
 
+mod alerts;
 mod arithmetic;
 mod availability;
 mod clickhouse;
@@ -51,6 +52,7 @@ mod upstream_bounds;
 mod upstream_fields;
 mod upstream_functions;
 mod upstream_input;
+mod what_grew;
 mod writes;
 // The collector on real programs needs eBPF and the agent (scripts/test.sh runs it on its own,
 // so that no other test shares the CPU with its sampled workloads).

@@ -1,10 +1,13 @@
 //! The home view's Functions and What grew lists: the fleet's hottest functions (self or
-//! total, a filter box, the services each runs in as chips), or the functions whose share of
-//! some service grew most against the previous period or the same time yesterday (red grew,
-//! blue shrank, as in a comparison). A row opens the service's flame graph (or comparison)
-//! with the function selected; a chip opens that service.
+//! total, a filter box, the services each runs in as chips), or the functions whose growth
+//! inside the services costs the fleet most against the previous period or the same time
+//! yesterday (red grew, blue shrank, as in a comparison), each with how sure the change is,
+//! and the processes new or gone since listed apart. A row opens the service's flame graph
+//! (or comparison) with the function selected; a chip opens that service.
 
-use embers_model::contract::explore::{FunctionMetric, FunctionRow, FunctionsAnswer};
+use embers_model::contract::explore::{
+    FunctionMetric, FunctionRow, FunctionsAnswer, PlaceValue, ProcessShift,
+};
 use embers_model::view::color::diff_color;
 use embers_model::view::format::{format_percent, format_value, ValueUnit};
 use embers_model::view::names::shorten;
@@ -112,9 +115,17 @@ fn Rows(ctx: Ctx, answer: FunctionsAnswer, pages: RwSignal<usize>) -> impl IntoV
     let scale = answer
         .values
         .iter()
-        .filter_map(|r| r.place_change)
+        .filter_map(|r| r.change)
         .fold(0.0f64, |m, c| m.max(c.abs()))
         .max(1e-9);
+    let shifts = grew.then(|| {
+        view! {
+            <Shifted list=answer.new_processes.clone().unwrap_or_default() unit=ctx.unit
+                label="New since the baseline (not counted as growth): " testid="grew-new" />
+            <Shifted list=answer.vanished_processes.clone().unwrap_or_default() unit=ctx.unit
+                label="Gone since the baseline: " testid="grew-vanished" />
+        }
+    });
     let more = (answer.values.len() as u64) < answer.rows && answer.values.len() < 1000;
     let count = format!("{} of {} functions", answer.values.len(), answer.rows);
     let coverage = answer.coverage.clone().map(|c| {
@@ -140,6 +151,7 @@ fn Rows(ctx: Ctx, answer: FunctionsAnswer, pages: RwSignal<usize>) -> impl IntoV
     view! {
         {coverage}
         <ol class="service-list fn-list" data-testid=if grew { "grew-list" } else { "function-list" } on:keydown=move_focus>{rows}</ol>
+        {shifts}
         <p class="table-count">{count}" "
             {more.then(|| view! { <button type="button" class="ghost small" data-testid="functions-more"
                 on:click=move |_| pages.update(|p| *p += 1)>"More"</button> })}
@@ -161,11 +173,13 @@ fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool)
     } else {
         row.self_value
     };
-    let first = row
-        .places
-        .first()
-        .map(|p| p.app_service.clone())
-        .unwrap_or_default();
+    // What grew opens the service where the function grew most; Functions its busiest.
+    let first = match grew {
+        true => most_grown(&row.places),
+        false => row.places.first(),
+    }
+    .map(|p| p.app_service.clone())
+    .unwrap_or_default();
     let (nav, language, name) = (ctx.nav, ctx.language.clone(), row.function.clone());
     let baseline = baseline_of(&ctx.query, ctx.tab.against);
     let (app, open_name) = (first.clone(), name.clone());
@@ -173,7 +187,8 @@ fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool)
         true => nav.open_grown(&app, &language, &open_name, baseline.clone()),
         false => nav.open_function(&app, &language, &open_name),
     };
-    let change = row.place_change.unwrap_or(0.0);
+    let change = row.change.unwrap_or(0.0);
+    let (word, sure_title) = confidence(&row);
     let color = move || diff_color(change / scale, theme.palette.get()).css();
     let fraction = match grew {
         true => (change.abs() / scale).min(1.0),
@@ -203,7 +218,10 @@ fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool)
             <span class="svc-name"><span aria-hidden="true" data-testid="function-name">{shown}</span><span class="sr-only">{name.clone()}</span></span>
             {match grew {
                 true => view! {
-                    <span class="fn-change" data-testid="function-change" style:color=color>{format!("{:+.1} pp", change)}</span>
+                    <span class="fn-change" data-testid="function-change" style:color=color
+                        title="Points of the fleet's CPU: the change inside each service on both sides, weighed by its share">{format!("{:+.1} pp", change)}</span>
+                    <span class="fn-sure" data-testid="function-confidence" data-z=row.z.map(|z| format!("{z:.1}"))
+                        title=sure_title>{word}</span>
                     <span class="svc-pct">{first.clone()}</span>
                 }.into_any(),
                 false => view! {
@@ -216,4 +234,57 @@ fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool)
         </button>
         <span class="fn-places">{chips}{(extra > 0).then(|| view! { <span class="more">{format!("+{extra}")}</span> })}</span>
     }
+}
+
+/// The place whose own share of the function grew most (the first when none has a change).
+fn most_grown(places: &[PlaceValue]) -> Option<&PlaceValue> {
+    places
+        .iter()
+        .filter(|p| p.change.is_some())
+        .max_by(|a, b| a.change.unwrap_or(0.0).total_cmp(&b.change.unwrap_or(0.0)))
+        .or_else(|| places.first())
+}
+
+/// How sure a row's change is, as a word and its explanation: `sure` when the significance
+/// rule calls it a change, `likely` at |z| >= 2, `noise` below.
+fn confidence(row: &FunctionRow) -> (&'static str, String) {
+    let Some(z) = row.z else {
+        return ("", String::new());
+    };
+    let word = match row.significant {
+        Some(true) => "sure",
+        _ if z.abs() >= 2.0 => "likely",
+        _ => "noise",
+    };
+    (
+        word,
+        format!("z = {z:.1}: a change when |z| ≥ 3 on 20 samples or more"),
+    )
+}
+
+/// Processes on one side only (new, or gone), listed apart from what grew: each with its
+/// value and its largest functions in its title.
+#[component]
+fn Shifted(
+    list: Vec<ProcessShift>,
+    unit: ValueUnit,
+    label: &'static str,
+    testid: &'static str,
+) -> impl IntoView {
+    if list.is_empty() {
+        return ().into_any();
+    }
+    let items = list
+        .into_iter()
+        .take(12)
+        .map(|p| {
+            let functions: Vec<&str> = p.functions.iter().map(|f| f.function.as_str()).collect();
+            let title = format!("{}: {}", p.app_service, functions.join(", "));
+            view! {
+                <span class="chip" data-testid="shifted-process" data-app-service=p.app_service.clone()
+                    title=title>{format!("{} {} ({:.1}%)", p.app_service, format_value(p.value, unit), p.share)}</span>
+            }
+        })
+        .collect_view();
+    view! { <p class="home-note fn-shifted" data-testid=testid>{label}{items}</p> }.into_any()
 }

@@ -115,7 +115,7 @@ pub fn baseline_of(home: &HomeQuery, against: Against) -> BaselineSpec {
 }
 
 /// The home view's functions question in `language` (the chart's): the hottest functions, or
-/// what grew most inside some service against the tab's baseline.
+/// what grew most against the tab's baseline, by what it costs the fleet.
 pub fn functions_question(
     home: &HomeQuery,
     language: &str,
@@ -138,7 +138,9 @@ pub fn functions_question(
         let range = baseline_of(home, tab.against).time_range;
         q.baseline_time_start = range.map(|r| r.0);
         q.baseline_time_end = range.map(|r| r.1);
-        q.order_by = Some(FunctionOrder::PlaceChange);
+        // By what a change costs the fleet: the change inside each process present on both
+        // sides, weighed by its share (new and vanished processes come apart in the answer).
+        q.order_by = Some(FunctionOrder::Change);
     }
     q
 }
@@ -230,7 +232,7 @@ mod tests {
             &serde_json::to_vec(&functions_question(&home(), "eBPF", &grew, 0)).unwrap(),
         )
         .unwrap();
-        assert_eq!(read.order, FunctionOrder::PlaceChange);
+        assert_eq!(read.order, FunctionOrder::Change);
         assert_eq!(read.metric, FunctionMetric::Total, "What grew by total");
         let b = read.baseline.expect("a baseline");
         assert_eq!(

@@ -172,6 +172,9 @@ pub struct ServeArgs {
     /// How long clients may hold connections, and how many.
     #[command(flatten)]
     pub connections: ConnArgs,
+    /// Alert rules, their schedule and webhook (docs/alerts.md).
+    #[command(flatten)]
+    pub alerts: crate::alerts::AlertArgs,
 }
 
 impl ServeArgs {
@@ -220,7 +223,11 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     if let Some(up) = &upstream {
         tracing::info!(url = %up.url(), sql = %up.sql_url(), "answering from the upstream querier");
     }
+    let alerts = args
+        .alerts
+        .start(&args.listen, args.db.as_deref(), &store)?;
     let state = AppState {
+        alerts,
         store,
         default_shape: args.result_shape,
         upstream,

@@ -6,6 +6,7 @@
 //! from), the handlers' [`state::AppState`], the write gate's body extractors (`bodies`) and
 //! the guard in front of them all ([`guard`]).
 
+pub mod alerts;
 mod bodies;
 pub mod connect;
 pub mod explore;

@@ -38,6 +38,9 @@ pub struct AppState {
     /// Whether `"debug": true` is honoured (`--allow-debug`): else it is neither answered
     /// with internal detail nor forwarded upstream.
     pub allow_debug: bool,
+    /// The alert rules and their state (`serve --alert-rule`), for the dry run; `None`
+    /// without rules.
+    pub alerts: Option<Arc<crate::alerts::Alerts>>,
 }
 
 impl AppState {
@@ -56,6 +59,7 @@ impl AppState {
             collector: None,
             writes: Arc::new(WriteGate::new(Default::default())),
             allow_debug: false,
+            alerts: None,
         }
     }
 }

@@ -10,9 +10,12 @@
 //! When the baseline is another set of samples (its own tag filter: pod a against pod b),
 //! the two sides are one stratum each, and the change is the plain change of the share.
 //!
-//! Values are counted in samples for the rule: on-CPU values are µs at the collector's
+//! Shares are of the values; the rule counts samples: on-CPU values are µs at the collector's
 //! 99 Hz ([`ON_CPU_US_PER_SAMPLE`]); other event types' values are taken as counts (the rule's
-//! sample floor still holds, its z-score overstates how sure a row is).
+//! sample floor still holds, its z-score overstates how sure a row is). A z-score computed on
+//! values is √(value per sample) times the one on samples (the pooled share is the same, the
+//! variance scales with 1 / n), so the rule is applied to the values exactly ([`judge_values`]),
+//! without rounding small values to no samples.
 
 use std::collections::HashMap;
 
@@ -34,6 +37,19 @@ pub fn value_per_sample(event_type: Option<&str>) -> u64 {
         Some("on-cpu") => ON_CPU_US_PER_SAMPLE,
         _ => 1,
     }
+}
+
+/// `judge` (of [`Rule::judge`] or [`Rule::judge_strata`]) applied to counts in values of
+/// `unit` each as if they were samples: the shares of the values, the rule's z-score and
+/// sample floor of value ÷ `unit` samples.
+pub(super) fn judge_values(rule: Rule, unit: u64, judge: impl Fn(&Rule) -> Judgement) -> Judgement {
+    let root = (unit.max(1) as f64).sqrt();
+    let on_values = Rule {
+        min_z: rule.min_z * root,
+        min_samples: rule.min_samples.saturating_mul(unit.max(1)),
+    };
+    let j = judge(&on_values);
+    Judgement { z: j.z / root, ..j }
 }
 
 /// A process with samples on one side only: new in the range, or vanished since the baseline.
@@ -77,7 +93,7 @@ pub(super) struct Processes {
 }
 
 /// Every sample's value per process (the places' groups added up).
-fn all_by_process(s: &FunctionSums) -> HashMap<String, u64> {
+pub(super) fn all_by_process(s: &FunctionSums) -> HashMap<String, u64> {
     let mut out: HashMap<String, u64> = HashMap::new();
     for (place, all) in s.places.iter().zip(&s.place_all) {
         let v = out.entry(place.0.clone()).or_default();
@@ -87,7 +103,7 @@ fn all_by_process(s: &FunctionSums) -> HashMap<String, u64> {
 }
 
 /// A function's metric per process on one side.
-fn function_by_process<'a>(
+pub(super) fn function_by_process<'a>(
     s: &'a FunctionSums,
     name: &str,
     metric: FunctionMetric,
@@ -130,10 +146,6 @@ impl Processes {
         self.per_process
     }
 
-    fn samples(&self, value: u64) -> u64 {
-        value / self.unit + u64::from(value % self.unit >= self.unit.div_ceil(2))
-    }
-
     /// Whether `app` has samples on both sides.
     fn on_both(&self, app: &str) -> bool {
         self.now_all.get(app).is_some_and(|v| *v > 0)
@@ -153,12 +165,12 @@ impl Processes {
         if !self.per_process {
             let sum = |m: &HashMap<&str, u64>| m.values().fold(0u64, |a, v| a.saturating_add(*v));
             let counts = Counts {
-                base: self.samples(sum(&base_fn)),
-                base_total: self.samples(base.all),
-                new: self.samples(sum(&now_fn)),
-                new_total: self.samples(now.all),
+                base: sum(&base_fn),
+                base_total: base.all,
+                new: sum(&now_fn),
+                new_total: now.all,
             };
-            return Some(self.rule.judge(counts));
+            return Some(judge_values(self.rule, self.unit, |r| r.judge(counts)));
         }
         let mut apps: Vec<&str> = now_fn.keys().chain(base_fn.keys()).copied().collect();
         apps.sort_unstable();
@@ -172,10 +184,10 @@ impl Processes {
             .map(|a| Stratum {
                 weight: self.now_all[*a] as f64,
                 counts: Counts {
-                    base: self.samples(base_fn.get(a).copied().unwrap_or(0)),
-                    base_total: self.samples(self.base_all[*a]).max(1),
-                    new: self.samples(now_fn.get(a).copied().unwrap_or(0)),
-                    new_total: self.samples(self.now_all[*a]).max(1),
+                    base: (base_fn.get(a).copied().unwrap_or(0)),
+                    base_total: self.base_all[*a],
+                    new: (now_fn.get(a).copied().unwrap_or(0)),
+                    new_total: self.now_all[*a],
                 },
             })
             .collect();
@@ -194,7 +206,9 @@ impl Processes {
                 new_total: 1,
             },
         });
-        Some(self.rule.judge_strata(&strata))
+        Some(judge_values(self.rule, self.unit, |r| {
+            r.judge_strata(&strata)
+        }))
     }
 
     /// The processes present in the range only (new) and in the baseline only (vanished),

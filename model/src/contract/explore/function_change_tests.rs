@@ -16,8 +16,11 @@ fn query(extra: &str) -> FunctionsQuery {
     parse_functions_body(body.as_bytes()).unwrap()
 }
 
-/// A side: `(process, samples of it, [(function, samples of its total)])`, in µs.
-fn side(processes: &[(&str, u64, &[(&str, u64)])]) -> FunctionSums {
+/// One process of a side: its name, its samples, and each function's samples of total.
+type Process<'a> = (&'a str, u64, &'a [(&'a str, u64)]);
+
+/// A side of `processes`, in µs.
+fn side(processes: &[Process]) -> FunctionSums {
     let mut s = FunctionSums::default();
     for (app, all, functions) in processes {
         let p = s.place(&(app.to_string(), None));

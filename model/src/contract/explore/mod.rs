@@ -17,6 +17,7 @@
 //! [`request`] reads the bodies, [`answer`] builds the results; the rules they share are here.
 mod answer;
 mod function_change;
+mod function_growth;
 mod function_places;
 mod function_points;
 mod function_rows;
@@ -29,6 +30,7 @@ pub use answer::*;
 pub use function_change::{
     value_per_sample, ProcessShift, ShiftFunction, FUNCTIONS_PER_SHIFT, ON_CPU_US_PER_SAMPLE,
 };
+pub use function_growth::{grown_in_processes, ProcessGrowth};
 pub use function_places::PlaceValue;
 pub use function_points::{FunctionPoint, FunctionTimelineAnswer};
 pub use function_rows::*;
