@@ -33,7 +33,9 @@ why_not_profile() {
 }
 profile=()
 why=$(why_not_profile)
-echo "[run] building the service"
+# The service is built after the viewer: it carries dist/ inside (server/build.rs), so the binary
+# alone serves the page, from any directory.
+echo "[run] building the service (with the viewer inside)"
 if [ -z "$why" ] && cargo build --release -q -p embers-server --features profile-host; then
   profile=(--profile-host)
   echo "[run] profiling this host with eBPF: its processes appear next to the demo fleet within 10 s"
@@ -55,4 +57,6 @@ else
   rm -f "$db" "$db-wal" "$db-shm"
   store=(--db "$db")
 fi
-exec "${CARGO_TARGET_DIR:-target}/release/embers-server" serve --demo --demo-live "${store[@]}" "${profile[@]}" --static-dir dist --listen "127.0.0.1:${PORT:-8080}" "$@"
+bin="${CARGO_TARGET_DIR:-target}/release/embers-server"
+echo "[run] to add your own profiles: $bin import --to http://127.0.0.1:${PORT:-8080} FILE (README.md)"
+exec "$bin" serve --demo --demo-live "${store[@]}" "${profile[@]}" --listen "127.0.0.1:${PORT:-8080}" "$@"

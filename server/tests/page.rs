@@ -32,7 +32,7 @@ async fn the_page_gets_security_headers_and_missing_assets_are_404() {
     };
     let guard = Arc::new(args.guard("127.0.0.1:0").expect("guard"));
     let server = TestServer::start_with(&db.path(), |s| {
-        s.static_dir = dist.clone();
+        s.static_dir = Some(dist.clone());
         s.guard = guard;
     })
     .await;

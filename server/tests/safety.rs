@@ -258,7 +258,7 @@ async fn static_viewer_and_fallbacks() {
     )
     .expect("write");
     std::fs::write(dist.join("assets/app.js"), "console.log(1)").expect("write");
-    let server = TestServer::start_with(&db.path(), |s| s.static_dir = dist.clone()).await;
+    let server = TestServer::start_with(&db.path(), |s| s.static_dir = Some(dist.clone())).await;
     let (status, ct, body) = server.get("/").await;
     assert_eq!(status, 200);
     assert!(ct.starts_with("text/html"), "{ct}");

@@ -10,6 +10,8 @@
 //! - `jfr`: a JDK Flight Recorder recording (the JDK's, async-profiler's), one event type per
 //!   kind of event it holds (`--app-service` required; language `Java`).
 //!
+//! With `--to URL` the files go to a running service instead of a database ([`super::send`]).
+//!
 //! Each may be gzipped. `--format auto` (the default) tells them apart once decompressed, by
 //! the file's name and first bytes, as the service and the viewer do
 //! ([`embers_model::formats::Format::detect`]): `FLR\0` or `.jfr` is JFR, binary or `.pb` /
@@ -31,6 +33,9 @@ use crate::limits::StackLimits;
 use crate::store::{Batch, Synchronous, Tags};
 use crate::store_args::{open_store, ClickHouseArgs};
 
+use super::read::FileBatches;
+use super::send::Remote;
+
 /// What `--format` says: a format, or `auto` (`None`): by each file's name and content.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FormatArg(pub Option<Format>);
@@ -50,6 +55,14 @@ pub struct ImportArgs {
     /// SQLite database file [default: as for serve].
     #[arg(long)]
     pub db: Option<PathBuf>,
+    /// Send the files to the Embers service at this URL (e.g. http://127.0.0.1:8080, the one
+    /// `scripts/run.sh` printed) through its ingest API, instead of writing a database.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["db", "urls"])]
+    pub to: Option<String>,
+    /// With --to: file holding the service's write token (its `serve --token-file`)
+    /// [default: the token in $EMBERS_TOKEN, if set].
+    #[arg(long, value_name = "FILE", requires = "to")]
+    pub token_file: Option<PathBuf>,
     /// The format of the files: auto (by each file's name and content), folded, lines, pprof,
     /// jfr or perf.
     #[arg(long, default_value = "auto", value_parser = parse_format)]
@@ -92,10 +105,23 @@ pub struct ImportArgs {
     pub clickhouse: ClickHouseArgs,
 }
 
-/// Run `import`: each file is parsed completely, then written in one transaction. Stops at the
-/// first bad file (earlier files stay imported) with `file: message`.
+/// Where the files go.
+enum Sink {
+    Store(std::sync::Arc<crate::store::Store>),
+    Remote(Remote),
+}
+
+/// Run `import`: each file is parsed completely, then written in one transaction (or sent, with
+/// `--to`). Stops at the first bad file (earlier files stay imported) with `file: message`.
 pub fn import(args: &ImportArgs) -> Result<(), String> {
-    let store = open_store(args.db.as_deref(), &args.clickhouse, Synchronous::Normal)?;
+    let sink = match &args.to {
+        Some(url) => Sink::Remote(Remote::new(url, args.token_file.as_deref())?),
+        None => Sink::Store(open_store(
+            args.db.as_deref(),
+            &args.clickhouse,
+            Synchronous::Normal,
+        )?),
+    };
     let mut pairs = Vec::new();
     for tag in &args.tags {
         let (name, value) = tag
@@ -107,18 +133,17 @@ pub fn import(args: &ImportArgs) -> Result<(), String> {
     for file in &args.files {
         let label = file.display().to_string();
         let bytes = read_input(file).map_err(|e| format!("{label}: {e}"))?;
-        let batches =
+        let read =
             batches_of(args, &label, &bytes, &pairs, now).map_err(|e| format!("{label}: {e}"))?;
-        let stats = store
-            .insert(&batches)
-            .map_err(|e| format!("{label}: {e}"))?;
-        println!(
-            "{label}: imported {} samples ({} new stacks) in {} batch{}",
-            stats.samples,
-            stats.new_stacks,
-            batches.len(),
-            if batches.len() == 1 { "" } else { "es" }
-        );
+        let stats = match &sink {
+            Sink::Store(store) => store.insert(&read.batches).map_err(|e| e.to_string()),
+            Sink::Remote(remote) => remote.send(&label, &read.batches),
+        }
+        .map_err(|e| format!("{label}: {e}"))?;
+        println!("{label}: {}", read.summary(&stats));
+        for note in &read.notes {
+            eprintln!("{label}: note: {note}");
+        }
     }
     Ok(())
 }
@@ -130,7 +155,7 @@ fn batches_of(
     bytes: &[u8],
     pairs: &[(String, String)],
     now: i64,
-) -> Result<Vec<Batch>, String> {
+) -> Result<FileBatches, String> {
     let limits = args.stacks.limits();
     // The service's per-byte rule (without its cap: the file is the user's own), so a file
     // that the service would refuse as a bomb is refused here too, naming why.
@@ -150,8 +175,8 @@ fn batches_of(
         .unwrap_or_else(|| Format::detect(file_name, bytes));
     let text = || std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8 text: {e}"));
     match format {
-        Format::Pprof => pprof_file(args, bytes, pairs, &limits, &budget),
-        Format::Jfr => jfr_file(args, bytes, pairs, &limits, &budget),
+        Format::Pprof => pprof_file(args, bytes, pairs, &limits, &budget).map(FileBatches::of),
+        Format::Jfr => jfr_file(args, bytes, pairs, &limits, &budget).map(FileBatches::of),
         Format::Perf => {
             let tags = tags(pairs)?;
             let target = perf::Target {
@@ -161,7 +186,12 @@ fn batches_of(
                 time: args.time.unwrap_or(now),
                 tags: &tags,
             };
-            perf::batches(text()?, &target, &limits).map_err(|e| e.to_string())
+            let read = perf::read(text()?, &target, &limits).map_err(|e| e.to_string())?;
+            Ok(FileBatches {
+                batches: read.batches,
+                samples: Some(read.samples),
+                notes: read.notes,
+            })
         }
         Format::Folded | Format::Lines => {
             let app_service = args.app_service.clone().ok_or(
@@ -189,7 +219,7 @@ fn batches_of(
             };
             let batch =
                 input::to_batch_of(&input, text, now, &limits).map_err(|e| e.to_string())?;
-            Ok(vec![batch])
+            Ok(FileBatches::of(vec![batch]))
         }
     }
 }

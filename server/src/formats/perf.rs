@@ -5,7 +5,7 @@
 //! data (`eBPF`, `on-cpu`, microseconds); other events as `cpu`, counted in samples.
 
 use embers_model::contract::event::{unit_of, TOTAL_APP_SERVICE};
-use embers_model::wire::perf::parse_perf_script;
+use embers_model::wire::perf::{parse_perf_script, PerfScript};
 
 use super::{batch_of, FormatError};
 use crate::limits::StackLimits;
@@ -26,13 +26,66 @@ pub struct Target<'a> {
     pub tags: &'a Tags,
 }
 
+/// What a capture was read into.
+#[derive(Debug)]
+pub struct Read {
+    /// The batches to store.
+    pub batches: Vec<Batch>,
+    /// How many perf samples they hold (equal stacks are merged, so the batches have fewer).
+    pub samples: usize,
+    /// What the user should know about how processes were named.
+    pub notes: Vec<String>,
+}
+
 /// The batches of `perf script` output.
 pub fn batches(
     text: &str,
     target: &Target<'_>,
     limits: &StackLimits,
 ) -> Result<Vec<Batch>, FormatError> {
+    read(text, target, limits).map(|r| r.batches)
+}
+
+/// The batches of `perf script` output, how many samples they hold, and notes on naming.
+pub fn read(text: &str, target: &Target<'_>, limits: &StackLimits) -> Result<Read, FormatError> {
     let script = parse_perf_script(text)?;
+    let notes = if target.app_service.is_none() {
+        naming_notes(&script)
+    } else {
+        Vec::new()
+    };
+    let samples = script.samples.len();
+    let batches = batches_of(&script, target, limits)?;
+    Ok(Read {
+        batches,
+        samples,
+        notes,
+    })
+}
+
+/// Why some processes may not carry the names their users know.
+fn naming_notes(script: &PerfScript) -> Vec<String> {
+    const FIX: &str = "`perf script --show-task-events` prints the records that name processes";
+    let mut notes = Vec::new();
+    if script.without_pids {
+        notes.push(format!(
+            "perf script printed thread ids only, so each thread's name is taken as its              process's; {FIX} (or `perf script -F +pid` groups threads by process)"
+        ));
+    }
+    for (pid, name) in &script.named_by_thread {
+        notes.push(format!(
+            "process {pid} is stored as {name:?}, the name of one of its threads (its main              thread was not sampled); {FIX}"
+        ));
+    }
+    notes
+}
+
+/// The batches of a parsed capture.
+fn batches_of(
+    script: &PerfScript,
+    target: &Target<'_>,
+    limits: &StackLimits,
+) -> Result<Vec<Batch>, FormatError> {
     let event = target.event_type.unwrap_or(script.event_type());
     let meta = |app: &str| BatchMeta {
         app_service: app.to_owned(),

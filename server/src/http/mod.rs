@@ -9,6 +9,7 @@
 pub mod alerts;
 mod bodies;
 pub mod connect;
+pub mod embedded;
 pub mod explore;
 pub mod guard;
 pub mod health;

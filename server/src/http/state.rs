@@ -23,8 +23,8 @@ pub struct AppState {
     pub default_shape: ResultShape,
     /// When set, ProfileTracing requests go to this querier instead of the local store.
     pub upstream: Option<Arc<Upstream>>,
-    /// Directory of the built viewer.
-    pub static_dir: PathBuf,
+    /// Directory of the built viewer (`--static-dir`); `None`: the one built into the binary.
+    pub static_dir: Option<PathBuf>,
     /// Body size limits.
     pub limits: Limits,
     /// Cost limits and the query gate.
@@ -44,7 +44,7 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// A state serving `store` locally with shape B, the `dist` viewer directory, default
+    /// A state serving `store` locally with shape B, the viewer built into the binary, default
     /// limits (body sizes, [`Caps`], [`crate::limits::writes::WriteCaps`]), the default guard
     /// (loopback, same origin, no tokens) and `debug` off.
     pub fn new(store: Arc<Store>) -> AppState {
@@ -52,7 +52,7 @@ impl AppState {
             store,
             default_shape: ResultShape::B,
             upstream: None,
-            static_dir: PathBuf::from("dist"),
+            static_dir: None,
             limits: Limits::default(),
             limiter: Arc::new(Limiter::new(Caps::default())),
             guard: Arc::new(Guard::default()),

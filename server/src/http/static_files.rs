@@ -6,6 +6,9 @@
 //! asking for `embers-<hash>.js` after an upgrade must not get HTML instead. Unknown `/v1/...`
 //! paths get a 404 envelope. When the directory has no `index.html`, `/` answers a short
 //! plain-text note saying how to build the viewer.
+//!
+//! Without `--static-dir` the files are the viewer built into the binary ([`super::embedded`]);
+//! a binary built without one answers `/` with the same kind of note.
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -14,6 +17,7 @@ use axum::response::{IntoResponse, Response};
 use tower::ServiceExt;
 use tower_http::services::{ServeDir, ServeFile};
 
+use super::embedded;
 use crate::error::Error;
 use crate::http::state::AppState;
 
@@ -23,12 +27,47 @@ pub async fn handle(State(state): State<AppState>, request: Request) -> Response
     if path == "/v1" || path.starts_with("/v1/") {
         return Error::not_found(&path).into_response();
     }
-    let index = state.static_dir.join("index.html");
-    if !index.is_file() {
-        return not_built(&state, &path);
+    match &state.static_dir {
+        Some(dir) => from_dir(dir, &path, request).await,
+        None => from_binary(&path, &request),
     }
-    let files = ServeDir::new(&state.static_dir);
-    let answer = if is_file_path(&path) {
+}
+
+/// The viewer built into the binary.
+fn from_binary(path: &str, request: &Request) -> Response {
+    if !embedded::has_viewer() {
+        return not_built(
+            path,
+            &format!(
+                "this embers-server was built without it (no {}/index.html at build time)",
+                embedded::looked_in()
+            ),
+        );
+    }
+    let wanted = if is_file_path(path) {
+        path
+    } else {
+        "/index.html"
+    };
+    match embedded::find(wanted) {
+        Some(file) => embedded::respond(
+            file,
+            request.method(),
+            request.headers(),
+            cache_control(path),
+        ),
+        None => missing(path),
+    }
+}
+
+/// The viewer in `dir` (`--static-dir`).
+async fn from_dir(dir: &std::path::Path, path: &str, request: Request) -> Response {
+    let index = dir.join("index.html");
+    if !index.is_file() {
+        return not_built(path, &format!("no {}/index.html", dir.display()));
+    }
+    let files = ServeDir::new(dir);
+    let answer = if is_file_path(path) {
         files.oneshot(request).await
     } else {
         files.fallback(ServeFile::new(index)).oneshot(request).await
@@ -38,18 +77,23 @@ pub async fn handle(State(state): State<AppState>, request: Request) -> Response
         Err(never) => match never {},
     };
     if response.status() == StatusCode::NOT_FOUND {
-        return text(
-            StatusCode::NOT_FOUND,
-            format!("no such file: {path} (if the page asked for it, reload the page)\n"),
-        );
+        return missing(path);
     }
     if response.status().is_success() {
         response.headers_mut().insert(
             header::CACHE_CONTROL,
-            HeaderValue::from_static(cache_control(&path)),
+            HeaderValue::from_static(cache_control(path)),
         );
     }
     response
+}
+
+/// The 404 of a file the viewer does not have.
+fn missing(path: &str) -> Response {
+    text(
+        StatusCode::NOT_FOUND,
+        format!("no such file: {path} (if the page asked for it, reload the page)\n"),
+    )
 }
 
 /// How long browsers may keep a file. Trunk names the page's own files after their content
@@ -88,19 +132,34 @@ fn has_content_hash(segment: &str) -> bool {
         .is_some_and(|(_, hash)| hash.len() >= 12 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
-fn not_built(state: &AppState, path: &str) -> Response {
+/// A warning when there is no viewer to serve (`/` then shows a note saying how to build one).
+pub fn warn_without_viewer(static_dir: Option<&std::path::Path>) {
+    match static_dir {
+        Some(dir) if !dir.join("index.html").is_file() => {
+            tracing::warn!(dir = %dir.display(), "viewer not built; / shows a note")
+        }
+        None if !embedded::has_viewer() => tracing::warn!(
+            "this embers-server was built without the viewer; / shows a note (build it with \
+             `trunk build --release`, then build embers-server again)"
+        ),
+        _ => {}
+    }
+}
+
+/// The note in place of a viewer that is not there (`why`).
+fn not_built(path: &str, why: &str) -> Response {
     let status = if path == "/" {
         StatusCode::OK
     } else {
         StatusCode::NOT_FOUND
     };
     let note = format!(
-        "Embers: the viewer is not built (no {dir}/index.html).\n\
-         Build it with `trunk build --release` (output in dist/), or start the server with \
+        "Embers: the viewer is not built ({why}).\n\
+         Build it with `trunk build --release` (output in dist/) and then embers-server \
+         (`cargo build --release -p embers-server` embeds dist/), or start the server with \
          --static-dir DIR pointing at a built viewer.\n\
          The API is available meanwhile: POST /v1/profile/ProfileTracing, POST /v1/profile/ingest, \
-         GET /healthz.\n",
-        dir = state.static_dir.display()
+         GET /healthz.\n"
     );
     text(status, note)
 }

@@ -71,7 +71,7 @@ impl TestServer {
         configure: impl FnOnce(&mut AppState),
     ) -> TestServer {
         let mut state = AppState::new(store);
-        state.static_dir = static_dir;
+        state.static_dir = Some(static_dir);
         configure(&mut state);
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await

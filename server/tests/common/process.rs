@@ -65,14 +65,31 @@ pub async fn spawn_serve_reading(
 }
 
 async fn spawn_reading(args: &[&str], more: usize) -> (tokio::process::Child, String, Vec<String>) {
-    let mut child = tokio::process::Command::new(BIN)
-        .arg("serve")
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--static-dir",
-            "/nonexistent-embers-dist",
-        ])
+    let mut all = vec!["--static-dir", "/nonexistent-embers-dist"];
+    all.extend_from_slice(args);
+    read_url(None, &all, more).await
+}
+
+/// Start `serve` on port 0 with `args` in the directory `cwd`, serving the viewer built into
+/// the binary (no `--static-dir`); returns the child and the printed base URL.
+pub async fn spawn_serve_in(cwd: &Path, args: &[&str]) -> (tokio::process::Child, String) {
+    let (child, url, _) = read_url(Some(cwd), args, 0).await;
+    (child, url)
+}
+
+/// Run `serve --listen 127.0.0.1:0 ARGS` (in `cwd`, if given); read the URL it prints and
+/// `more` lines after it.
+async fn read_url(
+    cwd: Option<&Path>,
+    args: &[&str],
+    more: usize,
+) -> (tokio::process::Child, String, Vec<String>) {
+    let mut command = tokio::process::Command::new(BIN);
+    if let Some(dir) = cwd {
+        command.current_dir(dir);
+    }
+    let mut child = command
+        .args(["serve", "--listen", "127.0.0.1:0"])
         .args(args)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())

@@ -12,8 +12,11 @@
 //! Frames are named by [`crate::wire::native`]: kernel frames `[k] fn`, shared-library frames
 //! `[l] fn`, the program's own bare, `[unknown]` symbols as their file (`[/usr/lib/libc.so.6]`,
 //! DeepFlow's form: perf prints run-time addresses, not file offsets). The thread (perf's
-//! `comm`) becomes a `[t] name` frame; the process is the thread whose id is the process id
-//! (its name, else the sample's own `comm`), which becomes the root or `app_service`.
+//! `comm`) becomes a `[t] name` frame; the process, the root or `app_service`, is named after
+//! its main thread ([`tasks`]: from `-F +pid` samples or `--show-task-events` records). A
+//! process whose main thread stays unnamed takes the name of its first sampled thread
+//! ([`PerfScript::named_by_thread`]); without process ids at all, each thread name stands for
+//! its process ([`PerfScript::without_pids`]).
 //!
 //! Values: with a clock event (`cpu-clock`, `task-clock`) and its period printed, each sample is
 //! the CPU time it stands for, in microseconds (period ns ÷ 1000), as DeepFlow's agent stores
@@ -69,6 +72,12 @@ pub struct PerfScript {
     pub frames: Vec<u32>,
     /// The samples.
     pub samples: Vec<PerfSample>,
+    /// Processes named after one of their threads, as (pid, name): neither a sample of their
+    /// main thread nor a task record named them.
+    pub named_by_thread: Vec<(u64, String)>,
+    /// Whether some samples had no process id (plain `perf script` prints only the thread's):
+    /// their thread names stand for their processes.
+    pub without_pids: bool,
 }
 
 /// Parses `perf script` output.
@@ -201,10 +210,10 @@ fn is_clock(event: &str) -> bool {
 struct Parser {
     out: PerfScript,
     ids: FxHashMap<String, u32>,
-    /// Per sample: pid (if printed), comm; resolved to process names at the end.
-    owners: Vec<(Option<u64>, u32)>,
-    /// pid → the comm of its main thread (tid == pid).
-    main_comm: FxHashMap<u64, u32>,
+    /// Per sample: pid (if printed), tid, comm; resolved to process names at the end.
+    owners: Vec<(Option<u64>, u64, u32)>,
+    /// Processes and their threads, from samples and task records.
+    tasks: tasks::Tasks,
     /// Frames of the current sample, leaf first, and whether it is of the first event.
     current: Vec<u32>,
     in_sample: bool,
@@ -241,6 +250,7 @@ impl Parser {
             return Ok(());
         }
         if line.contains("PERF_RECORD_") {
+            self.tasks.record(line);
             return Ok(());
         }
         self.end_sample()?;
@@ -260,9 +270,9 @@ impl Parser {
         let comm = self.intern(&native::clean(h.comm))?;
         let thread = self.intern(&native::thread_frame(h.comm))?;
         if h.pid == Some(h.tid) {
-            self.main_comm.insert(h.tid, comm);
+            self.tasks.main_thread_seen(h.tid, &native::clean(h.comm));
         }
-        self.owners.push((h.pid, comm));
+        self.owners.push((h.pid, h.tid, comm));
         self.periods.push(h.period);
         let start = u32::try_from(self.out.frames.len()).map_err(|_| PerfError::TooLarge)?;
         self.out.samples.push(PerfSample {
@@ -298,24 +308,55 @@ impl Parser {
             return Err(PerfError::Empty);
         }
         self.out.clock = is_clock(&self.out.event) && self.periods.iter().all(Option::is_some);
-        for ((sample, (pid, comm)), period) in self
+        let processes = self.process_names()?;
+        for ((sample, process), period) in self
             .out
             .samples
             .iter_mut()
-            .zip(&self.owners)
+            .zip(processes)
             .zip(&self.periods)
         {
-            sample.process = pid
-                .and_then(|p| self.main_comm.get(&p).copied())
-                .unwrap_or(*comm);
+            sample.process = process;
             if self.out.clock {
                 sample.value = period.unwrap_or(0).div_ceil(1000).max(1);
             }
         }
         Ok(self.out)
     }
+
+    /// Each sample's process name: its process's main thread's, else (noted in
+    /// `named_by_thread`) the first thread of it sampled, else (no pid) its own thread's.
+    fn process_names(&mut self) -> Result<Vec<u32>, PerfError> {
+        let mut by_pid: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut names = Vec::with_capacity(self.owners.len());
+        for &(pid, tid, comm) in &std::mem::take(&mut self.owners) {
+            let Some(pid) = self.tasks.process_of(pid, tid) else {
+                self.out.without_pids = true;
+                names.push(comm);
+                continue;
+            };
+            let name = match by_pid.get(&pid) {
+                Some(&name) => name,
+                None => {
+                    let name = match self.tasks.name_of(pid).map(str::to_owned) {
+                        Some(main) => self.intern(&native::clean(&main))?,
+                        None => {
+                            let thread = self.out.names[comm as usize].clone();
+                            self.out.named_by_thread.push((pid, thread));
+                            comm
+                        }
+                    };
+                    by_pid.insert(pid, name);
+                    name
+                }
+            };
+            names.push(name);
+        }
+        Ok(names)
+    }
 }
 
 mod script;
+mod tasks;
 #[cfg(test)]
 mod tests;

@@ -64,4 +64,11 @@ impl Tags {
     pub fn column(&self, column: &str) -> Option<&str> {
         self.columns.get(column).map(String::as_str)
     }
+
+    /// Every tag as (name, value): the fixed columns, then the open-family tags (what
+    /// [`Tags::set`] takes back, e.g. to send a batch to another service).
+    pub fn pairs(&self) -> impl Iterator<Item = (&str, &str)> {
+        let columns = self.columns.iter().map(|(n, v)| (*n, v.as_str()));
+        columns.chain(self.open.iter().map(|(n, v)| (n.as_str(), v.as_str())))
+    }
 }
