@@ -2,7 +2,7 @@
 //! `delete` (one process's data) and `mcp` (the MCP tools over stdio).
 //!
 //! ```text
-//! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir dist]
+//! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir DIR]
 //!               [--upstream http://querier:20416] [--result-shape a|b] [--demo [--demo-live]]
 //!               [--max-ingest-bytes N] [--max-request-memory N] [--max-query-bytes N]
 //!               [--max-snapshot-bytes N]
@@ -25,7 +25,7 @@
 //! embers-server import [--format auto|folded|pprof|perf|jfr] [--app-service NAME] [--db PATH]
 //!               [--language eBPF] [--event-type on-cpu] [--unit microseconds]
 //!               [--sample-type TYPE] [--max-file-bytes N] [--time SECS] [--tag NAME=VALUE]...
-//!               FILE...   (- = stdin)
+//!               [--to URL [--token-file FILE]] FILE...   (- = stdin)
 //! embers-server delete --app-service NAME [--db PATH | --clickhouse-url URL...]
 //! embers-server diff [BASE] [NEW] [--base-range RANGE] [--new-range RANGE] [--app-service NAME]
 //!               [--db PATH | --clickhouse-url URL... | --url URL] [--format text|markdown|json]
@@ -37,6 +37,8 @@
 
 pub mod diff;
 mod import;
+mod read;
+mod send;
 
 use std::path::PathBuf;
 use std::str::FromStr;
@@ -113,9 +115,10 @@ pub struct ServeArgs {
     /// ~/.local/share/embers/embers.db].
     #[arg(long)]
     pub db: Option<PathBuf>,
-    /// Directory of the built viewer, served at `/`.
-    #[arg(long, default_value = "dist")]
-    pub static_dir: PathBuf,
+    /// Directory of a built viewer to serve at `/` instead of the one built into the binary
+    /// (for development: `trunk build` output is served as it changes).
+    #[arg(long)]
+    pub static_dir: Option<PathBuf>,
     /// Answer ProfileTracing and the explore endpoints from this querier instead of the local
     /// store (e.g. http://deepflow-server:20416).
     #[arg(long)]
@@ -248,9 +251,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     if let Some(warning) = crate::http::guard::exposure_warning(&addr, &args.guard) {
         tracing::warn!("{warning}");
     }
-    if !args.static_dir.join("index.html").is_file() {
-        tracing::warn!(dir = %args.static_dir.display(), "viewer not built; / shows a note");
-    }
+    crate::http::static_files::warn_without_viewer(args.static_dir.as_deref());
     let shutdown = shutdown_signal()?;
     let grpc = match &args.otlp_grpc_listen {
         Some(at) => Some(
@@ -360,7 +361,7 @@ mod tests {
             Some(Command::Serve(args)) => {
                 assert_eq!(args.db.as_deref(), Some(std::path::Path::new("/tmp/x.db")));
                 assert_eq!(args.listen, "127.0.0.1:8080");
-                assert_eq!(args.static_dir, PathBuf::from("dist"));
+                assert_eq!(args.static_dir, None);
                 assert_eq!(args.result_shape, ResultShape::B);
             }
             other => panic!("{other:?}"),
