@@ -206,6 +206,10 @@ async fn import_to_a_running_service_makes_the_profile_queryable_there() {
         err.contains(&format!("cannot connect to {base}/v1/profile/ingest")),
         "{err}"
     );
+    assert!(
+        err.contains("Connection refused"),
+        "the cause, not a layer: {err}"
+    );
 }
 
 #[tokio::test]

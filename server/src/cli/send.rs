@@ -136,9 +136,14 @@ impl Remote {
 
 /// The message for a request that got no answer.
 fn unreachable(url: &str, e: &reqwest::Error) -> String {
-    let why = std::error::Error::source(e)
-        .map(|s| s.to_string())
-        .unwrap_or_else(|| e.to_string());
+    // The innermost cause says what happened ("Connection refused"); the outer ones only
+    // which layer saw it.
+    let mut why = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        why = cause.to_string();
+        source = cause.source();
+    }
     if e.is_connect() {
         format!("cannot connect to {url}: {why} (is `embers-server serve` running there?)")
     } else if e.is_timeout() {
