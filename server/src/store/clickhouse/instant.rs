@@ -87,7 +87,12 @@ mod tests {
             "{}",
             sql.text
         );
-        assert!(sql.text.contains("tagset_id, max(time))"), "{}", sql.text);
+        assert!(
+            sql.text
+                .contains("tagset_id, max(time) FROM t WHERE 1 AND profile_event_type IN"),
+            "{}",
+            sql.text
+        );
         assert_eq!(sql.text.matches('?').count(), sql.params.len());
     }
 }
