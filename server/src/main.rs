@@ -9,9 +9,15 @@ use tracing_subscriber::EnvFilter;
 
 fn main() -> ExitCode {
     let args = Cli::parse();
+    // `diff` is a CI gate: its stderr carries the verdict, so the store's progress notes
+    // (schema, opened store) stay out unless RUST_LOG asks for them.
+    let default_level = match args.command {
+        Some(Command::Diff(_)) => "warn",
+        _ => "info",
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
-            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_level)),
         )
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
