@@ -30,22 +30,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from tap import check, finish
+
 import yaml
 from kubernetes import client
 
 ROOT = Path(__file__).resolve().parent.parent
 UNITS = {"embers.service": ("embers-server", 15), "embers-agent.service": ("embers-agent", 35)}
 OVERLAYS = ("deploy/kubernetes/base", "deploy/kubernetes/clickhouse")
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok' if ok else 'not ok'} {len(results)} - {name}" + ("" if ok else f"\n  # {detail}"),
-          flush=True)
-    return ok
-
-
 def run(*cmd, cwd=None):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=120)
 
@@ -170,9 +162,7 @@ def main():
     check_systemd(bins)
     check_kubernetes(bins)
     print(f"# deploy checks took {time.monotonic() - started:.1f} s")
-    print(f"# pass {sum(results)}")
-    print(f"# fail {len(results) - sum(results)}")
-    sys.exit(0 if results and all(results) else 1)
+    finish()
 
 
 if __name__ == "__main__":

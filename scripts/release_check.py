@@ -33,21 +33,13 @@ import time
 import urllib.request
 from pathlib import Path
 
+from tap import check, finish
+
 ROOT = Path(__file__).resolve().parent.parent
 START_TIMEOUT = 120
 # A function the demo's api-gateway spends its time in (server/src/demo/).
 DEMO_HOT_FUNCTION = "github.com/example/gateway/render.jsonEncodeResponse"
 CLEAN_ENV = {"PATH": "/usr/bin:/bin", "RUST_LOG": "warn"}
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print(f"{'ok' if ok else 'not ok'} {len(results)} - {name}" + ("" if ok else f"\n  # {detail}"),
-          flush=True)
-    return ok
-
-
 def newest_archive():
     found = sorted((ROOT / "target" / "release-archive").glob("embers-*-x86_64-linux.tar.gz"),
                    key=lambda p: p.stat().st_mtime)
@@ -213,9 +205,7 @@ def main():
     except (OSError, RuntimeError, subprocess.SubprocessError, ValueError) as e:
         check(f"{sys.argv[1]} check ran to its end", False, repr(e))
     print(f"# {sys.argv[1]} checks took {time.monotonic() - started:.1f} s")
-    print(f"# pass {sum(results)}")
-    print(f"# fail {len(results) - sum(results)}")
-    sys.exit(0 if results and all(results) else 1)
+    finish()
 
 
 if __name__ == "__main__":
