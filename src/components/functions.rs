@@ -212,7 +212,7 @@ fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool)
     }).collect_view();
     let extra = row.place_count.saturating_sub(row.places.len() as u64);
     view! {
-        <button type="button" class="service-row fn-row" data-testid="function-row" data-function=name.clone()
+        <button type="button" class=if grew { "service-row fn-row fn-grew" } else { "service-row fn-row" } data-testid="function-row" data-function=name.clone()
             data-app-service=first.clone() title=title on:click=open>
             // Seen shortened from the front (the function's own name stays), read out whole.
             <span class="svc-name"><span aria-hidden="true" data-testid="function-name">{shown}</span><span class="sr-only">{name.clone()}</span></span>
