@@ -81,6 +81,7 @@ fn window(app: &str, lines: usize) -> Vec<BatchInput> {
         time: Some(1_700_000_000),
         tags: BTreeMap::new(),
         folded: "[t] main;main;work 10101\n".repeat(lines),
+        details: Vec::new(),
     }]
 }
 

@@ -100,6 +100,7 @@ fn ingest(store: &Store, spec: &Spec, rng: &mut Rng) -> Result<u64, String> {
                 time: T0 + second,
                 stack,
                 value: 10_101 * (1 + rng.below(3)),
+                detail: None,
             });
             pending += 1;
         }

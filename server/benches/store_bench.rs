@@ -249,6 +249,7 @@ fn ingest(
                 time,
                 stack: stacks[stack].clone(),
                 value,
+                detail: None,
             });
         }
         written += store.insert(&batches)?.samples;

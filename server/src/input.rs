@@ -17,7 +17,7 @@
 //! multiple of its body.
 
 pub use embers_model::contract::ingest::BatchInput;
-use embers_model::contract::ingest::Batches;
+use embers_model::contract::ingest::{Batches, FoldedDetail};
 use embers_model::wire::folded::parse_folded_line;
 use serde::de::IgnoredAny;
 use serde::Deserialize;
@@ -80,6 +80,7 @@ pub fn parse_samples(
                     time,
                     stack: frames.join(";"),
                     value,
+                    detail: None,
                 });
             }
             Ok(None) => {}
@@ -144,6 +145,38 @@ pub fn build_tags<'a>(
     Ok(tags)
 }
 
+/// Give each sample the detail a batch's `details` names it by, checked against its stack and
+/// value.
+fn attach_details(samples: &mut [Sample], details: &[FoldedDetail]) -> Result<(), InputError> {
+    let count = samples.len();
+    // An empty detail attaches nothing but still names its sample once.
+    let mut named = vec![false; if details.is_empty() { 0 } else { count }];
+    for (i, folded) in details.iter().enumerate() {
+        let bad = |why: String| InputError::msg(format!("details[{i}]: {why}"));
+        let sample = samples.get_mut(folded.sample).ok_or_else(|| {
+            bad(format!(
+                "sample {} does not exist (folded has {count} samples, counted from 0)",
+                folded.sample
+            ))
+        })?;
+        if std::mem::replace(&mut named[folded.sample], true) {
+            return Err(bad(format!(
+                "sample {} has a detail already",
+                folded.sample
+            )));
+        }
+        let detail = folded.to_detail();
+        let frames = sample.stack.split(';').count();
+        detail
+            .check(frames, sample.value)
+            .map_err(|e| bad(e.to_string()))?;
+        if !detail.is_empty() {
+            sample.detail = Some(Box::new(detail));
+        }
+    }
+    Ok(())
+}
+
 /// Check the batch fields and parse its folded text.
 pub fn to_batch(input: &BatchInput, now: i64, limits: &StackLimits) -> Result<Batch, InputError> {
     to_batch_of(input, &input.folded, now, limits)
@@ -185,7 +218,8 @@ pub fn to_batch_of(
         texts.push((name.as_str(), text));
     }
     let tags = build_tags(texts.iter().map(|(n, v)| (*n, v.as_str())))?;
-    let samples = parse_samples(folded, time, limits)?;
+    let mut samples = parse_samples(folded, time, limits)?;
+    attach_details(&mut samples, &input.details)?;
     Ok(Batch {
         meta: BatchMeta {
             app_service: input.app_service.clone(),
@@ -275,9 +309,45 @@ mod tests {
             Sample {
                 time: 10,
                 stack: "a;b".into(),
-                value: 3
+                value: 3,
+                detail: None,
             }
         );
+    }
+
+    #[test]
+    fn details_reach_their_sample_or_name_what_is_wrong() {
+        let body = br#"{"app_service":"web","time":5,"folded":"main;work 10\n\nmain;idle 4\n",
+            "details":[{"sample":1,"lines":[null,{"file":"idle.c","line":7}],
+                        "events":[{"offset_ms":10,"tid":3,"weight":1},{"offset_ms":900,"tid":3,"weight":3}]}]}"#;
+        let batch = &parse_json_body(body, 99, &L).expect("ok")[0];
+        assert_eq!(batch.samples[0].detail, None);
+        let detail = batch.samples[1]
+            .detail
+            .as_deref()
+            .expect("the second sample's detail");
+        assert_eq!(detail.lines[1].as_ref().map(|l| l.line), Some(7));
+        assert_eq!(detail.events.len(), 2);
+        for (details, why) in [
+            (r#"[{"sample":2}]"#, "details[0]: sample 2 does not exist"),
+            (
+                r#"[{"sample":0,"lines":[null]}]"#,
+                "details[0]: detail has 1 lines",
+            ),
+            (
+                r#"[{"sample":0},{"sample":0}]"#,
+                "details[1]: sample 0 has a detail already",
+            ),
+            (
+                r#"[{"sample":0,"events":[{"offset_ms":1,"tid":1,"weight":9}]}]"#,
+                "not the sample's value 10",
+            ),
+        ] {
+            let body =
+                format!(r#"{{"app_service":"w","folded":"main;work 10","details":{details}}}"#);
+            let e = parse_json_body(body.as_bytes(), 99, &L).expect_err(why);
+            assert!(e.to_string().contains(why), "{e} / {why}");
+        }
     }
 
     #[test]

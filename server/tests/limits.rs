@@ -143,6 +143,7 @@ fn fill(db: &TempDb, n: usize) {
             time: T0 + (i % 60) as i64,
             stack: format!("main;a{};b{};c{i}", i % 1000, i % 7000),
             value: 1,
+            detail: None,
         })
         .collect();
     let meta = BatchMeta {

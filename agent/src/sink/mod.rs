@@ -99,6 +99,7 @@ mod tests {
             time: Some(1),
             tags: BTreeMap::new(),
             folded: folded.into(),
+            details: Vec::new(),
         }
     }
 

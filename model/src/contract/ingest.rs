@@ -9,12 +9,18 @@
 //! ```
 //! A body may also be one batch object on its own. Defaults: language `eBPF`, event type
 //! `on-cpu`, unit `microseconds`, time = when the service receives it.
+//!
+//! A batch may add `details`: the source lines and event times of some of its samples
+//! ([`super::detail`]), each naming its sample by position in `folded`:
+//! `"details": [{"sample": 0, "lines": [null, {"file": "work.c", "line": 12}],
+//! "events": [{"offset_ms": 40, "tid": 4711, "weight": 10101}]}]`.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::detail::{SampleDetail, SourceLine, TimedEvent};
 use super::event::{DEFAULT_EVENT_TYPE, DEFAULT_LANGUAGE, DEFAULT_UNIT};
 
 fn default_language() -> String {
@@ -52,6 +58,34 @@ pub struct BatchInput {
     pub tags: BTreeMap<String, Value>,
     /// Folded stacks, one `frame;frame;frame value` per line.
     pub folded: String,
+    /// Lines and event times of samples of `folded`, at most one entry per sample.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub details: Vec<FoldedDetail>,
+}
+
+/// The detail of one sample of a batch's `folded` text.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
+pub struct FoldedDetail {
+    /// Position of the sample in `folded`, from 0, blank lines not counted.
+    pub sample: usize,
+    /// One entry per frame, root first (`null` where unknown); see [`SampleDetail::lines`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<Option<SourceLine>>,
+    /// Events folded into the sample, in time order; see [`SampleDetail::events`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<TimedEvent>,
+}
+
+impl FoldedDetail {
+    /// The detail as the store keeps it.
+    pub fn to_detail(&self) -> SampleDetail {
+        SampleDetail {
+            lines: self.lines.clone(),
+            events: self.events.clone(),
+        }
+    }
 }
 
 /// `tags`: names from the field table or an open family (`k8s.label.*`, ...), values strings,
@@ -99,12 +133,14 @@ mod tests {
             time: None,
             tags: BTreeMap::from([("host".to_owned(), Value::from("a"))]),
             folded: "[t] web;main 3\n".into(),
+            details: vec![],
         };
         let body = serde_json::to_string(&Batches {
             batches: vec![batch.clone()],
         })
         .expect("serialises");
         assert!(!body.contains("\"time\""), "{body}");
+        assert!(!body.contains("details"), "{body}");
         let back: Batches = serde_json::from_str(&body).expect("reads");
         assert_eq!(back.batches, vec![batch]);
         let short: BatchInput =

@@ -4,9 +4,11 @@
 //! table ([`fields`]) and the `tag_filter` grammar ([`tag_filter`]), the frame kinds DeepFlow's name
 //! prefixes and `function_types` letters mark ([`kind`]), the rules for
 //! `max_kernel_stack_depth` ([`kernel`]) and event types ([`event`]), the response envelope
-//! ([`envelope`]), who may embed the page ([`embed`]) and the ingest body ([`ingest`]). Facts about the interface live here and nowhere else.
+//! ([`envelope`]), who may embed the page ([`embed`]), the ingest body ([`ingest`]) and the detail
+//! below a sample (source lines, event times: [`detail`]). Facts about the interface live here and nowhere else.
 
 pub mod body;
+pub mod detail;
 pub mod embed;
 pub mod envelope;
 pub mod event;

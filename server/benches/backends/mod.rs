@@ -59,6 +59,7 @@ pub fn chunk(rng: &mut Rng, stacks: &[String], from: usize, to: usize, n: usize)
             time: T0 + (i as i64 * DAY) / n as i64,
             stack: stacks[stack.min(stacks.len() - 1)].clone(),
             value: 10_101,
+            detail: None,
         });
     }
     batches.retain(|b| !b.samples.is_empty());

@@ -208,6 +208,7 @@ fn batches_of(
                     .map(|(n, v)| (n.clone(), serde_json::Value::String(v.clone())))
                     .collect(),
                 folded: String::new(),
+                details: Vec::new(),
             };
             let text = text()?;
             let folded;

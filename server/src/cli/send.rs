@@ -248,6 +248,7 @@ fn inputs_of(batch: &Batch) -> Vec<BatchInput> {
             time: Some(time),
             tags: tags.clone(),
             folded,
+            details: Vec::new(),
         })
         .collect()
 }
@@ -295,6 +296,7 @@ mod tests {
                     time,
                     stack: stack.into(),
                     value,
+                    detail: None,
                 })
                 .collect(),
         }

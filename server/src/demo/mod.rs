@@ -216,6 +216,7 @@ pub fn generate_minutes(start: i64, minutes: Range<i64>) -> Vec<Batch> {
                 time: *time,
                 stack: stack.clone(),
                 value,
+                detail: None,
             })
             .collect();
         batches.push(Batch {
@@ -276,7 +277,12 @@ fn samples(
                     .entry((p.host, bucket, host_stack(p.workload.app, &stack)))
                     .or_insert(0) += value;
             }
-            out.push(Sample { time, stack, value });
+            out.push(Sample {
+                time,
+                stack,
+                value,
+                detail: None,
+            });
         }
     }
     out

@@ -124,7 +124,12 @@ pub fn batch_of(
                 samples.len() + 1
             ))
         })?;
-        samples.push(Sample { time, stack, value });
+        samples.push(Sample {
+            time,
+            stack,
+            value,
+            detail: None,
+        });
     }
     Ok(Batch { meta, samples })
 }

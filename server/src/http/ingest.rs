@@ -166,6 +166,7 @@ fn text_batch(
         time,
         tags,
         folded: String::new(),
+        details: Vec::new(),
     };
     input::to_batch_of(&batch_input, text, now, limits).map_err(|e| Error::invalid(e.to_string()))
 }

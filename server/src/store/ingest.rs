@@ -9,6 +9,7 @@ use super::fn_rollup::{FnIngest, FnSeriesKey, FnState};
 use super::functions::FrameCache;
 use super::rollup::{Pending, SeriesIds, SeriesKey};
 use super::StoreError;
+use embers_model::contract::detail::SampleDetail;
 use embers_model::contract::explore::thread_of;
 use embers_model::contract::fields::{self, FieldKind};
 
@@ -39,6 +40,9 @@ pub struct Sample {
     pub stack: String,
     /// The value (µs for eBPF events; bytes for memory events).
     pub value: u64,
+    /// Source lines and event times below the sample, when its producer knows them (boxed:
+    /// most samples have none, and a `Sample` stays three words wide).
+    pub detail: Option<Box<SampleDetail>>,
 }
 
 /// Samples sharing metadata.

@@ -272,6 +272,7 @@ mod tests {
                     time: 1,
                     stack: (*s).to_owned(),
                     value: 1,
+                    detail: None,
                 })
                 .collect(),
         }

@@ -102,6 +102,7 @@ fn finish(mut sums: Sums<'_>, limits: &StackLimits) -> Result<Vec<Batch>, OtlpEr
                 time: row.time,
                 stack,
                 value,
+                detail: None,
             });
         }
         if !samples.is_empty() {

@@ -284,6 +284,7 @@ mod tests {
                     time,
                     stack: "[t] x".into(),
                     value: 1,
+                    detail: None,
                 })
                 .collect(),
         };

@@ -50,6 +50,7 @@ fn empty_frames_are_found_wherever_they_are() {
             time: 1,
             stack: stack.into(),
             value: 1,
+            detail: None,
         }],
     };
     for stack in ["", ";", ";a", "a;", "a;;b", "a;b;;", ";;", "a;;;b"] {
