@@ -132,6 +132,7 @@ impl Fold {
                     time: Some(time),
                     tags: tags.clone(),
                     folded,
+                    details: Vec::new(),
                 });
             }
         }
