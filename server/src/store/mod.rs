@@ -17,6 +17,7 @@ mod fn_rollup;
 mod functions;
 pub mod ingest;
 mod instant;
+mod lines;
 pub mod outage;
 pub mod query;
 pub mod retention;

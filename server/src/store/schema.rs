@@ -30,14 +30,17 @@
 //! `profile.functions`, `profile.function_series`, `profile.functions_1h` and
 //! `profile.functions_10m`, filled from the samples already stored when an existing file is
 //! migrated.
+//!
+//! Version 5 adds source lines (see [`super::lines`]): `profile.frames_at`,
+//! `profile.line_stacks`, `samples.line_stack_id` and `profile.lines_10m`; old samples have none.
 
 use rusqlite::Connection;
 
-use super::{fn_rollup, rollup, saturate, snapshots, StoreError};
+use super::{fn_rollup, lines, rollup, saturate, snapshots, StoreError};
 use embers_model::contract::fields::{self, FieldKind};
 
 /// The schema version this build writes.
-pub const CURRENT_VERSION: i64 = 4;
+pub const CURRENT_VERSION: i64 = 5;
 
 /// Bring the attached `profile` schema up to [`CURRENT_VERSION`], one transaction per step.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
@@ -69,6 +72,7 @@ pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> 
                 tx.execute_batch(&fn_rollup::v4_sql())?;
                 fn_rollup::backfill(&tx)?;
             }
+            5 => tx.execute_batch(lines::V5_SQL)?,
             other => {
                 return Err(StoreError::Schema(format!(
                     "no migration to version {other}"

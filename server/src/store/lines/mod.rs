@@ -1,0 +1,39 @@
+//! Source lines below the stored samples (schema version 5, docs/design/lines-and-time.md):
+//! what a function's lines cost, summed over any range and filter without re-reading every
+//! raw sample, and each sample's line-level stack for exports (pprof `Line`).
+//!
+//! - `profile.frames_at`: each distinct (function, file, line) once, by id;
+//! - `profile.line_stacks`: each distinct line-level stack once, its `frames_at` ids root
+//!   first, `;`-joined, `0` where a frame's line is unknown; `samples.line_stack_id` (NULL for
+//!   samples without lines: everything stored before version 5, and producers without lines);
+//! - `profile.lines_10m`: per ten-minute bucket, tag-set function series (see
+//!   [`super::fn_rollup`]) and `frames_at` id, the self and total of the samples whose stack ran
+//!   that frame at that line. Only samples with lines add rows, so a store without lines pays
+//!   nothing but the (NULL) column.
+//!
+//! A range is read as its whole ten-minute buckets and, at its edges, the samples themselves.
+//! The ProfileTracing answers never read any of this: lines are detail, not frames.
+
+/// The DDL of schema version 5 (old samples simply have no lines).
+pub(crate) const V5_SQL: &str = "
+CREATE TABLE profile.frames_at (
+  id INTEGER PRIMARY KEY,
+  function TEXT NOT NULL,
+  file TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  UNIQUE (function, file, line)
+);
+CREATE TABLE profile.line_stacks (
+  id INTEGER PRIMARY KEY,
+  frames TEXT NOT NULL UNIQUE
+);
+ALTER TABLE profile.samples ADD COLUMN line_stack_id INTEGER;
+CREATE TABLE profile.lines_10m (
+  series_id INTEGER NOT NULL,
+  time INTEGER NOT NULL,
+  frame_id INTEGER NOT NULL,
+  self_value INTEGER NOT NULL,
+  total_value INTEGER NOT NULL,
+  PRIMARY KEY (series_id, time, frame_id)
+) WITHOUT ROWID;
+";
