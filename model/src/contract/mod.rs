@@ -5,7 +5,8 @@
 //! prefixes and `function_types` letters mark ([`kind`]), the rules for
 //! `max_kernel_stack_depth` ([`kernel`]) and event types ([`event`]), the response envelope
 //! ([`envelope`]), who may embed the page ([`embed`]), the ingest body ([`ingest`]) and the detail
-//! below a sample (source lines, event times: [`detail`]). Facts about the interface live here and nowhere else.
+//! below a sample (source lines, event times: [`detail`]), the source text beside lines
+//! ([`source`]). Facts about the interface live here and nowhere else.
 
 pub mod body;
 pub mod detail;
@@ -23,4 +24,5 @@ pub mod schema;
 pub mod selection;
 pub mod shape;
 pub mod snapshot;
+pub mod source;
 pub mod tag_filter;
