@@ -36,6 +36,16 @@ impl TreeBuilder {
     where
         I: IntoIterator<Item = &'a str>,
     {
+        self.add_stack_row(frames, value);
+    }
+
+    /// [`TreeBuilder::add_stack`], returning the stack's leaf row for
+    /// [`TreeBuilder::finish_mapped`] (a view that keeps samples in time order, such as the
+    /// stack chart, finds each sample's node through it).
+    pub fn add_stack_row<'a, I>(&mut self, frames: I, value: u64) -> u32
+    where
+        I: IntoIterator<Item = &'a str>,
+    {
         let value = i64::try_from(value).unwrap_or(i64::MAX);
         let mut node = 0u32;
         for frame in frames {
@@ -49,6 +59,7 @@ impl TreeBuilder {
         }
         let slot = &mut self.table.self_value[node as usize];
         *slot = slot.saturating_add(value);
+        node
     }
 
     /// Whether no stack was added yet.
@@ -59,6 +70,12 @@ impl TreeBuilder {
     /// Finishes the canonical profile.
     pub fn finish(self) -> Profile {
         Profile::from_table(self.table)
+    }
+
+    /// Finishes the canonical profile, and the node each row of [`TreeBuilder::add_stack_row`]
+    /// became.
+    pub fn finish_mapped(self) -> (Profile, Vec<crate::NodeId>) {
+        Profile::from_table_mapped(self.table)
     }
 }
 
