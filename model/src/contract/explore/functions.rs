@@ -285,7 +285,12 @@ pub struct FunctionTimelineQuery {
 /// Reads `POST /v1/profile/function_timeline`.
 pub fn parse_function_timeline_body(body: &[u8]) -> Result<FunctionTimelineQuery, RequestError> {
     let timeline = super::parse_timeline_body(body)?;
-    let m = Members::parse(body)?;
+    let function = function_member(&Members::parse(body)?)?;
+    Ok(FunctionTimelineQuery { timeline, function })
+}
+
+/// The required `function` member: one frame's name as it appears in stacks.
+pub(crate) fn function_member(m: &Members) -> Result<String, RequestError> {
     let function = m.non_empty("function")?.ok_or_else(|| {
         RequestError(
             "function is required: a function's name as it appears in frames (e.g. \"main\")"
@@ -297,7 +302,7 @@ pub fn parse_function_timeline_body(body: &[u8]) -> Result<FunctionTimelineQuery
             "function must be one frame's name, without ';', got \"{function}\""
         )));
     }
-    Ok(FunctionTimelineQuery { timeline, function })
+    Ok(function)
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@
 //! | `POST /v1/profile/tag_values` | [`TagValuesRequest`] | `Table<`[`ValueCount`]`>` |
 //! | `POST /v1/profile/functions` | [`FunctionsRequest`] | [`FunctionsAnswer`] |
 //! | `POST /v1/profile/function_timeline` | [`FunctionTimelineRequest`] | [`FunctionTimelineAnswer`] |
+//! | `POST /v1/profile/function_lines` | [`FunctionLinesRequest`] | [`FunctionLinesAnswer`] |
 //!
 //! Times are Unix seconds, inclusive at both ends. A timeline bucket starts at a multiple of its
 //! interval counted from the Unix epoch ([`bucket_start`]).
@@ -18,6 +19,7 @@
 mod answer;
 mod function_change;
 mod function_growth;
+mod function_lines;
 mod function_places;
 mod function_points;
 mod function_rows;
@@ -31,6 +33,7 @@ pub use function_change::{
     value_per_sample, ProcessShift, ShiftFunction, FUNCTIONS_PER_SHIFT, ON_CPU_US_PER_SAMPLE,
 };
 pub use function_growth::{grown_in_processes, ProcessGrowth};
+pub use function_lines::*;
 pub use function_places::PlaceValue;
 pub use function_points::{FunctionPoint, FunctionTimelineAnswer};
 pub use function_rows::*;
