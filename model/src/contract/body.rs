@@ -7,6 +7,7 @@
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use crate::contract::fine::{MsBounds, MsWindow};
 use crate::contract::request::ProfileRequest;
 use crate::contract::shape::ResultShape;
 use crate::contract::tag_filter::{self, TagFilter};
@@ -34,6 +35,9 @@ pub struct TracingRequest {
     pub debug: bool,
     /// `result_shape` when the request names one.
     pub shape: Option<ResultShape>,
+    /// `time_start_ms` / `time_end_ms` when the request names either: the millisecond window
+    /// inside the seconds (see [`crate::contract::fine`]).
+    pub window: Option<MsWindow>,
 }
 
 /// The members of a JSON object body, read with messages that name the member.
@@ -172,6 +176,11 @@ pub fn parse_tracing_body(body: &[u8]) -> Result<TracingRequest, RequestError> {
             ))
         })?),
     };
+    let bounds = MsBounds::read(&m)?;
+    let window = bounds
+        .is_set()
+        .then(|| MsWindow::narrow(bounds, time_start, time_end))
+        .transpose()?;
     let request = ProfileRequest {
         app_service,
         profile_language_type: language,
@@ -195,6 +204,7 @@ pub fn parse_tracing_body(body: &[u8]) -> Result<TracingRequest, RequestError> {
         filter,
         debug,
         shape,
+        window,
     })
 }
 

@@ -5,8 +5,8 @@
 //! prefixes and `function_types` letters mark ([`kind`]), the rules for
 //! `max_kernel_stack_depth` ([`kernel`]) and event types ([`event`]), the response envelope
 //! ([`envelope`]), who may embed the page ([`embed`]), the ingest body ([`ingest`]) and the detail
-//! below a sample (source lines, event times: [`detail`]), the source text beside lines
-//! ([`source`]). Facts about the interface live here and nowhere else.
+//! below a sample (source lines, event times: [`detail`]), time inside a range ([`fine`]: millisecond
+//! bounds, the heatmap and the samples in time order). Facts about the interface live here and nowhere else.
 
 pub mod body;
 pub mod detail;
@@ -15,6 +15,7 @@ pub mod envelope;
 pub mod event;
 pub mod explore;
 pub mod fields;
+pub mod fine;
 pub mod ingest;
 pub mod kernel;
 pub mod kind;
@@ -24,5 +25,4 @@ pub mod schema;
 pub mod selection;
 pub mod shape;
 pub mod snapshot;
-pub mod source;
 pub mod tag_filter;
