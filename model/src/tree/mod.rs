@@ -4,6 +4,7 @@
 
 pub mod build;
 pub mod diff;
+pub mod lines;
 pub mod matches;
 pub mod order;
 pub mod profile;

@@ -105,6 +105,7 @@ fn strings(p: &mut Pprof<'_>) -> Result<(), PprofError> {
     for f in &p.functions {
         check(format!("function {} name", f.id), f.name)?;
         check(format!("function {} system_name", f.id), f.system_name)?;
+        check(format!("function {} filename", f.id), f.filename)?;
     }
     for (i, &(key, text)) in p.samples.labels.iter().enumerate() {
         check(format!("label {} key", i + 1), key)?;

@@ -193,8 +193,11 @@ fn location(p: &mut Pprof<'_>, b: &[u8], at: usize) -> Result<(), PprofError> {
                 let mut line = Line::default();
                 let mut lr = Reader::nested(l, here);
                 while let Some((f, v)) = lr.field()? {
-                    if let (1, Some(id)) = (f, v.varint()) {
-                        line.function_id = id;
+                    match (f, v.varint()) {
+                        (1, Some(id)) => line.function_id = id,
+                        // Negative or past u32 is no line a source file has: unknown (0).
+                        (2, Some(n)) => line.line = u32::try_from(n).unwrap_or(0),
+                        _ => {}
                     }
                 }
                 p.lines.push(line);
@@ -215,6 +218,7 @@ fn function(b: &[u8], at: usize) -> Result<Function, WireError> {
             (1, Some(v)) => f.id = v,
             (2, Some(v)) => f.name = v,
             (3, Some(v)) => f.system_name = v,
+            (4, Some(v)) => f.filename = v,
             _ => {}
         }
     }

@@ -10,6 +10,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::lines::named_lines;
 use super::{Pprof, PprofError, SampleLocations, NONE};
 use crate::tree::table::{NodeTable, NO_PARENT};
 use crate::wire::native::{self, origin_of_file};
@@ -183,17 +184,7 @@ impl LocationFrames {
                 NONE => "",
                 m => p.mappings.get(m as usize).map_or("", |m| p.string(m.file)),
             };
-            let lines = &p.lines[loc.line_start as usize..loc.line_end as usize];
-            let named: Vec<&str> = lines
-                .iter()
-                .rev()
-                .filter_map(|l| p.functions.get(l.function as usize))
-                .map(|f| match p.string(f.name) {
-                    "" => p.string(f.system_name),
-                    name => name,
-                })
-                .filter(|name| !name.is_empty())
-                .collect();
+            let named: Vec<&str> = named_lines(p, loc).map(|(name, _)| name).collect();
             if named.is_empty() {
                 let mapping = p.mappings.get(loc.mapping as usize);
                 let offset = mapping.map_or(loc.address, |m| {

@@ -11,6 +11,7 @@
 mod check;
 mod decode;
 pub mod fold;
+pub mod lines;
 mod read;
 pub mod sample_types;
 pub mod stacks;
@@ -18,7 +19,7 @@ pub mod stacks;
 use thiserror::Error;
 
 pub use decode::{decode, decode_within};
-pub use read::{read_profile, ReadPprof};
+pub use read::{read_profile, read_profile_with_lines, ReadPprof};
 
 use super::protobuf::{repeated_varints, Value, WireError};
 
@@ -183,6 +184,8 @@ pub struct Line {
     pub function_id: u64,
     /// The function as an index into [`Pprof::functions`] ([`NONE`] = none; set by [`decode`]).
     pub function: u32,
+    /// `line`: the source line (1-based; 0 = not given).
+    pub line: u32,
 }
 
 /// No mapping or function (an id of 0).
@@ -197,6 +200,8 @@ pub struct Function {
     pub name: u64,
     /// `system_name` (string index).
     pub system_name: u64,
+    /// `filename`: the source file (string index; 0 = not given).
+    pub filename: u64,
 }
 
 /// Why bytes are not a usable pprof profile; each message names the field and the index.

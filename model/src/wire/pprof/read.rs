@@ -4,8 +4,10 @@
 //! an Embers export named or `fallback_root`.
 
 use super::fold::fold;
+use super::lines::function_lines;
 use super::sample_types::{choose, primary, EventChoice, Scale};
 use super::{decode, Pprof, PprofError};
+use crate::tree::lines::LineTable;
 use crate::tree::profile::Profile;
 
 /// A profile read from pprof, with what its values are.
@@ -24,8 +26,25 @@ pub struct ReadPprof {
 /// Reads uncompressed pprof `bytes` into the profile of its primary sample type.
 pub fn read_profile(bytes: &[u8], fallback_root: &str) -> Result<ReadPprof, PprofError> {
     let p = decode(bytes)?;
-    let choices = choose(&p);
-    let choice = match primary(&p, &choices) {
+    read_decoded(&p, &chosen(&p), fallback_root)
+}
+
+/// [`read_profile`] and the source lines of its functions (the viewer's Source panel on an
+/// opened file), summed over the same sample type and scaled alike.
+pub fn read_profile_with_lines(
+    bytes: &[u8],
+    fallback_root: &str,
+) -> Result<(ReadPprof, LineTable), PprofError> {
+    let p = decode(bytes)?;
+    let choice = chosen(&p);
+    let read = read_decoded(&p, &choice, fallback_root)?;
+    Ok((read, function_lines(&p, choice.index, choice.scale)?))
+}
+
+/// The sample type a file is read as: [`primary`], else the default or last type as it is.
+fn chosen(p: &Pprof<'_>) -> EventChoice {
+    let choices = choose(p);
+    match primary(p, &choices) {
         Some(c) => c.clone(),
         None => {
             let default = p.default_sample_type;
@@ -43,9 +62,16 @@ pub fn read_profile(bytes: &[u8], fallback_root: &str) -> Result<ReadPprof, Ppro
                 ebpf: false,
             }
         }
-    };
+    }
+}
+
+fn read_decoded(
+    p: &Pprof<'_>,
+    choice: &EventChoice,
+    fallback_root: &str,
+) -> Result<ReadPprof, PprofError> {
     let root = p.root_name().unwrap_or(fallback_root);
-    let mut table = fold(&p, root, choice.index)?;
+    let mut table = fold(p, root, choice.index)?;
     if choice.scale != Scale::AsSent {
         for v in &mut table.self_value {
             let scaled = u64::try_from(*v).ok().and_then(|v| choice.scale.apply(v));
@@ -56,9 +82,9 @@ pub fn read_profile(bytes: &[u8], fallback_root: &str) -> Result<ReadPprof, Ppro
     }
     Ok(ReadPprof {
         profile: Profile::from_table(table),
-        event_type: choice.event_type,
+        event_type: choice.event_type.clone(),
         sample_type: p.sample_type_name(choice.index),
-        samples: sample_count(&p, choice.index),
+        samples: sample_count(p, choice.index),
     })
 }
 
