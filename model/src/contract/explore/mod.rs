@@ -19,7 +19,7 @@
 mod answer;
 mod function_change;
 mod function_growth;
-mod function_lines;
+pub mod function_lines;
 mod function_places;
 mod function_points;
 mod function_rows;
