@@ -11,5 +11,6 @@ pub mod layout;
 pub mod names;
 pub mod navigate;
 pub mod paint;
+pub mod source;
 pub mod stack_chart;
 pub mod timeline;
