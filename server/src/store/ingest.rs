@@ -249,6 +249,9 @@ fn insert_batch<'b>(
             s.time.saturating_mul(1_000_000),
             in_ts
         ])?;
+        if let Some(d) = s.detail.as_deref() {
+            super::fine::write(tx, s.time, tx.last_insert_rowid(), &d.events)?;
+        }
         adding.rollup.add(s.time, series, value);
         adding
             .functions

@@ -13,6 +13,7 @@ pub mod budget;
 pub mod clickhouse;
 mod cover;
 mod explore;
+pub mod fine;
 mod fn_rollup;
 mod functions;
 pub mod ingest;

@@ -157,7 +157,7 @@ fn main_statement(q: &Selection, services: &[String], sum: &str) -> Sql {
 }
 
 /// Find the app_services (other than `Total`) matching a query without one: 1 to 10, sorted.
-fn discover(
+pub(crate) fn discover(
     conn: &Connection,
     q: &Selection,
     statements: &mut Vec<String>,

@@ -33,14 +33,17 @@
 //!
 //! Version 5 adds source lines (see [`super::lines`]): `profile.frames_at`,
 //! `profile.line_stacks`, `samples.line_stack_id` and `profile.lines_10m`; old samples have none.
+//!
+//! Version 6 adds event times (see [`super::fine`]): `profile.sample_times` and the trigger that
+//! drops a sample's times with it; old samples have none.
 
 use rusqlite::Connection;
 
-use super::{fn_rollup, lines, rollup, saturate, snapshots, StoreError};
+use super::{fine, fn_rollup, lines, rollup, saturate, snapshots, StoreError};
 use embers_model::contract::fields::{self, FieldKind};
 
 /// The schema version this build writes.
-pub const CURRENT_VERSION: i64 = 5;
+pub const CURRENT_VERSION: i64 = 6;
 
 /// Bring the attached `profile` schema up to [`CURRENT_VERSION`], one transaction per step.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
@@ -73,6 +76,7 @@ pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> 
                 fn_rollup::backfill(&tx)?;
             }
             5 => tx.execute_batch(lines::V5_SQL)?,
+            6 => tx.execute_batch(fine::V6_SQL)?,
             other => {
                 return Err(StoreError::Schema(format!(
                     "no migration to version {other}"

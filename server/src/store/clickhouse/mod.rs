@@ -8,6 +8,7 @@
 
 mod compact;
 mod explore;
+mod fine;
 mod fleet;
 mod fn_ingest;
 mod functions;
