@@ -7,6 +7,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::fn_rollup::{FnIngest, FnSeriesKey, FnState};
 use super::functions::FrameCache;
+use super::lines::ingest::LineIngest;
 use super::rollup::{Pending, SeriesIds, SeriesKey};
 use super::StoreError;
 use embers_model::contract::detail::SampleDetail;
@@ -163,6 +164,7 @@ struct Adding<'b> {
     stack_ids: HashMap<&'b str, i64>,
     rollup: Pending,
     functions: FnIngest<'b>,
+    lines: LineIngest,
 }
 
 /// Insert every batch in one transaction (all or nothing), with its rollup rows.
@@ -184,6 +186,7 @@ pub(crate) fn insert(
         }
     }
     adding.rollup.write(&tx)?;
+    adding.lines.write(&tx)?;
     let functions = adding
         .functions
         .write(&tx, memory.functions, memory.frames)?;
@@ -208,7 +211,7 @@ fn insert_batch<'b>(
     let mut add_sample = tx.prepare_cached(
         "INSERT INTO profile.samples (time, app_service, profile_language_type, \
          profile_event_type, stack_id, profile_value, tagset_id, profile_create_timestamp, \
-         profile_in_timestamp) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+         profile_in_timestamp, line_stack_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     let fn_key = FnSeriesKey {
         app_service: m.app_service.clone(),
@@ -238,6 +241,10 @@ fn insert_batch<'b>(
         };
         // validate() checked that the value fits.
         let value = i64::try_from(s.value).unwrap_or(i64::MAX);
+        let lines = match s.detail.as_deref() {
+            Some(d) => adding.lines.line_stack(tx, &s.stack, &d.lines)?,
+            None => None,
+        };
         add_sample.execute(params![
             s.time,
             m.app_service,
@@ -247,8 +254,12 @@ fn insert_batch<'b>(
             value,
             tagset,
             s.time.saturating_mul(1_000_000),
-            in_ts
+            in_ts,
+            lines.as_ref().map(|l| l.id)
         ])?;
+        if let Some(l) = &lines {
+            adding.lines.add(s.time, fn_series, l, value);
+        }
         if let Some(d) = s.detail.as_deref() {
             super::fine::write(tx, s.time, tx.last_insert_rowid(), &d.events)?;
         }

@@ -33,9 +33,9 @@ use std::path::Path;
 
 use embers_model::contract::envelope::Table;
 use embers_model::contract::explore::{
-    FunctionSums, FunctionTimelineAnswer, FunctionTimelineQuery, FunctionsAnswer, FunctionsQuery,
-    ServiceRow, ServicesQuery, TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery,
-    ValueCount,
+    FunctionLinesAnswer, FunctionLinesQuery, FunctionSums, FunctionTimelineAnswer,
+    FunctionTimelineQuery, FunctionsAnswer, FunctionsQuery, SelfTotal, ServiceRow, ServicesQuery,
+    TagValuesQuery, TagsQuery, TimelineAnswer, TimelineQuery, ValueCount,
 };
 use embers_model::contract::selection::Selection;
 use embers_model::contract::snapshot::SnapshotMeta;
@@ -315,6 +315,23 @@ impl Store {
         q: &FunctionTimelineQuery,
     ) -> Result<FunctionTimelineAnswer, StoreError> {
         dispatch!(self, function_timeline(q))
+    }
+
+    /// `POST /v1/profile/function_lines`: the function's lines (from the line sums, both
+    /// backends alike) beside its own self and total over every selected sample (from the
+    /// function rollup), finished by the contract so an empty answer says why.
+    pub fn function_lines(
+        &self,
+        q: &FunctionLinesQuery,
+    ) -> Result<FunctionLinesAnswer, StoreError> {
+        let rows = dispatch!(self, line_sums(q))?;
+        let sums = self.function_sums(&q.selection, q.selection.app_service.is_none())?;
+        let mut whole = SelfTotal::default();
+        for (_, v) in sums.functions.get(&q.function).into_iter().flatten() {
+            whole.self_value = whole.self_value.saturating_add(v.self_value);
+            whole.total = whole.total.saturating_add(v.total);
+        }
+        Ok(FunctionLinesAnswer::finish(&q.function, rows, whole))
     }
 
     /// `POST /v1/profile/tags`.

@@ -2,8 +2,8 @@
 //! (delete), in small transactions so that ingest, which shares the one writer connection,
 //! waits at most one batch; readers are never blocked (WAL).
 //!
-//! What goes: `profile.samples` rows and the rollup rows they summed (the explore rollup's and
-//! the function rollup's). A rollup bucket goes once
+//! What goes: `profile.samples` rows and the rollup rows they summed (the explore rollup's,
+//! the function rollup's and the line sums). A rollup bucket goes once
 //! it is wholly older than the cutoff (so a coarse bucket straddling the cutoff keeps counting
 //! its expired part until it has all expired). What stays: stack texts, tag sets and series
 //! (small, shared across time, and cached by the writer: they are reused as they are), and
@@ -13,8 +13,8 @@
 
 use rusqlite::{params, Connection, TransactionBehavior};
 
-use super::fn_rollup;
 use super::rollup::LEVELS;
+use super::{fn_rollup, lines};
 use super::{SqliteStore, StoreError};
 
 /// What one call removed.
@@ -91,6 +91,7 @@ fn delete_rollup(conn: &mut Connection, before: i64, limit: usize) -> Result<u64
                 i64::try_from(limit).unwrap_or(i64::MAX)
             ])? as u64;
     }
+    n += lines::expire(&tx, before, limit)?;
     for level in LEVELS {
         // `level.table` is a fixed identifier; a bucket [t, t + s) has wholly expired when
         // t + s <= before.
@@ -122,6 +123,9 @@ fn delete_app_rollup(conn: &mut Connection, app: &str) -> Result<u64, StoreError
             .execute([app])? as u64;
         tx.commit()?;
     }
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    n += lines::delete_app(&tx, app)?;
+    tx.commit()?;
     for level in LEVELS {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         n += tx

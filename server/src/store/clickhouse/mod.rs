@@ -14,6 +14,7 @@ mod fn_ingest;
 mod functions;
 mod ingest;
 mod instant;
+mod lines;
 mod query;
 mod raw_rows;
 mod ready;

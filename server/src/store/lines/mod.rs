@@ -37,3 +37,54 @@ CREATE TABLE profile.lines_10m (
   PRIMARY KEY (series_id, time, frame_id)
 ) WITHOUT ROWID;
 ";
+
+pub(crate) mod ingest;
+
+/// The bucket of the line sums (seconds): ten minutes, as the function rollup's finest level.
+pub(crate) const BUCKET: i64 = 600;
+mod read;
+
+use embers_model::contract::explore::{FunctionLinesQuery, LineRow};
+
+use super::{SqliteStore, StoreError};
+
+impl SqliteStore {
+    /// One function's lines over `q`'s selection, unsorted and unnamed by rank (what
+    /// [`super::Store::function_lines`] finishes).
+    pub fn line_sums(&self, q: &FunctionLinesQuery) -> Result<Vec<LineRow>, StoreError> {
+        self.with_reader(|conn| read::function_lines(conn, q))
+    }
+}
+
+/// Retention: deletes up to `limit` line rows whose ten-minute bucket ended at or before
+/// `before` (a bucket straddling the cutoff stays, as the function rollup's do).
+pub(crate) fn expire(
+    tx: &rusqlite::Transaction<'_>,
+    before: i64,
+    limit: usize,
+) -> Result<u64, StoreError> {
+    let n = tx
+        .prepare_cached(
+            "DELETE FROM profile.lines_10m WHERE (series_id, time, frame_id) IN \
+             (SELECT series_id, time, frame_id FROM profile.lines_10m WHERE time <= ?1 LIMIT ?2)",
+        )?
+        .execute(rusqlite::params![
+            before.saturating_sub(BUCKET),
+            i64::try_from(limit).unwrap_or(i64::MAX)
+        ])?;
+    Ok(n as u64)
+}
+
+/// Deletes every line row of `app`'s series.
+pub(crate) fn delete_app(tx: &rusqlite::Transaction<'_>, app: &str) -> Result<u64, StoreError> {
+    let n = tx
+        .prepare_cached(
+            "DELETE FROM profile.lines_10m WHERE series_id IN \
+             (SELECT id FROM profile.function_series WHERE app_service = ?1)",
+        )?
+        .execute([app])?;
+    Ok(n as u64)
+}
+
+#[cfg(test)]
+mod tests;
