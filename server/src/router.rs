@@ -52,6 +52,11 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
             http::explore::function_timeline,
             query,
         ),
+        Route::post(
+            "/v1/profile/function_lines",
+            http::explore::function_lines,
+            query,
+        ),
         Route::post("/v1/profile/ingest", http::ingest::handle, ingest),
         Route::post("/v1/profile/pprof", http::pprof::handle, query),
         Route::post(http::otlp::PATH, http::otlp::handle, ingest),

@@ -1,5 +1,5 @@
 //! The explore endpoints — `POST /v1/profile/services`, `/timeline`, `/tags`, `/tag_values`,
-//! `/functions`, `/function_timeline` — answered from the local store or, with `--upstream`,
+//! `/functions`, `/function_timeline`, `/function_lines` — answered from the local store or, with `--upstream`,
 //! from the querier (its SQL API; for functions, its ProfileTracing answers). Bodies are
 //! read by the contract's parsers (400 `INVALID_POST_DATA` naming the problem); answers use the
 //! ProfileTracing envelope with a `{columns, values}` result.
@@ -13,11 +13,12 @@ use embers_model::contract::body::RequestError;
 use embers_model::contract::envelope::Table;
 use embers_model::contract::envelope::SUCCESS;
 use embers_model::contract::explore::{
-    parse_function_timeline_body, parse_functions_body, parse_services_body, parse_tag_values_body,
-    parse_tags_body, parse_timeline_body, FunctionTimelineAnswer, FunctionTimelineQuery,
-    FunctionTimelineRequest, FunctionsAnswer, FunctionsQuery, FunctionsRequest, ServiceRow,
-    ServicesQuery, ServicesRequest, TagValuesQuery, TagValuesRequest, TagsQuery, TagsRequest,
-    TimelineAnswer, TimelineQuery, TimelineRequest, ValueCount,
+    parse_function_lines_body, parse_function_timeline_body, parse_functions_body,
+    parse_services_body, parse_tag_values_body, parse_tags_body, parse_timeline_body,
+    FunctionLinesAnswer, FunctionLinesQuery, FunctionLinesRequest, FunctionTimelineAnswer,
+    FunctionTimelineQuery, FunctionTimelineRequest, FunctionsAnswer, FunctionsQuery,
+    FunctionsRequest, ServiceRow, ServicesQuery, ServicesRequest, TagValuesQuery, TagValuesRequest,
+    TagsQuery, TagsRequest, TimelineAnswer, TimelineQuery, TimelineRequest, ValueCount,
 };
 use serde::Serialize;
 
@@ -42,6 +43,8 @@ pub enum Explore {
     Functions(FunctionsQuery),
     /// `POST /v1/profile/function_timeline`
     FunctionTimeline(FunctionTimelineQuery),
+    /// `POST /v1/profile/function_lines`
+    FunctionLines(FunctionLinesQuery),
 }
 
 /// The success envelope around `result`.
@@ -59,6 +62,7 @@ impl Explore {
             Explore::TagValues(q) => success(&store.tag_values(q)?),
             Explore::Functions(q) => success(&store.functions(q)?),
             Explore::FunctionTimeline(q) => success(&store.function_timeline(q)?),
+            Explore::FunctionLines(q) => success(&store.function_lines(q)?),
         })
     }
 }
@@ -183,6 +187,27 @@ pub async fn function_timeline(
 ) -> Result<Response, Error> {
     handle(state, headers, body, |b| {
         parse_function_timeline_body(b).map(Explore::FunctionTimeline)
+    })
+    .await
+}
+
+/// `POST /v1/profile/function_lines`.
+#[utoipa::path(
+    post,
+    path = "/v1/profile/function_lines",
+    tag = "explore",
+    summary = "One function's source lines, hottest first",
+    description = "ProfileTracing's query fields and `function` (a frame's name as in `profile_location_str`): the function's lines as `[file, line, self_value, total_value]` rows by total, then self (at most 1000; `omitted` counts the rest). A line's self counts the samples whose last frame is the function at that line, its total the samples running the function at that line (once per sample). Inlined functions are their own frames at their own lines. No lines is an empty table, not an error: `lines` is `none` and `reason` says why (`no_samples`, or `no_line_info`: the producer recorded no lines). `function_self_value`/`function_total_value` are the function's sums over every selected sample, with or without lines. Not answered with `--upstream` (a DeepFlow querier stores no lines): 501.",
+    request_body(content = FunctionLinesRequest, content_type = "application/json"),
+    responses((status = 200, description = "The function's lines.", body = Answer<FunctionLinesAnswer>)),
+)]
+pub async fn function_lines(
+    state: State<AppState>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Error> {
+    handle(state, headers, body, |b| {
+        parse_function_lines_body(b).map(Explore::FunctionLines)
     })
     .await
 }

@@ -8,6 +8,7 @@
 pub(crate) mod api;
 pub mod args;
 mod functions;
+mod lines;
 pub mod stdio;
 mod text;
 mod tools;
@@ -40,7 +41,8 @@ list_services to see which services have samples and their names; summarize_prof
 one spends its time; top_functions lists the hottest functions across services, or with a \
 baseline (previous, yesterday) what grew in any of them; compare_profiles shows what grew or shrank \
 in one service between two time ranges (or against a saved snapshot) — the first 'Grew' line is \
-where a regression starts; timeline shows when. Times are Unix seconds, or `last` such as 20m or 1h ending now.";
+where a regression starts; timeline shows when; function_lines shows which source lines of a hot \
+function burn (when the profile has lines). Times are Unix seconds, or `last` such as 20m or 1h ending now.";
 
 /// The MCP server: the tools over the service's API.
 #[derive(Clone, Debug)]
@@ -55,7 +57,7 @@ impl Embers {
     pub fn new(router: Router) -> Embers {
         Embers {
             api: Api::new(router),
-            tool_router: Embers::tool_router(),
+            tool_router: Embers::tool_router() + Embers::lines_router(),
         }
     }
 }
@@ -80,7 +82,7 @@ impl ServerHandler for Embers {
     summary = "The Model Context Protocol (streamable HTTP) for assistants",
     description = "JSON-RPC 2.0 messages of the Model Context Protocol: initialize, tools/list, \
                    tools/call (list_services, top_functions, summarize_profile, \
-                   compare_profiles, timeline, list_snapshots, read_snapshot). Stateless; send `Accept: application/json, \
+                   compare_profiles, timeline, function_lines, list_snapshots, read_snapshot). Stateless; send `Accept: application/json, \
                    text/event-stream`. Needs the query token when the service has one.",
     request_body(content = Object, content_type = "application/json", description = "A JSON-RPC 2.0 request or notification."),
     responses(

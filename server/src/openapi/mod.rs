@@ -41,6 +41,7 @@ use crate::http;
         http::explore::tag_values,
         http::explore::functions,
         http::explore::function_timeline,
+        http::explore::function_lines,
         http::ingest::handle,
         http::otlp::handle,
         http::pprof::handle,

@@ -89,6 +89,9 @@ impl Upstream {
             Explore::FunctionTimeline(_) => {
                 return Err(Error::not_implemented(super::functions::NO_TIMELINE))
             }
+            Explore::FunctionLines(_) => {
+                return Err(Error::not_implemented(super::functions::NO_LINES))
+            }
         })
     }
 

@@ -95,6 +95,7 @@ pub fn check_explore(q: &Explore) -> Result<(), Error> {
             q.baseline.iter().try_for_each(check_selection)
         }
         Explore::FunctionTimeline(q) => check_selection(&q.timeline.selection),
+        Explore::FunctionLines(q) => check_selection(&q.selection),
     }
 }
 

@@ -29,6 +29,12 @@ pub const NO_TIMELINE: &str = "function_timeline needs Embers' own store: a Deep
      question per bucket would be needed); run Embers on its own store (--db or \
      --clickhouse-url) for function timelines";
 
+/// Why a function's lines have no upstream answer.
+pub const NO_LINES: &str = "function_lines needs Embers' own store: a DeepFlow querier stores \
+     stacks of function names only (profile_location_str), no source lines; run Embers on its \
+     own store (--db or --clickhouse-url) and send it profiles with lines (pprof, JFR, OTLP, \
+     perf script with srcline)";
+
 /// The services `sel` reads, busiest first: the named one, or every one but `Total`.
 fn candidates(rows: Vec<ServiceRow>, sel: &Selection) -> Vec<ServiceRow> {
     rows.into_iter()
