@@ -280,7 +280,7 @@ impl Heatmap {
 /// Colours of counts: a sequential ramp (ColorBrewer's OrRd on light pages; dark red to pale
 /// yellow on dark ones, so more is always the more visible end), empty cells apart in a
 /// neutral tone, so "no sample" never reads as "few".
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HeatScale {
     max: u64,
     empty: Rgb,

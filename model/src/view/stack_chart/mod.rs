@@ -12,8 +12,11 @@
 //! frame costs what is visible, not the number of samples), [`paint`] turns them into the
 //! flame graph's [`crate::view::draw_list::DrawList`].
 
+mod answer;
 pub mod layout;
 pub mod paint;
+
+pub use answer::UNKNOWN_THREAD;
 
 use crate::tree::build::TreeBuilder;
 use crate::tree::profile::{NodeId, Profile};
