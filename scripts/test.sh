@@ -95,10 +95,16 @@ step clickhouse  ""           bash -c 'bash scripts/clickhouse.sh single && bash
 # The viewer first: embers-server embeds dist/ when it is built (server/build.rs), and the native
 # step's one_binary tests fail under CI=true when the binary they run has no viewer inside.
 step build       ""           embers_build_viewer
-step native      ""           cargo test --workspace --no-fail-fast
+# native and collector build the same packages with the same features (clippy's: the service
+# with profile-host), so collector compiles nothing. `-p embers-server` alone resolved other
+# features (no viewer, so proc-macro2 without leptos's span-locations) and on a cold tree rebuilt
+# 127 of its 408 units (cargo --unit-graph; docs/development.md). native leaves the tests named
+# host_profile:: to collector, which runs exactly those (the service's host_profile::tests too).
+native_features=(--workspace --features embers-server/profile-host --no-fail-fast)
+step native      ""           cargo test "${native_features[@]}" -- --skip host_profile::
 # The collector on real programs (root here; CI=true makes a missing eBPF permission a failure),
 # alone, so that no other test shares the CPU with the workloads it samples.
-step collector   ""           cargo test -p embers-server --features profile-host --test integration --no-fail-fast -- host_profile::
+step collector   ""           cargo test "${native_features[@]}" --tests -- host_profile::
 step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast
 step bundle-size build       node bench/bundle-size.mjs
