@@ -11,6 +11,7 @@
 mod check;
 mod decode;
 pub mod fold;
+pub mod line_stacks;
 pub mod lines;
 mod read;
 pub mod sample_types;
