@@ -9,9 +9,11 @@ use crate::components::form::query_form::QueryForm;
 use crate::components::graph::warm_up::warm_up_when_idle;
 use crate::components::home::HomeView;
 use crate::components::theme::theme_state;
+use crate::components::time_panel::TimePanel;
 use crate::components::timeline::TimelineStrip;
 use crate::components::viewer::Viewer;
 use crate::session::compare::BaselineSpec;
+use crate::session::fine::TimeState;
 use crate::session::form::FormState;
 use crate::session::functions::HomeTab;
 use crate::session::history::snapshot_param;
@@ -48,6 +50,9 @@ pub fn App() -> impl IntoView {
     nav.baseline.set(BaselineSpec::from_params(
         params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
     ));
+    nav.time.set(TimeState::from_params(
+        params.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+    ));
     match (snapshot_param(&params), form.to_request()) {
         (Some(id), _) => nav.open_snapshot(id),
         (None, Ok(request)) => nav.go(request),
@@ -73,6 +78,7 @@ pub fn App() -> impl IntoView {
                 Route::Home => view! { <Viewer view=view /> }.into_any(),
                 Route::Profile => view! {
                     <TimelineStrip nav=nav />
+                    <TimePanel nav=nav />
                     <Viewer view=view />
                 }.into_any(),
             }}

@@ -22,6 +22,8 @@ pub struct BaselineSpec {
     pub snapshot: Option<String>,
     /// The wall-clock view: the other CPU event type of the same query, added up.
     pub wall: bool,
+    /// A millisecond window of the range (a second heatmap selection, Unix ms `[start, end)`).
+    pub window: Option<(i64, i64)>,
 }
 
 /// Seconds in a day, for "same time yesterday".
@@ -70,6 +72,7 @@ impl BaselineSpec {
                 .filter(|a| Some(a) != main.app_service.as_ref()),
             snapshot: None,
             wall: false,
+            window: None,
         }
     }
 
@@ -114,6 +117,10 @@ impl BaselineSpec {
         if self.wall {
             out.push(("wall", "1".into()));
         }
+        if let Some((start, end)) = self.window {
+            out.push(("baseline_time_start_ms", start.to_string()));
+            out.push(("baseline_time_end_ms", end.to_string()));
+        }
         out
     }
 
@@ -123,6 +130,7 @@ impl BaselineSpec {
     ) -> Option<BaselineSpec> {
         let mut spec = BaselineSpec::default();
         let (mut start, mut end) = (None, None);
+        let (mut start_ms, mut end_ms) = (None, None);
         let mut named = false;
         for (k, v) in params {
             match k {
@@ -132,6 +140,8 @@ impl BaselineSpec {
                 "baseline_app_service" if !v.is_empty() => spec.app_service = Some(v.to_owned()),
                 "baseline_snapshot" if !v.is_empty() => spec.snapshot = Some(v.to_owned()),
                 "wall" if v == "1" => spec.wall = true,
+                "baseline_time_start_ms" => start_ms = v.trim().parse::<i64>().ok(),
+                "baseline_time_end_ms" => end_ms = v.trim().parse::<i64>().ok(),
                 _ => continue,
             }
             named = true;
@@ -139,6 +149,7 @@ impl BaselineSpec {
         if let (Some(s), Some(e)) = (start, end) {
             spec.time_range = Some((s, e));
         }
+        spec.window = start_ms.zip(end_ms).filter(|(s, e)| s < e);
         named.then_some(spec)
     }
 
@@ -160,6 +171,13 @@ impl BaselineSpec {
         }
         if let Some((start, end)) = self.time_range {
             parts.push(format_span(start, end));
+        }
+        if let Some((start, end)) = self.window {
+            parts.push(format!(
+                "{} ms from {}",
+                end - start,
+                format_span(start / 1000, (end - 1) / 1000)
+            ));
         }
         if let Some(a) = &self.app_service {
             parts.push(a.clone());
@@ -270,6 +288,7 @@ mod tests {
             app_service: Some("nginx".into()),
             snapshot: Some("abc".into()),
             wall: false,
+            window: Some((1500, 1900)),
         };
         let params = spec.to_params();
         let back = BaselineSpec::from_params(params.iter().map(|(k, v)| (*k, v.as_str())));

@@ -14,6 +14,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
 use crate::session::compare::BaselineSpec;
+use crate::session::fine::TimeState;
 use crate::session::functions::HomeTab;
 use crate::session::navigator::{Navigator, Route};
 use crate::session::url::{
@@ -231,6 +232,7 @@ fn current_pairs(
             if let Some(baseline) = nav.baseline.get() {
                 question.extend(baseline.to_params());
             }
+            question.extend(nav.time.get().to_params());
             Some((question, spec.to_params(), spec.zoom_path))
         }
     }
@@ -262,7 +264,13 @@ fn restore(nav: Navigator, view: ViewState) {
         .shown
         .with_untracked(|s| s.as_ref().map(|l| l.request.clone()));
     let same_baseline = nav.baseline.with_untracked(|b| *b == baseline);
-    if request.app_service.is_some() && shown.as_ref() == Some(&request) && same_baseline {
+    let time = TimeState::from_params(params.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+    let same_window = nav.time.with_untracked(|t| t.window == time.window);
+    if nav.time.with_untracked(|t| *t != time) {
+        nav.time.set(time);
+    }
+    let same = shown.as_ref() == Some(&request) && same_baseline && same_window;
+    if request.app_service.is_some() && same {
         view.restore(spec);
         return;
     }

@@ -11,6 +11,7 @@ use crate::session::compare::BaselineSpec;
 use crate::session::explore::services_question;
 use crate::session::explore::HomeQuery;
 use crate::session::files::Imported;
+use crate::session::fine::{covering, fine_request, TimeState};
 use crate::session::form::FormState;
 use crate::session::functions::HomeTab;
 use crate::session::runner::{Fetch, QueryRunner, Target};
@@ -47,6 +48,8 @@ pub struct Navigator {
     /// with the profile whose timeline strip said so, or `None` when the home view did. The
     /// page says it once and stops asking.
     pub explore_missing: RwSignal<Option<Option<ProfileRequest>>>,
+    /// Time inside the range: the window the graph is narrowed to, the time view above it.
+    pub time: RwSignal<TimeState>,
 }
 
 impl Navigator {
@@ -70,6 +73,7 @@ impl Navigator {
             home_tab: RwSignal::new(HomeTab::default()),
             current: RwSignal::new(None),
             explore_missing: RwSignal::new(None),
+            time: RwSignal::new(TimeState::default()),
         }
     }
 
@@ -85,6 +89,13 @@ impl Navigator {
     pub fn submit(&self) -> Result<(), Vec<FieldError>> {
         let request = self.form.to_request()?;
         self.form.errors.set(Vec::new());
+        // A new question asks for its whole range (a window was a part of the old one).
+        if self
+            .time
+            .with_untracked(|t| t.window.is_some() || t.chart.is_some())
+        {
+            self.time.update(|t| (t.window, t.chart) = (None, None));
+        }
         self.go(request);
         Ok(())
     }
@@ -113,7 +124,13 @@ impl Navigator {
     /// when comparing.
     pub fn open_profile(&self, base_url: String, request: ProfileRequest) {
         self.current.set(Some((base_url.clone(), request.clone())));
-        self.runner.run(base_url.clone(), request.clone());
+        match self.time.with_untracked(|t| t.window) {
+            Some(w) => self.runner.start(
+                base_url.clone(),
+                Fetch::Window(fine_request(&request, Some(w))),
+            ),
+            None => self.runner.run(base_url.clone(), request.clone()),
+        }
         self.run_baseline(base_url, &request);
     }
 
@@ -131,7 +148,10 @@ impl Navigator {
         };
         let fetch = match (&spec.snapshot, spec.request(request)) {
             (Some(id), _) => Fetch::Snapshot(id.clone()),
-            (None, Some(r)) => Fetch::Query(r),
+            (None, Some(r)) => match spec.window {
+                Some(w) => Fetch::Window(fine_request(&covering(&r, w), Some(w))),
+                None => Fetch::Query(r),
+            },
             (None, None) => return,
         };
         self.baseline_runner.start(base_url, fetch);
@@ -249,6 +269,15 @@ impl Navigator {
     pub fn open_range(&self, time_start: i64, time_end: i64) {
         self.form.set_range(time_start, time_end);
         self.submit_or_show_errors();
+    }
+
+    /// Narrows the graph to the samples of `window` (Unix ms `[start, end)`) inside the range.
+    pub fn open_window(&self, window: (i64, i64)) {
+        let Some((base, request)) = self.current.get_untracked() else {
+            return;
+        };
+        self.time.update(|t| t.window = Some(window));
+        self.open_profile(base, covering(&request, window));
     }
 
     /// Narrows what is shown to samples whose tag `name` is `value`.

@@ -8,8 +8,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
-use embers_model::contract::request::ProfileRequest;
 use embers_model::contract::snapshot::{is_valid_id, ID_LEN, SNAPSHOTS_PATH};
+use embers_model::contract::{fine::FineRequest, request::ProfileRequest};
 use embers_model::wire::decode_response_table;
 use js_sys::Uint8Array;
 use leptos::prelude::*;
@@ -22,8 +22,8 @@ use crate::net::http::{
     QUERY_TIMEOUT_MS,
 };
 use crate::net::marks;
-use crate::session::snapshot_meta::snapshot_meta;
 use crate::session::time::now_ms;
+use crate::session::{fine, snapshot_meta::snapshot_meta};
 use crate::state::loaded::{Failure, LoadState, Loaded};
 use crate::state::view_state::ViewState;
 
@@ -41,6 +41,8 @@ pub enum Target {
 pub enum Fetch {
     /// A ProfileTracing query.
     Query(ProfileRequest),
+    /// A ProfileTracing query narrowed to milliseconds (a heatmap's selection).
+    Window(FineRequest),
     /// A saved snapshot by id.
     Snapshot(String),
 }
@@ -183,6 +185,7 @@ impl QueryRunner {
                 let url = endpoint(base, PROFILE_TRACING_PATH);
                 post_json(&url, request, signal, progress).await
             }
+            Fetch::Window(b) => post_json(&fine::tracing_url(base), b, signal, progress).await,
             Fetch::Snapshot(id) => {
                 let url = endpoint(base, &format!("{SNAPSHOTS_PATH}/{id}"));
                 get_body(&url, signal, progress).await
@@ -201,6 +204,7 @@ impl QueryRunner {
         }
         let (request, snapshot) = match fetch {
             Fetch::Query(request) => (request, None),
+            Fetch::Window(body) => (body.request, None),
             Fetch::Snapshot(id) => {
                 let (request, name) = snapshot_meta(&raw.body)
                     .map(|m| (m.request, Some(m.name)))
