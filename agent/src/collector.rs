@@ -9,6 +9,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
+use embers_model::contract::detail::SourceLine;
 use serde_json::Value;
 
 use crate::bpf::{KernelStats, Probe};
@@ -111,7 +112,8 @@ impl Collector {
         {
             let intake = self.intake.borrow();
             for (key, value) in &stacks {
-                fold.add(&self.named(key, *value, &names, &intake.modules));
+                let (named, lines) = self.named(key, *value, &names, &intake.modules);
+                fold.add_with_lines(&named, &lines);
             }
         }
         {
@@ -146,13 +148,15 @@ impl Collector {
         report
     }
 
+    /// The sample's frames named (a user frame with functions inlined into it is several),
+    /// with the source line of each.
     fn named(
         &self,
         key: &StackKey,
         value: u64,
         names: &HashMap<u32, Names>,
         modules: &crate::modules::Modules,
-    ) -> Named {
+    ) -> (Named, Vec<Option<SourceLine>>) {
         let n = names.get(&key.tid).cloned().unwrap_or_default();
         let mut kernel: Vec<String> = key
             .kernel
@@ -164,14 +168,13 @@ impl Collector {
             let machinery = kernel.iter().take_while(|n| is_tracing_frame(n)).count();
             kernel.drain(..machinery);
         }
-        let frames = key
-            .user
-            .iter()
-            .rev()
-            .map(|f| self.symbols.name(f, modules))
-            .chain(kernel.into_iter().rev())
-            .collect();
-        Named {
+        let mut user = Vec::with_capacity(key.user.len());
+        for f in key.user.iter().rev() {
+            self.symbols.expand(f, modules, &mut user);
+        }
+        let kernel = kernel.into_iter().rev().map(|k| (k, None));
+        let (frames, lines) = user.into_iter().chain(kernel).unzip();
+        let named = Named {
             event: key.event,
             pid: key.pid,
             tid: key.tid,
@@ -180,7 +183,8 @@ impl Collector {
             thread: n.thread,
             frames,
             value,
-        }
+        };
+        (named, lines)
     }
 
     fn log(&self, r: &WindowReport, sink: &dyn Sink) {

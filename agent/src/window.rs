@@ -2,11 +2,15 @@
 //! process name, stacks `[t] <thread>;<frames root→leaf>`) for the processes the user asked
 //! for, and the per-host `Total` graph of every process's on-CPU time (`[p] <process>;[t]
 //! <thread>`, the main thread's samples `[p] <process>` alone, as DeepFlow's agent writes it).
+//! A process's stacks may carry their frames' source lines ([`Fold::add_with_lines`]): a stack
+//! seen at different lines is folded once per distinct set of lines, each line of the folded
+//! text with its `details` entry, so the store can sum lines without new frames.
 
 use std::collections::{BTreeMap, HashMap};
 
+use embers_model::contract::detail::SourceLine;
 use embers_model::contract::event::{DEFAULT_LANGUAGE, DEFAULT_UNIT, TOTAL_APP_SERVICE};
-use embers_model::contract::ingest::BatchInput;
+use embers_model::contract::ingest::{BatchInput, FoldedDetail};
 use serde_json::Value;
 
 use crate::names;
@@ -51,10 +55,13 @@ pub struct Named {
     pub wanted: bool,
 }
 
-/// A window's samples, summed per distinct stack.
+/// A stack's frames joined by `;`, and their lines (one per frame, or none known).
+type StackLines = (String, Vec<Option<SourceLine>>);
+
+/// A window's samples, summed per distinct stack (and its lines).
 #[derive(Debug, Default)]
 pub struct Fold {
-    processes: BTreeMap<(Event, String), HashMap<String, u64>>,
+    processes: BTreeMap<(Event, String), HashMap<StackLines, u64>>,
     total: HashMap<String, u64>,
 }
 
@@ -71,6 +78,12 @@ impl Fold {
 
     /// Add one sample to its process's graph (if wanted) and, for on-CPU, to `Total`.
     pub fn add(&mut self, s: &Named) {
+        self.add_with_lines(s, &[]);
+    }
+
+    /// [`Fold::add`] with the source line of each of `s.frames` (`lines` empty, or one entry
+    /// per frame).
+    pub fn add_with_lines(&mut self, s: &Named, lines: &[Option<SourceLine>]) {
         let thread = names::thread(&s.thread, s.tid);
         if s.wanted {
             let mut stack = thread.clone();
@@ -78,12 +91,19 @@ impl Fold {
                 stack.push(';');
                 stack.push_str(frame);
             }
+            // The thread's frame leads the stack and has no line.
+            let known = lines.len() == s.frames.len() && lines.iter().any(Option::is_some);
+            let lines = if known {
+                std::iter::once(None).chain(lines.iter().cloned()).collect()
+            } else {
+                Vec::new()
+            };
             let app = names::app_service(&s.process, s.pid);
             *self
                 .processes
                 .entry((s.event, app))
                 .or_default()
-                .entry(stack)
+                .entry((stack, lines))
                 .or_default() += s.value;
         }
         if s.event == Event::OnCpu {
@@ -111,19 +131,23 @@ impl Fold {
             Event::OnCpu => v.saturating_mul(us_per_sample),
             Event::OffCpu => v / 1000,
         };
+        let total: HashMap<StackLines, u64> = self
+            .total
+            .into_iter()
+            .map(|(stack, v)| ((stack, Vec::new()), v))
+            .collect();
         let graphs = self.processes.into_iter().chain(
-            (!self.total.is_empty())
-                .then(|| ((Event::OnCpu, TOTAL_APP_SERVICE.to_owned()), self.total)),
+            (!total.is_empty()).then(|| ((Event::OnCpu, TOTAL_APP_SERVICE.to_owned()), total)),
         );
         for ((event, app), stacks) in graphs {
-            let mut lines: Vec<(String, u64)> = stacks
+            let mut lines: Vec<(StackLines, u64)> = stacks
                 .into_iter()
                 .map(|(stack, v)| (stack, to_us(event, v)))
                 .filter(|(_, us)| *us > 0)
                 .collect();
             // Sorted, so a window always folds to the same text.
             lines.sort_unstable();
-            for folded in split_lines(&lines, max_bytes) {
+            for (folded, details) in split_lines(&lines, max_bytes) {
                 out.push(BatchInput {
                     app_service: app.clone(),
                     profile_language_type: DEFAULT_LANGUAGE.to_owned(),
@@ -132,7 +156,7 @@ impl Fold {
                     time: Some(time),
                     tags: tags.clone(),
                     folded,
-                    details: Vec::new(),
+                    details,
                 });
             }
         }
@@ -140,22 +164,46 @@ impl Fold {
     }
 }
 
-/// Folded texts of `stack value` lines, each at most `max_bytes` unless one line alone is
+/// Folded texts of `stack value` lines with the details of those that have lines, each text
+/// (with about what its details add in JSON) at most `max_bytes` unless one line alone is
 /// longer.
-fn split_lines(lines: &[(String, u64)], max_bytes: usize) -> Vec<String> {
+fn split_lines(lines: &[(StackLines, u64)], max_bytes: usize) -> Vec<(String, Vec<FoldedDetail>)> {
     let mut texts = Vec::new();
-    let mut text = String::new();
-    for (stack, value) in lines {
+    let (mut text, mut details, mut bytes, mut count) = (String::new(), Vec::new(), 0, 0);
+    for ((stack, frame_lines), value) in lines {
         let line = format!("{stack} {value}\n");
-        if !text.is_empty() && text.len() + line.len() > max_bytes {
-            texts.push(std::mem::take(&mut text));
+        let size = line.len() + detail_bytes(frame_lines);
+        if !text.is_empty() && bytes + size > max_bytes {
+            texts.push((std::mem::take(&mut text), std::mem::take(&mut details)));
+            (bytes, count) = (0, 0);
+        }
+        if !frame_lines.is_empty() {
+            details.push(FoldedDetail {
+                sample: count,
+                lines: frame_lines.clone(),
+                events: Vec::new(),
+            });
         }
         text.push_str(&line);
+        bytes += size;
+        count += 1;
     }
     if !text.is_empty() {
-        texts.push(text);
+        texts.push((text, details));
     }
     texts
+}
+
+/// About the bytes a detail with `lines` takes in the JSON body.
+fn detail_bytes(lines: &[Option<SourceLine>]) -> usize {
+    if lines.is_empty() {
+        return 0;
+    }
+    let each: usize = lines
+        .iter()
+        .map(|l| l.as_ref().map_or(5, |l| l.file.len() + 24))
+        .sum();
+    each + 32
 }
 
 #[cfg(test)]
@@ -231,6 +279,51 @@ mod tests {
             && b.tags == tags
             && b.profile_language_type == "eBPF"
             && b.profile_value_unit == "microseconds"));
+    }
+
+    #[test]
+    fn a_stack_at_different_lines_folds_once_per_lines_with_its_details() {
+        let at = |line| {
+            Some(SourceLine {
+                file: "/src/hot.c".into(),
+                line,
+            })
+        };
+        let mut fold = Fold::new();
+        let s = sample(Event::OnCpu, 10, &["main", "work"], 1, true);
+        fold.add_with_lines(&s, &[at(3), at(7)]);
+        fold.add_with_lines(&s, &[at(3), at(8)]);
+        fold.add_with_lines(&s, &[at(3), at(8)]);
+        fold.add_with_lines(&s, &[None, None]);
+        let batches = fold.batches(1, &BTreeMap::new(), 10, 1 << 20);
+        let web = &batches[0];
+        assert_eq!(
+            web.folded,
+            "[t] web;main;work 10\n[t] web;main;work 10\n[t] web;main;work 20\n"
+        );
+        let details: Vec<(usize, Vec<Option<SourceLine>>)> = web
+            .details
+            .iter()
+            .map(|d| (d.sample, d.lines.clone()))
+            .collect();
+        assert_eq!(
+            details,
+            vec![(1, vec![None, at(3), at(7)]), (2, vec![None, at(3), at(8)])]
+        );
+        assert!(batches[1].details.is_empty(), "Total has no lines");
+        // Split: each batch counts its own samples from 0.
+        let mut fold = Fold::new();
+        for line in 1..=40 {
+            fold.add_with_lines(&s, &[at(1), at(line)]);
+        }
+        let parts = fold.batches(1, &BTreeMap::new(), 1, 300);
+        let web: Vec<&BatchInput> = parts.iter().filter(|b| b.app_service == "web").collect();
+        assert!(web.len() > 2);
+        for b in web {
+            let n = b.folded.lines().count();
+            assert_eq!(b.details.len(), n);
+            assert!(b.details.iter().enumerate().all(|(i, d)| d.sample == i));
+        }
     }
 
     #[test]

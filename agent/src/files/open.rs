@@ -44,6 +44,9 @@ pub enum OpenError {
 pub enum Links {
     /// Followed, resolved inside the root (binaries: `/lib64` → `/usr/lib64`).
     InRoot,
+    /// Followed inside the root, the last component too (`/usr/lib/debug/.build-id/` entries
+    /// are symlinks to the debug files); the fallback walk refuses them.
+    InRootLastToo,
     /// Refused anywhere in the path (perf maps: the runtime writes them itself).
     Refused,
 }
@@ -92,7 +95,11 @@ impl Root {
         // libc marks `open_how` non-exhaustive (the kernel may grow it): fill a zeroed one.
         // SAFETY: all-zero is a valid `open_how` (plain integers).
         let mut how: libc::open_how = unsafe { std::mem::zeroed() };
-        how.flags = PATH_FLAGS as u64;
+        how.flags = if links == Links::InRootLastToo {
+            (PATH_FLAGS & !libc::O_NOFOLLOW) as u64
+        } else {
+            PATH_FLAGS as u64
+        };
         how.resolve = resolve;
         // SAFETY: valid directory fd, NUL-terminated path, `how` with its true size.
         let fd = unsafe {

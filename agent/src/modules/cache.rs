@@ -6,7 +6,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{open, read, unreadable, vdso, Module, Unreadable};
+use super::{debug, open, read, unreadable, vdso, Module, SymbolSource, Unreadable};
+use crate::files::Root;
 use crate::frame::ModuleId;
 use crate::maps::MapLine;
 
@@ -71,7 +72,7 @@ impl Modules {
     }
 
     /// Where blazesym reads module `id`'s symbols (its sealed copy, made on first call).
-    pub fn symbol_path(&mut self, id: ModuleId) -> Option<std::path::PathBuf> {
+    pub fn symbol_source(&mut self, id: ModuleId) -> Option<SymbolSource> {
         let window = self.window;
         let room = self.bytes < MAX_MODULE_BYTES;
         let module = self.slots.get_mut(id as usize)?.as_mut()?;
@@ -79,9 +80,9 @@ impl Modules {
         if !room && module.copy.is_none() {
             return None;
         }
-        let (path, added) = module.symbol_path();
+        let (source, added) = module.symbol_source();
         self.bytes += added;
-        path
+        source
     }
 
     /// The module of a file mapping of process `pid`, read on first sight.
@@ -105,6 +106,7 @@ impl Modules {
             Ok(file) => read(file, path, deleted, window),
             Err(e) => Err(e.to_string()),
         };
+        let module = module.map(|m| with_separate_debug(m, pid));
         let module = module.unwrap_or_else(|why| {
             if self.problems.files.len() < 8 {
                 self.problems.files.push((path.to_owned(), why.clone()));
@@ -217,6 +219,21 @@ impl Modules {
     }
 }
 
+/// `module` with its separate debug file, when it has no DWARF of its own: looked for now,
+/// inside the mapping process's root, while the process is there to say where that is.
+fn with_separate_debug(mut module: Module, pid: u32) -> Module {
+    let Some(elf) = module.elf.as_ref().filter(|e| e.dwarf.is_none()) else {
+        return module;
+    };
+    let Some(build_id) = elf.build_id.as_deref() else {
+        return module;
+    };
+    if let Ok(root) = Root::of_process(pid) {
+        module.separate = debug::separate(&root, build_id);
+    }
+    module
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,8 +259,8 @@ mod tests {
         let ids = own_modules(&mut modules);
         assert!(!ids.is_empty() && !modules.is_empty() && modules.bytes() > 0);
         let vdso = modules.vdso().expect("vdso");
-        let path = modules.symbol_path(ids[0]).expect("a symbol copy");
-        assert!(path.starts_with("/proc/self/fd/"));
+        let source = modules.symbol_source(ids[0]).expect("a symbol copy");
+        assert!(source.path.starts_with("/proc/self/fd/"));
         // Mapped by a known process: kept however long.
         let mapped: HashSet<ModuleId> = ids.iter().copied().collect();
         for _ in 0..=IDLE_WINDOWS {

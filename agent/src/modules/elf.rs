@@ -11,6 +11,7 @@ use std::ops::{Deref, Range};
 use std::os::unix::fs::FileExt;
 use std::rc::Rc;
 
+use super::debug::{dwarf_of, Dwarf};
 use framehop::ExplicitModuleSectionInfo;
 use object::elf::PF_X;
 use object::read::elf::{ElfFile64, FileHeader};
@@ -73,6 +74,8 @@ pub struct Elf {
     pub file_len: u64,
     /// File ranges a symbolizer needs: headers and symbol tables with their strings.
     pub symbol_ranges: Vec<Range<u64>>,
+    /// Its own DWARF (built with `-g`), when it has line tables.
+    pub dwarf: Option<Dwarf>,
     sections: [Option<Section>; 5],
 }
 
@@ -123,11 +126,13 @@ impl Elf {
             })
         });
         let symbol_ranges = symbol_ranges(&obj);
+        let dwarf = dwarf_of(&obj);
         Ok(Elf {
             build_id,
             segments,
             file_len,
             symbol_ranges,
+            dwarf,
             sections,
         })
     }
@@ -160,6 +165,16 @@ impl Elf {
             Some(s) => start.wrapping_sub(s.vaddr.wrapping_add(offset.wrapping_sub(s.offset))),
             None => start.wrapping_sub(offset),
         }
+    }
+
+    /// The linked address of file offset `offset` (in a loadable segment's bytes): what a
+    /// separate debug file, laid out apart, is looked up by.
+    pub fn virt_of(&self, offset: u64) -> Option<u64> {
+        let s = self
+            .segments
+            .iter()
+            .find(|s| s.offset <= offset && offset - s.offset < s.file_size)?;
+        s.vaddr.checked_add(offset - s.offset)
     }
 
     /// Whether there is anything to unwind with.
@@ -203,7 +218,7 @@ fn read_at(file: &File, file_len: u64, offset: u64, len: u64) -> Option<Bytes> {
 
 /// The ranges blazesym reads to name an offset: the ELF header, program headers (file offsets
 /// to addresses), section headers, their names, and the symbol tables with their strings.
-fn symbol_ranges<'a, R: object::ReadRef<'a>>(
+pub(crate) fn symbol_ranges<'a, R: object::ReadRef<'a>>(
     obj: &ElfFile64<'a, LittleEndian, R>,
 ) -> Vec<Range<u64>> {
     let e = obj.endian();
@@ -262,6 +277,7 @@ mod tests {
             ],
             file_len: 0,
             symbol_ranges: Vec::new(),
+            dwarf: None,
             sections: [None, None, None, None, None],
         };
         assert_eq!(

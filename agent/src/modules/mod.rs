@@ -3,21 +3,26 @@
 //! opened inside the mapping process's root ([`crate::files`]), its unwind sections copied into
 //! memory, and, the first time one of its frames is named, its symbol tables copied into a sealed
 //! memfd that blazesym reads (`/proc/self/fd/N`), so frames still get names after the process
-//! exited or the file was deleted or truncated. Modules no live process maps are evicted
-//! ([`cache`]), so the table does not fill for good.
+//! exited or the file was deleted or truncated. The copy holds the file's DWARF too when it has
+//! line tables, or, when it has none, that of its separate debug file ([`debug`]). Modules no
+//! live process maps are evicted ([`cache`]), so the table does not fill for good.
 
 pub mod cache;
+pub mod debug;
 pub mod elf;
 pub mod vdso;
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::ops::Range;
 use std::os::fd::AsRawFd;
+use std::os::unix::fs::FileExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use crate::files::{memfd, open_regular, Links, OpenError, Root};
+use crate::frame::Symbolized;
 use crate::maps::MapLine;
 pub use cache::Modules;
 use elf::Elf;
@@ -36,24 +41,26 @@ pub struct Module {
     pub deleted: bool,
     /// Its ELF contents; `None` when it could not be read.
     pub elf: Option<Elf>,
-    /// Names by file offset (`None`: the file has no symbol there).
-    symbols: HashMap<u64, Option<Rc<str>>>,
+    /// Names and lines by file offset (`None`: the file has no symbol there).
+    symbols: HashMap<u64, Option<Rc<Symbolized>>>,
     /// The file, until its symbol tables are copied.
     file: Option<File>,
+    /// Its separate debug file, until copied (only when the file has no DWARF of its own).
+    separate: Option<debug::Separate>,
     /// The sealed copy of its symbol tables (`None` until first needed; `Err` if it failed).
-    copy: Option<Result<File, ()>>,
+    copy: Option<Result<Copy, ()>>,
     /// The last window it was mapped in or named in.
     last_used: u64,
 }
 
 impl Module {
-    /// The cached name at `offset`: `None` when not looked up yet.
-    pub fn symbol(&self, offset: u64) -> Option<&Option<Rc<str>>> {
+    /// The cached names and lines at `offset`: `None` when not looked up yet.
+    pub fn symbol(&self, offset: u64) -> Option<&Option<Rc<Symbolized>>> {
         self.symbols.get(&offset)
     }
 
-    /// Remember the name at `offset`.
-    pub fn remember(&mut self, offset: u64, name: Option<Rc<str>>) {
+    /// Remember what is at `offset`.
+    pub fn remember(&mut self, offset: u64, name: Option<Rc<Symbolized>>) {
         if self.symbols.len() >= MAX_CACHED_SYMBOLS {
             self.symbols.clear();
         }
@@ -62,54 +69,127 @@ impl Module {
 
     /// Where blazesym reads its symbols: the sealed copy, made now if not yet (returns the
     /// bytes it holds, for the memory bound, when it was just made).
-    fn symbol_path(&mut self) -> (Option<PathBuf>, u64) {
+    fn symbol_source(&mut self) -> (Option<SymbolSource>, u64) {
         let mut added = 0;
         if self.copy.is_none() {
             let made = self.copy_symbols();
-            added = made.as_ref().map_or(0, |(_, n)| *n);
-            self.copy = Some(made.map(|(f, _)| f));
-            // The copy is all naming needs: the original's descriptor is not kept.
+            added = made.as_ref().map_or(0, |c| c.bytes);
+            self.copy = Some(made);
+            // The copy is all naming needs: the originals' descriptors are not kept.
             self.file = None;
+            self.separate = None;
         }
-        (self.symbol_copy_path(), added)
+        let source = match &self.copy {
+            Some(Ok(c)) => Some(SymbolSource {
+                path: fd_path(&c.file),
+                dwarf: c.dwarf,
+                separate: c.separate,
+            }),
+            _ => None,
+        };
+        (source, added)
     }
 
     /// The symbol copy's path, if it was made (without making it).
     pub fn symbol_copy_path(&self) -> Option<PathBuf> {
         match &self.copy {
-            Some(Ok(f)) => Some(PathBuf::from(format!("/proc/self/fd/{}", f.as_raw_fd()))),
+            Some(Ok(c)) => Some(fd_path(&c.file)),
             _ => None,
         }
     }
 
-    fn copy_symbols(&self) -> Result<(File, u64), ()> {
+    /// Copy the symbol tables with the DWARF: the file's own, else its separate debug file's
+    /// (its symbols too: a stripped file's are only the dynamic ones), else tables alone.
+    fn copy_symbols(&mut self) -> Result<Copy, ()> {
         let (Some(file), Some(elf)) = (&self.file, &self.elf) else {
             return Err(());
         };
-        let bytes = elf.symbol_ranges.iter().map(|r| r.end - r.start).sum();
-        let copy = memfd::sealed("embers-symbols", elf.file_len, |to| {
-            elf.symbol_ranges
-                .iter()
-                .try_for_each(|r| memfd::copy_range(file, to, r.start, r.end - r.start))
-        });
-        match copy {
-            Ok(f) => Ok((f, bytes)),
-            Err(e) => {
-                tracing::debug!(path = self.path, "symbol tables not copied: {e}");
-                Err(())
+        if let Some(d) = &elf.dwarf {
+            let ranges: Vec<_> = elf.symbol_ranges.iter().chain(&d.ranges).cloned().collect();
+            if let Ok(c) = sealed_copy(file, elf.file_len, &ranges, &d.hidden_names) {
+                return Ok(c.with(true, false));
+            }
+        } else if let Some(s) = self.separate.take() {
+            let ranges: Vec<_> = s.symbols.iter().chain(&s.dwarf.ranges).cloned().collect();
+            match sealed_copy(&s.file, s.len, &ranges, &s.dwarf.hidden_names) {
+                Ok(c) => return Ok(c.with(true, true)),
+                Err(e) => tracing::debug!(path = self.path, "debug file not copied: {e}"),
             }
         }
+        sealed_copy(file, elf.file_len, &elf.symbol_ranges, &[])
+            .map(|c| c.with(false, false))
+            .map_err(|e| tracing::debug!(path = self.path, "symbol tables not copied: {e}"))
     }
 
     /// Bytes held in memory: unwind sections and the symbol copy.
     fn bytes(&self) -> u64 {
         let unwind = self.elf.as_ref().map_or(0, Elf::unwind_bytes);
-        let symbols = match (&self.copy, &self.elf) {
-            (Some(Ok(_)), Some(e)) => e.symbol_ranges.iter().map(|r| r.end - r.start).sum(),
+        let symbols = match &self.copy {
+            Some(Ok(c)) => c.bytes,
             _ => 0,
         };
         unwind + symbols
     }
+}
+
+/// A module's sealed copy of what naming reads.
+struct Copy {
+    file: File,
+    bytes: u64,
+    /// It holds DWARF (lines, inlined functions).
+    dwarf: bool,
+    /// It is of the separate debug file: looked up by linked address, not file offset.
+    separate: bool,
+}
+
+impl Copy {
+    fn with(self, dwarf: bool, separate: bool) -> Copy {
+        Copy {
+            dwarf,
+            separate,
+            ..self
+        }
+    }
+}
+
+/// What blazesym reads a module's names from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SymbolSource {
+    /// The sealed copy (`/proc/self/fd/N`).
+    pub path: PathBuf,
+    /// It holds DWARF: ask for lines and inlined functions.
+    pub dwarf: bool,
+    /// It is a separate debug file: look up linked addresses ([`Elf::virt_of`]).
+    pub separate: bool,
+}
+
+fn fd_path(file: &File) -> PathBuf {
+    PathBuf::from(format!("/proc/self/fd/{}", file.as_raw_fd()))
+}
+
+/// A sealed copy of `ranges` of `from` (`len` bytes long), with the four bytes at each of
+/// `zeroed` cleared (the hidden debug links' names).
+fn sealed_copy(
+    from: &File,
+    len: u64,
+    ranges: &[Range<u64>],
+    zeroed: &[u64],
+) -> std::io::Result<Copy> {
+    let bytes = ranges.iter().map(|r| r.end - r.start).sum();
+    let file = memfd::sealed("embers-symbols", len, |to| {
+        for r in ranges {
+            memfd::copy_range(from, to, r.start, r.end - r.start)?;
+        }
+        zeroed
+            .iter()
+            .try_for_each(|&at| to.write_all_at(&[0; 4], at))
+    })?;
+    Ok(Copy {
+        file,
+        bytes,
+        dwarf: false,
+        separate: false,
+    })
 }
 
 /// Why a module could not be read, for the window's report.
@@ -130,6 +210,7 @@ fn read(file: File, path: &str, deleted: bool, window: u64) -> Result<Module, St
         elf: Some(elf),
         symbols: HashMap::new(),
         file: Some(file),
+        separate: None,
         copy: None,
         last_used: window,
     })
@@ -143,6 +224,7 @@ fn unreadable(path: &str, deleted: bool, reason: &str, window: u64) -> Module {
         elf: None,
         symbols: HashMap::new(),
         file: None,
+        separate: None,
         copy: Some(Err(())),
         last_used: window,
     }

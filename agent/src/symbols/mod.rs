@@ -3,9 +3,13 @@
 //! another user can truncate) and kernel addresses in kallsyms, perf maps name JIT code
 //! ([`jit`]); every answer is cached (per module by offset, kernel by address) and shaped into
 //! DeepFlow's name forms by [`crate::names`]. A window's frames are looked up together, one
-//! batch per file.
+//! batch per file. Where a module's copy holds DWARF (its own, or its separate debug file's),
+//! the lookup also gives each frame its source line and the functions inlined at it
+//! ([`lines`]): [`Symbols::expand`] makes those their own frames, as `addr2line -i` does, so a
+//! function's lines are the lines it owns.
 
 pub mod jit;
+pub mod lines;
 pub mod perf_map;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -15,11 +19,13 @@ use blazesym::symbolize::evict::{self, Evict};
 use blazesym::symbolize::source::{Elf, Kernel, Source};
 use blazesym::symbolize::{Input, Symbolized, Symbolizer};
 use blazesym::MaybeDefault;
+use embers_model::contract::detail::SourceLine;
 
-use crate::frame::{Frame, ModuleId};
-use crate::modules::{Module, Modules};
+use crate::frame::{Frame, ModuleId, Symbolized as Found};
+use crate::modules::{Module, Modules, SymbolSource};
 use crate::names::{self, Place};
 use jit::Jit;
+use lines::Files;
 
 /// Most kernel addresses cached before the cache starts over.
 const MAX_KERNEL_CACHE: usize = 1 << 17;
@@ -30,6 +36,7 @@ pub struct Symbols {
     kernel: HashMap<u64, Option<Rc<str>>>,
     jit: Jit,
     warned: HashSet<ModuleId>,
+    files: Files,
 }
 
 impl Default for Symbols {
@@ -47,13 +54,18 @@ impl Symbols {
                 // and a reload check would stat /proc/kallsyms, whose time changes, and parse
                 // it again every window.
                 .enable_auto_reload(false)
-                .enable_code_info(false)
-                .enable_inlined_fns(false)
+                .enable_code_info(true)
+                .enable_inlined_fns(true)
                 .enable_demangling(true)
+                // No directories to search: blazesym would open the files a binary's debug
+                // link names, as root. Separate debug files are found and copied by
+                // `crate::modules::debug` instead, and links are hidden in the copies.
+                .set_debug_dirs(Some(Vec::<std::path::PathBuf>::new()))
                 .build(),
             kernel: HashMap::new(),
             jit: Jit::default(),
             warned: HashSet::new(),
+            files: Files::default(),
         }
     }
 
@@ -118,24 +130,16 @@ impl Symbols {
     }
 
     fn resolve_module(&mut self, id: ModuleId, offsets: &[u64], modules: &mut Modules) {
-        let path = modules.symbol_path(id);
+        let source = modules.symbol_source(id);
         let Some(module) = modules.get_mut(id) else {
             return;
         };
-        let found = match path {
-            Some(path) => {
-                let source = Source::Elf(Elf {
-                    path: path.clone(),
-                    debug_syms: false,
-                    ..Elf::new(path.clone())
-                });
-                self.symbolizer
-                    .symbolize(&source, Input::FileOffset(offsets))
-            }
+        let found = match source {
+            Some(source) => self.look_up(id, &source, module, offsets),
             None => Ok(Vec::new()),
         };
-        let names: Vec<Option<Rc<str>>> = match found {
-            Ok(found) => found.into_iter().map(name_of).collect(),
+        let names: Vec<Option<Rc<Found>>> = match found {
+            Ok(found) => found,
             Err(e) => {
                 if self.warned.insert(id) {
                     tracing::warn!(
@@ -152,7 +156,93 @@ impl Symbols {
         }
     }
 
-    /// The name of `frame` in its final form (`[k] …`, `[l] …`, bare, `[<path>]`, ...).
+    /// Look `offsets` of `module` up in its copy: with DWARF first (lines, inlined functions),
+    /// and, should its DWARF fail to read, by its symbol tables alone.
+    fn look_up(
+        &mut self,
+        id: ModuleId,
+        source: &SymbolSource,
+        module: &Module,
+        offsets: &[u64],
+    ) -> Result<Vec<Option<Rc<Found>>>, blazesym::Error> {
+        // A separate debug file is laid out apart from the binary: look up linked addresses.
+        let addrs: Vec<u64> = match (&module.elf, source.separate) {
+            (Some(elf), true) => offsets
+                .iter()
+                .map(|&o| elf.virt_of(o).unwrap_or(u64::MAX))
+                .collect(),
+            _ => offsets.to_vec(),
+        };
+        let input = if source.separate {
+            Input::VirtOffset(&addrs[..])
+        } else {
+            Input::FileOffset(&addrs[..])
+        };
+        let elf = |debug_syms| {
+            Source::Elf(Elf {
+                debug_syms,
+                ..Elf::new(source.path.clone())
+            })
+        };
+        if source.dwarf {
+            match self.symbolizer.symbolize(&elf(true), input) {
+                Ok(found) => return Ok(symbolized(found, &mut self.files)),
+                Err(e) => {
+                    if self.warned.insert(id) {
+                        tracing::warn!(
+                            "debug information of {} cannot be read ({e}); its frames are named without lines",
+                            module.path
+                        );
+                    }
+                }
+            }
+        }
+        let found = self.symbolizer.symbolize(&elf(false), input)?;
+        Ok(symbolized(found, &mut self.files))
+    }
+
+    /// The frames `frame` stands for, root first, each with its source line when known, onto
+    /// `out`: a user frame's function and the functions inlined into it there, outermost
+    /// first; any other frame as [`Symbols::name`] names it, without a line.
+    pub fn expand(
+        &self,
+        frame: &Frame,
+        modules: &Modules,
+        out: &mut Vec<(String, Option<SourceLine>)>,
+    ) {
+        let Frame::File {
+            module,
+            offset,
+            exe,
+        } = *frame
+        else {
+            out.push((self.name(frame, modules), None));
+            return;
+        };
+        let Some(m) = modules.get(module) else {
+            out.push((names::unknown(offset), None));
+            return;
+        };
+        let place = if exe {
+            Place::Executable(&m.path)
+        } else {
+            Place::Library(&m.path)
+        };
+        match m.symbol(offset).cloned().flatten() {
+            Some(found) => out.extend(found.functions.iter().map(|f| {
+                let line = f.line.as_ref().map(|(file, line)| SourceLine {
+                    file: file.to_string(),
+                    line: *line,
+                });
+                (names::user(Some(&f.name), place, offset), line)
+            })),
+            None => out.push((names::user(None, place, offset), None)),
+        }
+    }
+
+    /// The name of `frame` in its final form (`[k] …`, `[l] …`, bare, `[<path>]`, ...): a user
+    /// frame's outermost function (without the functions inlined into it; see
+    /// [`Symbols::expand`]).
     pub fn name(&self, frame: &Frame, modules: &Modules) -> String {
         match *frame {
             Frame::Kernel(addr) => {
@@ -170,7 +260,7 @@ impl Symbols {
                     } else {
                         Place::Library(&m.path)
                     };
-                    names::user(symbol.as_deref(), place, offset)
+                    names::user(symbol.as_deref().and_then(lines::outer_name), place, offset)
                 }
                 None => names::unknown(offset),
             },
@@ -191,6 +281,13 @@ impl Symbols {
             }
         }
     }
+}
+
+fn symbolized(found: Vec<Symbolized<'_>>, files: &mut Files) -> Vec<Option<Rc<Found>>> {
+    found
+        .into_iter()
+        .map(|s| lines::symbolized(s, files))
+        .collect()
 }
 
 fn name_of(s: Symbolized<'_>) -> Option<Rc<str>> {
