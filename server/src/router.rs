@@ -57,6 +57,8 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
             http::explore::function_lines,
             query,
         ),
+        Route::post("/v1/profile/heatmap", http::fine::heatmap, query),
+        Route::post("/v1/profile/samples", http::fine::samples, query),
         Route::post("/v1/profile/ingest", http::ingest::handle, ingest),
         Route::post("/v1/profile/pprof", http::pprof::handle, query),
         Route::post(http::otlp::PATH, http::otlp::handle, ingest),

@@ -26,6 +26,9 @@ pub struct TracingBody {
     /// The request.
     #[serde(flatten)]
     pub request: ProfileRequest,
+    /// `time_start_ms` / `time_end_ms`: a millisecond window inside the seconds.
+    #[serde(flatten)]
+    pub bounds: super::fine::MsBounds,
     /// The answer's shape; the service's `--result-shape` (default B) when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Option<ResultShape>)]
@@ -68,6 +71,23 @@ manual_schema!(
         "description": "[app_service, profile_language_type, profile_event_type, value]: the value summed over the range.",
         "prefixItems": [
             {"type": "string"}, {"type": "string"}, {"type": "string"},
+            {"type": "integer", "format": "int64", "minimum": 0}
+        ],
+        "items": false,
+        "minItems": 4
+    })
+);
+
+manual_schema!(
+    super::fine::samples::SampleRow,
+    "SampleRow",
+    json!({
+        "type": "array",
+        "description": "[time_ms, thread, stack, value]: Unix milliseconds (the second's start when stored without event times), the thread id (null when unknown), the index into `stacks`, the value in the profile's unit.",
+        "prefixItems": [
+            {"type": "integer", "format": "int64"},
+            {"type": ["integer", "null"], "format": "int32", "minimum": 0},
+            {"type": "integer", "format": "int32", "minimum": 0},
             {"type": "integer", "format": "int64", "minimum": 0}
         ],
         "items": false,

@@ -11,6 +11,7 @@ mod bodies;
 pub mod connect;
 pub mod embedded;
 pub mod explore;
+pub mod fine;
 pub mod guard;
 pub mod health;
 pub mod ingest;

@@ -60,6 +60,10 @@ pub async fn handle(
     answer(&state, &body).await
 }
 
+/// The notice of a millisecond window whose edge seconds hold samples without event times.
+pub(crate) const SECOND_RESOLUTION: &str = "resolution: s at the window's edges (samples \
+     stored without millisecond times were counted whole in the partly covered seconds)";
+
 /// What a ProfileTracing query built: the tree (`None` for an empty match), the notice of a cut
 /// tree, and what the store ran.
 pub(crate) struct Built {
@@ -84,12 +88,31 @@ pub(crate) fn build(
     max_nodes: usize,
     fail: impl Fn(StoreError) -> Error,
 ) -> Result<Built, Error> {
-    let out = store.query(&req.selection()).map_err(|e| match e {
+    let refuse = |e: QueryError| match e {
         QueryError::NoAppService | QueryError::TooManyAppServices(_) => {
             Error::invalid(e.to_string())
         }
         QueryError::Store(e) => fail(e),
-    })?;
+    };
+    // A millisecond window reads its partly covered seconds by their events; the answer says
+    // when some of them had none (counted whole).
+    let (out, mut notice) = match req.window {
+        Some(window) => {
+            let w = store
+                .query_window(&req.selection(), window)
+                .map_err(refuse)?;
+            let note = if w.untimed_at_edges {
+                SECOND_RESOLUTION
+            } else {
+                ""
+            };
+            (w.output, note.to_owned())
+        }
+        None => (
+            store.query(&req.selection()).map_err(refuse)?,
+            String::new(),
+        ),
+    };
     let started = Instant::now();
     let profile = tree::build_profile(
         &out.root,
@@ -106,9 +129,15 @@ pub(crate) fn build(
         }
         None => (None, None),
     };
+    if let Some(cut) = cut {
+        notice = match notice.is_empty() {
+            true => cut.notice(),
+            false => format!("{}; {notice}", cut.notice()),
+        };
+    }
     Ok(Built {
         profile,
-        notice: cut.map(|c| c.notice()).unwrap_or_default(),
+        notice,
         statements: out.statements,
         elapsed: out.elapsed,
         started,

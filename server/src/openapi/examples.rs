@@ -118,8 +118,10 @@ type Example = (&'static str, &'static str, Option<Value>, Value);
 fn examples() -> Vec<Example> {
     let mut all = explore_examples();
     all.extend(function_examples());
+    all.extend(super::fine_examples::examples(request()));
     let tracing = TracingBody {
         request: request(),
+        bounds: Default::default(),
         result_shape: Some("B"),
         debug: None,
     };

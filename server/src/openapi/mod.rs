@@ -11,6 +11,7 @@
 
 mod errors;
 mod examples;
+mod fine_examples;
 
 use std::sync::OnceLock;
 
@@ -41,6 +42,8 @@ use crate::http;
         http::explore::tag_values,
         http::explore::functions,
         http::explore::function_timeline,
+        http::fine::heatmap,
+        http::fine::samples,
         http::explore::function_lines,
         http::ingest::handle,
         http::otlp::handle,

@@ -13,8 +13,8 @@ use crate::contract::body::RequestError;
 pub const SAMPLE_COLUMNS: [&str; 4] = ["time_ms", "thread", "stack", "value"];
 
 /// One sample: Unix milliseconds (the second's start at `"s"` resolution), thread id (`null`
-/// when unknown), index into `stacks`, value in the profile's unit.
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+/// when unknown), index into `stacks`, value in the profile's unit. (Its OpenAPI schema is
+/// written by hand in [`crate::contract::schema`]: an array, not an object.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct SampleRow(pub i64, pub Option<u32>, pub u32, pub u64);
 

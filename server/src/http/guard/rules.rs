@@ -19,7 +19,7 @@ pub enum Access {
 /// The `POST` endpoints that only read. Any other `POST` under `/v1/` counts as a write, so an
 /// endpoint added later is guarded as one until it is listed here. `/mcp` (the MCP tools) only
 /// reads too.
-pub const QUERY_PATHS: [&str; 10] = [
+pub const QUERY_PATHS: [&str; 12] = [
     "/v1/profile/ProfileTracing",
     "/v1/profile/pprof",
     "/v1/profile/services",
@@ -29,6 +29,8 @@ pub const QUERY_PATHS: [&str; 10] = [
     "/v1/profile/functions",
     "/v1/profile/function_timeline",
     "/v1/profile/function_lines",
+    "/v1/profile/heatmap",
+    "/v1/profile/samples",
     "/mcp",
 ];
 

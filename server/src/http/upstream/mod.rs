@@ -142,6 +142,14 @@ struct Forwarded<'a> {
 /// cannot be sent).
 fn canonical_body(body: &[u8], allow_debug: bool) -> Result<Bytes, Error> {
     let read = parse_tracing_body(body).map_err(|e| Error::invalid(e.0))?;
+    if read.window.is_some() {
+        // The querier reads whole seconds: forwarding without the bounds would answer more
+        // than was asked, silently.
+        return Err(Error::invalid(
+            "time_start_ms/time_end_ms cannot be sent to a DeepFlow querier (--upstream): it \
+             answers whole seconds; leave them out or ask this service's own store",
+        ));
+    }
     let mut request = read.request;
     fields::check_request(&request)?;
     request.tag_filter =
