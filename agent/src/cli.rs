@@ -5,6 +5,8 @@
 //!              [--frequency 99] [--interval 10s] [--off-cpu [--min-block 1ms]]
 //!              [--process-regex RE] [--include-idle] [--include-kernel-threads] [--tag NAME=VALUE]...
 //!              [--unwind dwarf|fp] [--stack-bytes 32KiB] [--buffer 64MiB] [--max-request-bytes 4MiB]
+//!              [--memory [--memory-pid PID]... [--memory-comm RE] [--memory-sample-bytes 512KiB]
+//!              [--memory-max-live 65536]]
 //!              [--duration 1m] [--check]
 //! ```
 
@@ -16,6 +18,7 @@ use clap::{Parser, ValueEnum};
 use regex::Regex;
 use serde_json::Value;
 
+use crate::memory::MemoryOptions;
 use crate::options::{Options, Unwind};
 use crate::sink::http::HttpOptions;
 
@@ -83,6 +86,25 @@ pub struct Cli {
     /// Most bytes in one request.
     #[arg(long, default_value = "4MiB", value_parser = parse_size)]
     pub max_request_bytes: usize,
+    /// Also profile C allocations (event types mem-alloc and mem-inuse): uprobes on malloc,
+    /// calloc, realloc and free of glibc (and jemalloc or tcmalloc where a process maps them).
+    /// Every traced allocation call traps into the kernel: see docs/collector.md for the cost.
+    #[arg(long)]
+    pub memory: bool,
+    /// With --memory: trace only this process (repeatable; with --memory-comm, these and those).
+    #[arg(long = "memory-pid", value_name = "PID", requires = "memory")]
+    pub memory_pids: Vec<u32>,
+    /// With --memory: trace only processes whose name matches (new ones within 200 ms).
+    #[arg(long, value_name = "REGEX", requires = "memory")]
+    pub memory_comm: Option<Regex>,
+    /// With --memory: mean bytes allocated between two samples (each sample weighted so totals
+    /// are unbiased).
+    #[arg(long, default_value = "512KiB", value_parser = parse_size, requires = "memory")]
+    pub memory_sample_bytes: usize,
+    /// With --memory: most sampled allocations tracked as live; beyond it the oldest are
+    /// dropped (counted in the stats line).
+    #[arg(long, default_value_t = crate::memory::DEFAULT_MAX_LIVE, requires = "memory")]
+    pub memory_max_live: usize,
     /// Stop after this long (default: run until SIGINT or SIGTERM).
     #[arg(long, value_parser = humantime::parse_duration)]
     pub duration: Option<Duration>,
@@ -135,6 +157,14 @@ impl Cli {
             unwind: match self.unwind {
                 UnwindArg::Dwarf => Unwind::Dwarf,
                 UnwindArg::Fp => Unwind::Fp,
+            },
+            memory: MemoryOptions {
+                enabled: self.memory,
+                sample_bytes: self.memory_sample_bytes as u64,
+                max_live: self.memory_max_live,
+                pids: self.memory_pids.clone(),
+                comm: self.memory_comm.clone(),
+                stack_bytes: u32::try_from(self.stack_bytes).unwrap_or(u32::MAX),
             },
             ..Options::default()
         }
@@ -215,5 +245,35 @@ mod tests {
         );
         let short = Cli::parse_from(["embers-agent", "--print", "--interval", "100ms"]);
         assert!(short.options().is_err());
+        assert!(!o.memory.enabled, "--memory is off by default");
+        let mem = Cli::parse_from([
+            "embers-agent",
+            "--print",
+            "--memory",
+            "--memory-pid",
+            "42",
+            "--memory-comm",
+            "^redis",
+            "--memory-sample-bytes",
+            "64KiB",
+        ]);
+        let m = mem.options().expect("valid").memory;
+        assert!(m.enabled && m.pids == [42] && m.sample_bytes == 64 << 10);
+        assert!(m.comm.is_some_and(|r| r.is_match("redis-server")));
+        assert!(
+            Cli::try_parse_from(["embers-agent", "--print", "--memory-pid", "1"]).is_err(),
+            "the memory filters need --memory"
+        );
+        let tiny = Cli::parse_from([
+            "embers-agent",
+            "--print",
+            "--memory",
+            "--memory-sample-bytes",
+            "1",
+        ]);
+        assert!(tiny
+            .options()
+            .expect_err("too small")
+            .contains("--memory-sample-bytes"));
     }
 }

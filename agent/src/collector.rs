@@ -16,6 +16,7 @@ use crate::bpf::{KernelStats, Probe};
 use crate::error::AgentError;
 use crate::frame::Frame;
 use crate::intake::{Intake, Names, StackKey};
+use crate::memory::{Memory, MemoryReport};
 use crate::options::{Options, Unwind};
 use crate::report::WindowReport;
 use crate::sink::Sink;
@@ -30,6 +31,7 @@ const POLL: Duration = Duration::from_millis(100);
 /// A running collector (not `Send`: it lives on the thread that started it).
 pub struct Collector {
     probe: Probe,
+    memory: Option<Memory>,
     intake: Rc<RefCell<Intake>>,
     symbols: Symbols,
     options: Options,
@@ -58,8 +60,14 @@ impl Collector {
             unwind = ?options.unwind,
             "sampling every CPU"
         );
+        let memory = if options.memory.enabled {
+            Some(Memory::start(&options.memory, intake.clone())?)
+        } else {
+            None
+        };
         Ok(Collector {
             probe,
+            memory,
             intake,
             symbols: Symbols::new(),
             options,
@@ -79,6 +87,9 @@ impl Collector {
                     break;
                 }
                 self.probe.poll(POLL.min(end - now))?;
+                if let Some(memory) = &mut self.memory {
+                    memory.poll()?;
+                }
             }
             self.end_window(sink);
         }
@@ -116,6 +127,7 @@ impl Collector {
                 fold.add_with_lines(&named, &lines);
             }
         }
+        let memory = self.memory_window(&mut fold);
         {
             // Only now, with the window named: modules no known process maps may go.
             let mut intake = self.intake.borrow_mut();
@@ -136,6 +148,7 @@ impl Collector {
             stacks: stacks.len(),
             kernel: kernel_now.since(&self.kernel_before),
             intake: counters,
+            memory,
         };
         self.kernel_before = kernel_now;
         if !batches.is_empty() {
@@ -146,6 +159,26 @@ impl Collector {
         self.log(&report, sink);
         self.probe.follow_cpus();
         report
+    }
+
+    /// With `--memory`: the window's `mem-alloc` and `mem-inuse` into `fold`, named as the
+    /// on-CPU frames were (before modules are evicted).
+    fn memory_window(&mut self, fold: &mut Fold) -> Option<MemoryReport> {
+        let memory = self.memory.as_mut()?;
+        // The window's last records, unwound while the intake is free.
+        if let Err(e) = memory.poll() {
+            tracing::warn!("{e}");
+        }
+        let options = &self.options;
+        let (named, report) = memory.end_window(
+            &mut self.symbols,
+            &mut self.intake.borrow_mut().modules,
+            |process| options.wants(process, false),
+        );
+        for n in &named {
+            fold.add(n);
+        }
+        Some(report)
     }
 
     /// The sample's frames named (a user frame with functions inlined into it is several),
@@ -209,6 +242,9 @@ impl Collector {
                 k.lost_stacks
             );
         }
+        if let Some(m) = &r.memory {
+            log_memory(m);
+        }
         if i.exited > 0 {
             tracing::info!(
                 "{} samples came from processes that exited before their memory maps were read: their user frames are [unknown]",
@@ -224,6 +260,24 @@ impl Collector {
                 "symbol file {path} was deleted while mapped: read through the process's mapping"
             );
         }
+    }
+}
+
+/// The stats line of memory profiling, and a warning when it lost or dropped anything.
+fn log_memory(m: &MemoryReport) {
+    let (k, t) = (&m.kernel, &m.table);
+    tracing::info!(
+        "memory: {} allocations, {} sampled, {} frees of sampled ones; {} tracked live, {} dropped (--memory-max-live), {} of exited processes; lost: {} events (ring buffer full), {} not tracked (kernel table full), {} without a stack; {} attached",
+        k.calls, k.sampled, k.frees, m.tracked, t.dropped, t.exited, k.lost_events, k.live_full,
+        k.no_stack, m.attached
+    );
+    if t.dropped + k.lost_events + k.live_full > 0 {
+        tracing::warn!(
+            "memory: {} live allocations dropped for newer ones and {} samples lost this window: \
+             in-use bytes are undercounted (raise --memory-max-live or --memory-sample-bytes)",
+            t.dropped,
+            k.lost_events + k.live_full
+        );
     }
 }
 

@@ -95,19 +95,7 @@ impl Intake {
             Kind::OnCpu => window::Event::OnCpu,
             Kind::OffCpu => window::Event::OffCpu,
         };
-        let user = if e.regs.ip == 0 {
-            Vec::new()
-        } else if !e.stack.is_empty() {
-            self.unwound(e)
-        } else if !e.user.is_empty() {
-            self.user_frames(e.pid, &e.user)
-        } else {
-            // Registers without a stack (it could not be read, or an off-CPU wait whose task
-            // ran on before it was): where the thread was, and nothing of how it got there.
-            self.counters.unwound += 1;
-            self.counters.cut_short += 1;
-            self.user_frames(e.pid, &[e.regs.ip])
-        };
+        let user = self.user_stack(e);
         self.add(
             StackKey {
                 event,
@@ -119,6 +107,25 @@ impl Intake {
             names_of(&e.thread, &e.process, e.kernel_thread),
             e.value,
         );
+    }
+
+    /// An event's user frames, leaf first: unwound from its stack copy, or its frame-pointer
+    /// addresses, or only where it was. Memory samples (`crate::memory`) are unwound here too,
+    /// exactly as on-CPU ones.
+    pub fn user_stack(&mut self, e: &Event<'_>) -> Vec<Frame> {
+        if e.regs.ip == 0 {
+            Vec::new()
+        } else if !e.stack.is_empty() {
+            self.unwound(e)
+        } else if !e.user.is_empty() {
+            self.user_frames(e.pid, &e.user)
+        } else {
+            // Registers without a stack (it could not be read, or an off-CPU wait whose task
+            // ran on before it was): where the thread was, and nothing of how it got there.
+            self.counters.unwound += 1;
+            self.counters.cut_short += 1;
+            self.user_frames(e.pid, &[e.regs.ip])
+        }
     }
 
     /// A count drained from the kernel's maps (fp mode): frame-pointer user addresses.

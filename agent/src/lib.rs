@@ -8,7 +8,8 @@
 //! process still exists, summed per stack as [`frame::Frame`]s) → at a window's end `symbols`
 //! names the frames (`names` holds DeepFlow's name forms) and `window` folds them into ingest
 //! batches → a [`sink::Sink`], with each window's [`report::WindowReport`]. `collector` runs
-//! that loop; [`spawn`] runs it on a thread.
+//! that loop; [`spawn`] runs it on a thread. With `--memory`, `memory` adds allocator uprobes
+//! whose samples are unwound by the same intake and folded into the same windows.
 
 pub mod bpf;
 pub mod cli;
@@ -19,6 +20,7 @@ pub mod frame;
 pub mod host;
 pub mod intake;
 pub mod maps;
+pub mod memory;
 pub mod modules;
 pub mod names;
 pub mod options;

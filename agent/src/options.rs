@@ -51,6 +51,8 @@ pub struct Options {
     pub stack_bytes: u32,
     /// Most bytes of folded text in one batch.
     pub max_batch_bytes: usize,
+    /// Memory profiles (`--memory`; off by default).
+    pub memory: crate::memory::MemoryOptions,
 }
 
 impl Default for Options {
@@ -67,6 +69,7 @@ impl Default for Options {
             unwind: Unwind::Dwarf,
             stack_bytes: DEFAULT_STACK_BYTES,
             max_batch_bytes: 1 << 20,
+            memory: crate::memory::MemoryOptions::default(),
         }
     }
 }
@@ -94,6 +97,9 @@ impl Options {
         }
         if self.max_batch_bytes < 4096 {
             return Err("batches must allow at least 4096 bytes".to_owned());
+        }
+        if self.memory.enabled {
+            self.memory.check()?;
         }
         Ok(self)
     }

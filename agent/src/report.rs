@@ -15,6 +15,8 @@ pub struct WindowReport {
     pub kernel: KernelStats,
     /// What happened in user space.
     pub intake: Counters,
+    /// Memory profiling's counters (with `--memory`).
+    pub memory: Option<crate::memory::MemoryReport>,
 }
 
 /// The BPF program's counters (`enum stat` in `profile.bpf.c`), summed over CPUs.

@@ -22,6 +22,10 @@ pub enum Event {
     OnCpu,
     /// Time blocked, in nanoseconds.
     OffCpu,
+    /// Bytes allocated (`--memory`).
+    MemAlloc,
+    /// Bytes in use at the window's end (`--memory`).
+    MemInuse,
 }
 
 impl Event {
@@ -30,6 +34,16 @@ impl Event {
         match self {
             Event::OnCpu => "on-cpu",
             Event::OffCpu => "off-cpu",
+            Event::MemAlloc => "mem-alloc",
+            Event::MemInuse => "mem-inuse",
+        }
+    }
+
+    /// The `profile_value_unit` of its batches.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Event::OnCpu | Event::OffCpu => DEFAULT_UNIT,
+            Event::MemAlloc | Event::MemInuse => "bytes",
         }
     }
 }
@@ -49,7 +63,7 @@ pub struct Named {
     pub thread: String,
     /// Frames, root first, kernel frames last, already in their final form.
     pub frames: Vec<String>,
-    /// On-CPU: samples; off-CPU: nanoseconds.
+    /// On-CPU: samples; off-CPU: nanoseconds; memory: bytes.
     pub value: u64,
     /// Whether the process matches `--process-regex` (gets a per-process graph).
     pub wanted: bool,
@@ -130,6 +144,7 @@ impl Fold {
         let to_us = |event: Event, v: u64| match event {
             Event::OnCpu => v.saturating_mul(us_per_sample),
             Event::OffCpu => v / 1000,
+            Event::MemAlloc | Event::MemInuse => v,
         };
         let total: HashMap<StackLines, u64> = self
             .total
@@ -152,7 +167,7 @@ impl Fold {
                     app_service: app.clone(),
                     profile_language_type: DEFAULT_LANGUAGE.to_owned(),
                     profile_event_type: event.name().to_owned(),
-                    profile_value_unit: DEFAULT_UNIT.to_owned(),
+                    profile_value_unit: event.unit().to_owned(),
                     time: Some(time),
                     tags: tags.clone(),
                     folded,

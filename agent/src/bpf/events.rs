@@ -79,24 +79,24 @@ pub enum EventError {
     Kind(u16),
 }
 
-fn u16_at(b: &[u8], at: usize) -> u16 {
+pub(crate) fn u16_at(b: &[u8], at: usize) -> u16 {
     b.get(at..at + 2)
         .and_then(|s| s.try_into().ok())
         .map_or(0, u16::from_le_bytes)
 }
-fn u32_at(b: &[u8], at: usize) -> u32 {
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
     b.get(at..at + 4)
         .and_then(|s| s.try_into().ok())
         .map_or(0, u32::from_le_bytes)
 }
-fn u64_at(b: &[u8], at: usize) -> u64 {
+pub(crate) fn u64_at(b: &[u8], at: usize) -> u64 {
     b.get(at..at + 8)
         .and_then(|s| s.try_into().ok())
         .map_or(0, u64::from_le_bytes)
 }
 
 /// A NUL-terminated name of at most 16 bytes, lossily as UTF-8.
-fn comm(b: &[u8], at: usize) -> String {
+pub(crate) fn comm(b: &[u8], at: usize) -> String {
     let raw = b.get(at..at + 16).unwrap_or(&[]);
     let end = raw.iter().position(|&c| c == 0).unwrap_or(raw.len());
     String::from_utf8_lossy(&raw[..end]).into_owned()

@@ -14,13 +14,13 @@
 #pragma clang diagnostic ignored "-Wvisibility"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include "user_stack.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 #define COMM_LEN 16
 #define KERNEL_DEPTH 64  /* kernel frames kept (perf's own default limit is 127) */
 #define USER_DEPTH 64    /* frame-pointer user frames kept (fp mode, off-CPU) */
-#define MAX_STACK_BYTES 65536 /* most user stack a sample can carry (stack_bytes is less) */
 #define PF_KTHREAD 0x00200000
 
 enum event_kind { EVENT_ON_CPU = 1, EVENT_OFF_CPU = 2 };
@@ -186,33 +186,6 @@ static __always_inline void names(struct task_struct *task, char *thread, char *
 	BPF_CORE_READ_STR_INTO((char(*)[COMM_LEN])process, task, group_leader, comm);
 }
 
-/* Where the thread's stack ends above sp, if known: the main thread's stack began at
- * mm->start_stack; glibc and musl put a thread's TLS block (fsbase) right above its stack. */
-static __always_inline u64 stack_top(struct task_struct *task, u32 pid, u32 tid)
-{
-	if (pid == tid)
-		return BPF_CORE_READ(task, mm, start_stack);
-	return BPF_CORE_READ(task, thread.fsbase);
-}
-
-/* Copies the user stack from sp up to its top (at most stack_bytes); when that read fails (the
- * top was not where expected), the largest of 32, 16, ... 1 KiB that can be read. Returns the
- * bytes copied. */
-static __always_inline u32 copy_user_stack(u8 *dst, u64 sp, u64 top)
-{
-	u64 len = stack_bytes;
-	if (top > sp && top - sp < len)
-		len = (top - sp + 7) & ~7ULL;
-	if (len > MAX_STACK_BYTES)
-		len = MAX_STACK_BYTES;
-	if (!bpf_probe_read_user(dst, len, (void *)sp))
-		return len;
-	for (u32 size = 32768; size >= 1024; size /= 2)
-		if (size <= stack_bytes && !bpf_probe_read_user(dst, size, (void *)sp))
-			return size;
-	return 0;
-}
-
 /* One sample per CPU is built here (user space sizes it to the CPU count), then only its used
  * part goes to the ring buffer. An array, not a per-CPU array: per-CPU values are limited to
  * 32 KiB. Off-CPU waits have their own: an on-CPU sample may interrupt one being built. */
@@ -235,7 +208,8 @@ static __always_inline void user_side(void *ctx, struct sample *s, struct task_s
 	user_regs(task, &e->ip, &e->sp, &e->bp);
 	if (copy_stacks) {
 		e->stack_start = e->sp;
-		e->stack_len = copy_user_stack(s->stack, e->sp, stack_top(task, e->pid, e->tid));
+		e->stack_len = copy_user_stack(s->stack, e->sp, stack_top(task, e->pid, e->tid),
+						stack_bytes);
 		if (!e->stack_len)
 			count(STAT_NO_USER_STACK);
 		return;

@@ -1,4 +1,4 @@
-/* The few kernel types profile.bpf.c reads, trimmed by hand from
+/* The few kernel types profile.bpf.c and memory.bpf.c read, trimmed by hand from
  * `bpftool btf dump file /sys/kernel/btf/vmlinux format c` (kernel 6.18, x86_64).
  *
  * Only the members the program touches are listed: `preserve_access_index` makes clang emit
@@ -37,7 +37,16 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
 	BPF_MAP_TYPE_STACK_TRACE = 7,
 	BPF_MAP_TYPE_LRU_HASH = 9,
+	BPF_MAP_TYPE_TASK_STORAGE = 29,
 	BPF_MAP_TYPE_RINGBUF = 27,
+};
+
+enum {
+	BPF_F_NO_PREALLOC = 1,
+};
+
+enum {
+	BPF_LOCAL_STORAGE_GET_F_CREATE = 1,
 };
 
 enum {
@@ -69,6 +78,9 @@ struct pt_regs {
 	long unsigned int bp;
 	long unsigned int ip;
 	long unsigned int sp;
+	long unsigned int ax; /* a return value (uretprobes) */
+	long unsigned int di; /* the first arguments (uprobes) */
+	long unsigned int si;
 } __attribute__((preserve_access_index));
 
 struct mm_struct {

@@ -1,0 +1,106 @@
+/* A workload with known memory shares, for the collector's memory tests
+ * (server/tests/host_profile/memory.rs) and its cost benchmark (bench/memory_cost.sh).
+ *
+ * Test mode (`mem SECONDS`): prints "ready", waits for a line on stdin (so the collector is
+ * attached before the first allocation), then for SECONDS of wall time allocates 1 GiB/s in
+ * rounds of 4 MiB: keep() 3 MiB as three 1 MiB blocks, kept in a ring of 40 blocks (40 MiB
+ * live; each new block frees the ring's oldest), and churn() 1 MiB as sixteen 64 KiB blocks,
+ * each freed at once. So keep allocates 75% of the bytes and holds all 40 MiB in use, churn 25%
+ * and holds nothing; both under main -> run. Built with -O2 -fomit-frame-pointer.
+ *
+ * Cost mode (`mem --rate N SECONDS SIZE`): N malloc+free pairs of SIZE bytes per second on one
+ * thread (0: as fast as it can) for SECONDS, then prints `pairs=P cpu_ns=C`: the benchmark
+ * compares CPU time per pair with and without the collector.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MIB (1024 * 1024)
+#define KEPT 40
+
+static void *ring[KEPT];
+static unsigned next_slot;
+/* Stores the compiler cannot drop, so no malloc/free pair is optimised away. */
+void *volatile sink;
+
+static double now(clockid_t clock)
+{
+	struct timespec t;
+	clock_gettime(clock, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+__attribute__((noinline)) void keep(void)
+{
+	unsigned slot = next_slot++ % KEPT;
+	free(ring[slot]);
+	ring[slot] = malloc(MIB);
+	sink = ring[slot];
+}
+
+__attribute__((noinline)) void churn(void)
+{
+	char *p = malloc(64 * 1024);
+	sink = p;
+	free(p);
+}
+
+__attribute__((noinline)) void run(double seconds)
+{
+	double start = now(CLOCK_MONOTONIC);
+	for (unsigned long round = 0;; round++) {
+		/* 256 rounds of 4 MiB a second: wait for the round's time. */
+		double due = start + round / 256.0;
+		if (due - start >= seconds)
+			break;
+		while (now(CLOCK_MONOTONIC) < due) {
+			struct timespec nap = { 0, 200000 };
+			nanosleep(&nap, NULL);
+		}
+		for (int i = 0; i < 3; i++)
+			keep();
+		for (int i = 0; i < 16; i++)
+			churn();
+	}
+}
+
+__attribute__((noinline)) void pairs(double rate, double seconds, size_t size)
+{
+	double start = now(CLOCK_MONOTONIC), cpu = now(CLOCK_PROCESS_CPUTIME_ID);
+	unsigned long n = 0;
+	while (now(CLOCK_MONOTONIC) - start < seconds) {
+		for (int i = 0; i < 1000; i++) {
+			char *p = malloc(size);
+			sink = p;
+			free(p);
+		}
+		n += 1000;
+		double due = rate > 0 ? start + n / rate : 0;
+		while (now(CLOCK_MONOTONIC) < due) {
+			struct timespec nap = { 0, 100000 };
+			nanosleep(&nap, NULL);
+		}
+	}
+	double used = now(CLOCK_PROCESS_CPUTIME_ID) - cpu;
+	printf("pairs=%lu cpu_ns=%.0f\n", n, used * 1e9);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "--rate")) {
+		pairs(atof(argv[2]), atof(argv[3]), (size_t)atol(argv[4]));
+		return 0;
+	}
+	double seconds = argc > 1 ? atof(argv[1]) : 2.5;
+	printf("ready\n");
+	fflush(stdout);
+	char line[16];
+	if (!fgets(line, sizeof(line), stdin))
+		return 1;
+	run(seconds);
+	printf("done\n");
+	return 0;
+}
