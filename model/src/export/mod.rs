@@ -4,6 +4,7 @@
 pub mod encode;
 pub mod folded;
 pub mod pprof;
+pub mod pprof_lines;
 #[cfg(feature = "openapi")]
 mod schema;
 pub mod svg;

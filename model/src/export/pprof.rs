@@ -26,7 +26,7 @@ pub struct PprofMeta<'a> {
 }
 
 /// The unit `go tool pprof` understands for a quantity (it scales time and byte units).
-fn pprof_unit(q: Quantity) -> &'static str {
+pub(crate) fn pprof_unit(q: Quantity) -> &'static str {
     match q {
         Quantity::Microseconds => "microseconds",
         Quantity::Nanoseconds => "nanoseconds",
