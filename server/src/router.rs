@@ -10,6 +10,7 @@ use axum::http::Method;
 use axum::response::{IntoResponse, Response};
 use axum::routing::delete;
 use axum::Router;
+use embers_model::contract::source::{SOURCE_CONFIG_PATH, SOURCE_PATH};
 use tower::util::option_layer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::trace::TraceLayer;
@@ -76,6 +77,8 @@ pub fn route_list(limits: Limits) -> Vec<Route> {
         Route::get("/v1/alerts/dry-run", http::alerts::dry_run),
         Route::get("/readyz", http::health::ready),
         Route::get("/embers-config.json", http::guard::page::embed_config),
+        Route::get(SOURCE_CONFIG_PATH, http::source::config),
+        Route::get(SOURCE_PATH, http::source::text),
         Route::get("/openapi.json", openapi::handle),
         // The MCP tools call these same routes in process: the handler is given them.
         Route::post(

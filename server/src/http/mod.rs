@@ -22,6 +22,7 @@ pub mod profile_tracing;
 pub mod push;
 pub mod pyroscope;
 pub mod snapshots;
+pub mod source;
 pub mod state;
 pub mod static_files;
 pub mod upstream;

@@ -41,6 +41,8 @@ pub struct AppState {
     /// The alert rules and their state (`serve --alert-rule`), for the dry run; `None`
     /// without rules.
     pub alerts: Option<Arc<crate::alerts::Alerts>>,
+    /// Source roots and the link template (`--source-dir`, `--source-url`).
+    pub sources: Arc<super::source::Sources>,
 }
 
 impl AppState {
@@ -60,6 +62,7 @@ impl AppState {
             writes: Arc::new(WriteGate::new(Default::default())),
             allow_debug: false,
             alerts: None,
+            sources: Arc::default(),
         }
     }
 }

@@ -59,6 +59,8 @@ use crate::http;
         http::health::ready,
         http::alerts::dry_run,
         http::guard::page::embed_config,
+        http::source::config,
+        http::source::text,
         handle,
         crate::mcp::handle,
     ),
@@ -75,6 +77,7 @@ use crate::http;
         (name = "health", description = "Liveness and readiness probes."),
         (name = "alerts", description = "Alert rules over the function rollup: what would fire now."),
         (name = "page", description = "What the viewer reads besides the API."),
+        (name = "source", description = "Source text under --source-dir, and the link template the browser opens."),
         (name = "mcp", description = "The Model Context Protocol for assistants (docs/api.md)."),
     ),
 )]
