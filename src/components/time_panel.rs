@@ -45,26 +45,30 @@ pub fn TimePanel(nav: Navigator) -> impl IntoView {
             nav.open_profile(base, request);
         }
     };
-    view! {
-        <section class="time-panel" aria-label="Time inside the range">
-            <div class="timeline-tools time-tools">
-                <button type="button" class="ghost small" data-testid="heatmap-toggle" aria-pressed=pressed(TimeView::Heatmap)
-                    class:active=move || view.get() == TimeView::Heatmap title="Samples per second and sub-second slot"
-                    on:click=move |_| toggle(TimeView::Heatmap)>"Heatmap"</button>
-                <button type="button" class="ghost small" data-testid="stack-chart-toggle" aria-pressed=pressed(TimeView::StackChart)
-                    class:active=move || view.get() == TimeView::StackChart title="Stacks over time, thread by thread"
-                    on:click=move |_| toggle(TimeView::StackChart)>"Stack chart"</button>
-                {move || window.get().map(|(a, b)| view! {
-                    <span class="time-window" data-testid="time-window">{format!("Graph of {} ({} ms)", format_ms_span(a, b), b - a)}</span>
-                    <button type="button" class="ghost small" data-testid="time-window-clear" on:click=whole>"Whole range"</button>
-                })}
-            </div>
-            {move || match view.get() {
-                TimeView::Off => ().into_any(),
-                TimeView::Heatmap => view! { <HeatmapPanel nav=nav current=current /> }.into_any(),
-                TimeView::StackChart => view! { <ChartPanel nav=nav current=current /> }.into_any(),
-            }}
-        </section>
+    // Only a question's graph has times to read (not a file, not a snapshot).
+    let asked = Memo::new(move |_| current.with(Option::is_some));
+    move || {
+        asked.get().then(|| view! {
+            <section class="time-panel" aria-label="Time inside the range">
+                <div class="timeline-tools time-tools">
+                    <button type="button" class="ghost small" data-testid="heatmap-toggle" aria-pressed=pressed(TimeView::Heatmap)
+                        class:active=move || view.get() == TimeView::Heatmap title="Samples per second and sub-second slot"
+                        on:click=move |_| toggle(TimeView::Heatmap)>"Heatmap"</button>
+                    <button type="button" class="ghost small" data-testid="stack-chart-toggle" aria-pressed=pressed(TimeView::StackChart)
+                        class:active=move || view.get() == TimeView::StackChart title="Stacks over time, thread by thread"
+                        on:click=move |_| toggle(TimeView::StackChart)>"Stack chart"</button>
+                    {move || window.get().map(|(a, b)| view! {
+                        <span class="time-window" data-testid="time-window">{format!("Graph of {} ({} ms)", format_ms_span(a, b), b - a)}</span>
+                        <button type="button" class="ghost small" data-testid="time-window-clear" on:click=whole>"Whole range"</button>
+                    })}
+                </div>
+                {move || match view.get() {
+                    TimeView::Off => ().into_any(),
+                    TimeView::Heatmap => view! { <HeatmapPanel nav=nav current=current /> }.into_any(),
+                    TimeView::StackChart => view! { <ChartPanel nav=nav current=current /> }.into_any(),
+                }}
+            </section>
+        })
     }
 }
 

@@ -180,6 +180,7 @@ impl Grid {
         };
         if let Some(cell) = moved {
             e.prevent_default();
+            e.stop_propagation();
             self.cursor.set(Some(cell));
             if let Some(p) = self.pending.get_untracked() {
                 self.pending.set(Some(Pending { to: cell, ..p }));
@@ -189,6 +190,7 @@ impl Grid {
         match e.key().as_str() {
             "Enter" | " " => {
                 e.prevent_default();
+                e.stop_propagation();
                 match self.pending.get_untracked() {
                     Some(p) => self.finish(Pending { to: at, ..p }, on_event),
                     None => {

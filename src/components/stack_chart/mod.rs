@@ -155,7 +155,57 @@ impl Chart {
             "0" => self.set_window(self.bounds(), on_event),
             _ => return,
         }
+        // The page's own keys (transforms, Esc) stay out of a chart being driven.
         e.prevent_default();
+        e.stop_propagation();
+    }
+}
+
+impl Chart {
+    /// The chart's state: `window` (Unix ms) when it is a window, else everything; `track`
+    /// when there is such a thread, else the last.
+    fn new(chart: Rc<StackChart>, window: Option<(i64, i64)>, track: usize) -> Chart {
+        let full = (chart.start_ms() as f64, chart.end_ms() as f64);
+        let initial = window
+            .map(|(a, b)| (a as f64, b as f64))
+            .filter(|(a, b)| b > a)
+            .unwrap_or(full);
+        let last = chart.tracks().len().saturating_sub(1);
+        Chart {
+            track: RwSignal::new(track.min(last)),
+            chart: StoredValue::new_local(chart),
+            host: NodeRef::new(),
+            size: RwSignal::new((0.0, 0.0)),
+            window: RwSignal::new(initial),
+            scroll_top: RwSignal::new(0.0),
+            hover: RwSignal::new(None),
+            bars: StoredValue::new(Vec::new()),
+            drag: RwSignal::new(None),
+        }
+    }
+
+    /// Draws into `el` whenever the window, size, thread, hover, search or theme change.
+    fn draw_on_change(self, el: NodeRef<html::Canvas>, search: Signal<String>) {
+        let theme = theme_state();
+        let found = canvas::search_memo(self.chart, search);
+        let painter = canvas::Painter::default();
+        Effect::new(move |_| {
+            let Some(el) = el.get() else { return };
+            let vp = self.viewport();
+            let hovered = self.hover.get().map(|(b, _, _)| b);
+            let (dark, palette) = (theme.is_dark(), theme.palette.get());
+            found.with(|f| {
+                self.chart.with_value(|chart| {
+                    let Some(track) = chart.tracks().get(self.track.get()) else {
+                        return;
+                    };
+                    self.bars.update_value(|bars| {
+                        chart_layout::layout(track, &vp, bars);
+                        painter.draw(&el, chart, bars, &vp, f.as_ref(), hovered, dark, palette);
+                    });
+                })
+            });
+        });
     }
 }
 
@@ -169,60 +219,65 @@ pub fn StackChartView(
     track: usize,
     on_event: Callback<ChartEvent>,
 ) -> impl IntoView {
-    let full = (chart.start_ms() as f64, chart.end_ms() as f64);
-    let initial = window
-        .map(|(a, b)| (a as f64, b as f64))
-        .filter(|(a, b)| b > a)
-        .unwrap_or(full);
-    let tracks: Vec<(usize, String)> = chart
-        .tracks()
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (i, format!("{} · {} samples", t.name, t.samples)))
-        .collect();
-    let c = Chart {
-        track: RwSignal::new(track.min(tracks.len().saturating_sub(1))),
-        chart: StoredValue::new_local(chart),
-        host: NodeRef::new(),
-        size: RwSignal::new((0.0, 0.0)),
-        window: RwSignal::new(initial),
-        scroll_top: RwSignal::new(0.0),
-        hover: RwSignal::new(None),
-        bars: StoredValue::new(Vec::new()),
-        drag: RwSignal::new(None),
-    };
+    let c = Chart::new(chart, window, track);
     observe_size(c.host, c.size);
     let released = window_event_listener(ev::mouseup, move |_| c.drag.set(None));
     on_cleanup(move || released.remove());
-    let theme = theme_state();
-    let found = canvas::search_memo(c.chart, search);
     let el = NodeRef::<html::Canvas>::new();
-    let painter = canvas::Painter::default();
-    Effect::new(move |_| {
-        let Some(el) = el.get() else { return };
-        let vp = c.viewport();
-        let hovered = c.hover.get().map(|(b, _, _)| b);
-        let (dark, palette) = (theme.is_dark(), theme.palette.get());
-        found.with(|f| {
-            c.chart.with_value(|chart| {
-                let Some(track) = chart.tracks().get(c.track.get()) else {
-                    return;
-                };
-                c.bars.update_value(|bars| {
-                    chart_layout::layout(track, &vp, bars);
-                    painter.draw(&el, chart, bars, &vp, f.as_ref(), hovered, dark, palette);
-                });
-            })
-        });
-    });
+    c.draw_on_change(el, search);
     let ticks = move || {
         let vp = c.viewport();
-        let origin = c.bounds().0;
-        chart_layout::ticks(&vp, origin, 90.0)
+        chart_layout::ticks(&vp, c.bounds().0, 90.0)
             .into_iter()
             .map(|t| view! { <span class="chart-tick" style=format!("left: {:.1}px", t.x_css)>{t.label}</span> })
             .collect_view()
     };
+    let press = move |e: ev::MouseEvent| {
+        e.prevent_default();
+        if let Some(h) = c.host.get_untracked() {
+            let _ = h.focus();
+        }
+        c.drag.set(Some(c.point(&e)));
+    };
+    let tip = move || {
+        let (track, window, width) = (
+            c.track.get_untracked(),
+            c.window.get_untracked(),
+            c.size.get_untracked().0,
+        );
+        c.hover
+            .get()
+            .map(|(bar, x, y)| canvas::tooltip(c.chart, track, window, bar, x, y, width))
+    };
+    view! {
+        <div class="stack-chart" data-testid="stack-chart">
+            <ChartTools c=c on_event=on_event />
+            <div class="stack-chart-area" node_ref=c.host tabindex="0" role="application"
+                aria-label="Stack chart: time left to right, stack depth top to bottom. Plus and minus zoom, arrows pan, 0 shows everything."
+                on:wheel=move |e| c.wheel(&e, on_event)
+                on:mousedown=press
+                on:mousemove=move |e| c.moved(&e, on_event)
+                on:mouseleave=move |_| c.hover.set(None)
+                on:keydown=move |e| c.key(&e, on_event)>
+                <div class="chart-axis" style=format!("height: {AXIS_H}px")>{ticks}</div>
+                <canvas node_ref=el data-testid="stack-chart-canvas" aria-hidden="true"></canvas>
+                {tip}
+            </div>
+        </div>
+    }
+}
+
+/// The row above the chart: the thread, the window's length, "Open as flame graph".
+#[component]
+fn ChartTools(c: Chart, on_event: Callback<ChartEvent>) -> impl IntoView {
+    let tracks: Vec<(usize, String)> = c.chart.with_value(|chart| {
+        chart
+            .tracks()
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (i, format!("{} · {} samples", t.name, t.samples)))
+            .collect()
+    });
     let open = move |_| {
         let (a, b) = c.window.get_untracked();
         on_event.run(ChartEvent::Open(a.floor() as i64, b.ceil() as i64));
@@ -235,30 +290,17 @@ pub fn StackChartView(
         }
     };
     view! {
-        <div class="stack-chart" data-testid="stack-chart">
-            <div class="stack-chart-tools">
-                <label class="check">"Thread "
-                    <select data-testid="stack-chart-thread" on:change=pick prop:value=move || c.track.get().to_string()>
-                        {tracks.into_iter().map(|(i, label)| view! { <option value=i.to_string()>{label}</option> }).collect_view()}
-                    </select>
-                </label>
-                <span class="timeline-hint">"Wheel to zoom · drag to pan · + − ← → 0"</span>
-                <span class="spacer"></span>
-                <span class="stack-chart-window" data-testid="stack-chart-window">{move || canvas::window_text(c.window.get())}</span>
-                <button type="button" class="ghost small" data-testid="stack-chart-open" on:click=open
-                    title="The flame graph of exactly the samples in this window">"Open as flame graph"</button>
-            </div>
-            <div class="stack-chart-area" node_ref=c.host tabindex="0" role="application"
-                aria-label="Stack chart: time left to right, stack depth top to bottom. Plus and minus zoom, arrows pan, 0 shows everything."
-                on:wheel=move |e| c.wheel(&e, on_event)
-                on:mousedown=move |e| { e.prevent_default(); if let Some(h) = c.host.get_untracked() { let _ = h.focus(); } c.drag.set(Some(c.point(&e))); }
-                on:mousemove=move |e| c.moved(&e, on_event)
-                on:mouseleave=move |_| c.hover.set(None)
-                on:keydown=move |e| c.key(&e, on_event)>
-                <div class="chart-axis" style=format!("height: {AXIS_H}px")>{ticks}</div>
-                <canvas node_ref=el data-testid="stack-chart-canvas" aria-hidden="true"></canvas>
-                {move || c.hover.get().map(|(bar, x, y)| canvas::tooltip(c.chart, c.track.get_untracked(), c.window.get_untracked(), bar, x, y, c.size.get_untracked().0))}
-            </div>
+        <div class="stack-chart-tools">
+            <label class="check">"Thread "
+                <select data-testid="stack-chart-thread" on:change=pick prop:value=move || c.track.get().to_string()>
+                    {tracks.into_iter().map(|(i, label)| view! { <option value=i.to_string()>{label}</option> }).collect_view()}
+                </select>
+            </label>
+            <span class="timeline-hint">"Wheel to zoom · drag to pan · + − ← → 0"</span>
+            <span class="spacer"></span>
+            <span class="stack-chart-window" data-testid="stack-chart-window">{move || canvas::window_text(c.window.get())}</span>
+            <button type="button" class="ghost small" data-testid="stack-chart-open" on:click=open
+                title="The flame graph of exactly the samples in this window">"Open as flame graph"</button>
         </div>
     }
 }
