@@ -32,6 +32,15 @@ pub struct HostProfileArgs {
     /// too; by default they are only in `Total`, each being a process of its own.
     #[arg(long)]
     pub profile_host_kernel_threads: bool,
+    /// With --profile-host: also profile C allocations (event types mem-alloc and mem-inuse)
+    /// with uprobes on malloc, calloc, realloc and free; every allocation call of a traced
+    /// process traps into the kernel (docs/collector.md says what it costs).
+    #[arg(long)]
+    pub profile_host_memory: bool,
+    /// With --profile-host-memory: trace only processes whose name matches (default: every
+    /// process but the service).
+    #[arg(long, value_name = "REGEX")]
+    pub profile_host_memory_comm: Option<String>,
 }
 
 /// The collector as `/healthz` shows it (member `collector`, only with `--profile-host`):
@@ -184,10 +193,20 @@ fn run(
     store: Arc<Store>,
     limits: StackLimits,
 ) -> Result<HostProfiler, String> {
+    let comm = args
+        .profile_host_memory_comm
+        .as_deref()
+        .map(embers_agent::memory::comm_filter)
+        .transpose()?;
     let options = embers_agent::Options {
         interval: args.profile_host_interval,
         off_cpu: args.profile_host_off_cpu,
         include_kernel_threads: args.profile_host_kernel_threads,
+        memory: embers_agent::memory::MemoryOptions {
+            enabled: args.profile_host_memory,
+            comm,
+            ..Default::default()
+        },
         ..embers_agent::Options::default()
     };
     let status = HostStatus::new("running", None);

@@ -19,6 +19,10 @@ mod health;
 mod hostile;
 #[path = "host_profile/kernel_threads.rs"]
 mod kernel_threads;
+#[path = "host_profile/lines.rs"]
+mod lines;
+#[path = "host_profile/memory.rs"]
+mod memory;
 #[path = "host_profile/workloads.rs"]
 mod workloads;
 
@@ -311,6 +315,8 @@ async fn profile_host_writes_straight_to_the_store() {
         profile_host_interval: Duration::from_secs(1),
         profile_host_off_cpu: true,
         profile_host_kernel_threads: false,
+        profile_host_memory: false,
+        profile_host_memory_comm: None,
     };
     let start = now() - 1;
     let profiler = host_profile::start(&args, store.clone(), Default::default())

@@ -88,6 +88,12 @@ impl MemoryOptions {
     }
 }
 
+/// The `--memory-comm` filter from its text, or what is wrong with it.
+pub fn comm_filter(pattern: &str) -> Result<Regex, String> {
+    Regex::new(pattern)
+        .map_err(|e| format!("--memory-comm {pattern}: not a regular expression: {e}"))
+}
+
 /// What memory profiling did in a window.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MemoryReport {

@@ -56,6 +56,8 @@ async fn profile_host_survives_a_library_truncated_under_it() {
         profile_host_interval: Duration::from_secs(1),
         profile_host_off_cpu: false,
         profile_host_kernel_threads: false,
+        profile_host_memory: false,
+        profile_host_memory_comm: None,
     };
     let profiler = host_profile::start(&args, store, Default::default())
         .expect("starts")

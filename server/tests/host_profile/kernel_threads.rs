@@ -100,6 +100,8 @@ async fn serve_can_give_kernel_threads_graphs() {
         profile_host_interval: Duration::from_secs(1),
         profile_host_off_cpu: false,
         profile_host_kernel_threads: true,
+        profile_host_memory: false,
+        profile_host_memory_comm: None,
     };
     let start = super::now() - 1;
     let profiler = host_profile::start(&args, store.clone(), Default::default())

@@ -112,3 +112,15 @@ pub fn finish(child: Child, name: &str) -> u64 {
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or_else(|| panic!("{name} printed no slept_us: {text}"))
 }
+
+/// The memory workload (`mem.c`), built without frame pointers: its path. Its process is
+/// `embers-mem`; it allocates once it reads a line (see the source).
+pub fn c_mem(dir: &Path) -> PathBuf {
+    let path = dir.join("embers-mem");
+    let mut cmd = Command::new("cc");
+    cmd.args(["-O2", "-g", "-fomit-frame-pointer", "-o"])
+        .arg(&path)
+        .arg(source("mem.c"));
+    built(cmd, "embers-mem");
+    path
+}
