@@ -113,6 +113,8 @@ impl Collector {
             }
             intake.take()
         };
+        let times = self.intake.borrow_mut().take_times();
+        let clock = crate::seconds::Clock::now();
         let frames: HashSet<&Frame> = stacks
             .keys()
             .flat_map(|k| k.user.iter().chain(&k.kernel))
@@ -124,7 +126,13 @@ impl Collector {
             let intake = self.intake.borrow();
             for (key, value) in &stacks {
                 let (named, lines) = self.named(key, *value, &names, &intake.modules);
-                fold.add_with_lines(&named, &lines);
+                let stamps: Vec<_> = times
+                    .get(key)
+                    .into_iter()
+                    .flatten()
+                    .map(|s| clock.to_unix_ms(*s))
+                    .collect();
+                fold.add_timed(&named, &lines, &stamps);
             }
         }
         let memory = self.memory_window(&mut fold);

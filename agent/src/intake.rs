@@ -14,6 +14,7 @@ use crate::modules::Modules;
 use crate::procs::unwind::unwind;
 use crate::procs::{Processes, Unknown};
 pub use crate::report::Counters;
+use crate::seconds::Stamp;
 use crate::window;
 
 /// A distinct stack of one thread.
@@ -67,6 +68,10 @@ pub struct Intake {
     pub modules: Modules,
     cache: CacheX86_64,
     stacks: HashMap<StackKey, u64>,
+    /// The times of the stacks' ring buffer records (`crate::seconds`).
+    times: HashMap<StackKey, Vec<Stamp>>,
+    /// The time of the record being added.
+    stamp: Option<i64>,
     names: HashMap<u32, Names>,
     /// This window's counters.
     pub counters: Counters,
@@ -148,7 +153,11 @@ impl Intake {
     /// One ring buffer record, as bytes.
     pub fn record(&mut self, data: &[u8]) {
         match crate::bpf::events::parse(data) {
-            Ok(e) => self.event(&e),
+            Ok(e) => {
+                self.stamp = crate::bpf::events::time_ns(data).and_then(|t| i64::try_from(t).ok());
+                self.event(&e);
+                self.stamp = None;
+            }
             Err(_) => self.counters.bad_records += 1,
         }
     }
@@ -165,7 +174,20 @@ impl Intake {
                 kernel_thread: now.kernel_thread,
             };
         }
+        if let Some(time) = self.stamp {
+            let stamp = Stamp {
+                time,
+                tid: key.tid,
+                value,
+            };
+            self.times.entry(key.clone()).or_default().push(stamp);
+        }
         *self.stacks.entry(key).or_default() += value;
+    }
+
+    /// The window's record times per stack (monotonic ns), taken with [`Intake::take`].
+    pub fn take_times(&mut self) -> HashMap<StackKey, Vec<Stamp>> {
+        std::mem::take(&mut self.times)
     }
 
     /// DWARF mode: walk the stack copy with the process's unwinder.

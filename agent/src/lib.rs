@@ -27,6 +27,7 @@ pub mod options;
 pub mod preflight;
 pub mod procs;
 pub mod report;
+pub mod seconds;
 pub mod sink;
 pub mod symbols;
 pub mod window;

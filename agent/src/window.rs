@@ -4,16 +4,19 @@
 //! <thread>`, the main thread's samples `[p] <process>` alone, as DeepFlow's agent writes it).
 //! A process's stacks may carry their frames' source lines ([`Fold::add_with_lines`]): a stack
 //! seen at different lines is folded once per distinct set of lines, each line of the folded
-//! text with its `details` entry, so the store can sum lines without new frames.
+//! text with its `details` entry, so the store can sum lines without new frames. Stacks whose
+//! records were timed ([`Fold::add_timed`]) are split by wall-clock second, one batch per second,
+//! their events' milliseconds and threads in `details` too (`crate::seconds`).
 
 use std::collections::{BTreeMap, HashMap};
 
-use embers_model::contract::detail::SourceLine;
+use embers_model::contract::detail::{SourceLine, TimedEvent};
 use embers_model::contract::event::{DEFAULT_LANGUAGE, DEFAULT_UNIT, TOTAL_APP_SERVICE};
 use embers_model::contract::ingest::{BatchInput, FoldedDetail};
 use serde_json::Value;
 
 use crate::names;
+use crate::seconds::{by_second, Stamp, Tally};
 
 /// What a sample measures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,8 +78,8 @@ type StackLines = (String, Vec<Option<SourceLine>>);
 /// A window's samples, summed per distinct stack (and its lines).
 #[derive(Debug, Default)]
 pub struct Fold {
-    processes: BTreeMap<(Event, String), HashMap<StackLines, u64>>,
-    total: HashMap<String, u64>,
+    processes: BTreeMap<(Event, String), HashMap<StackLines, Tally>>,
+    total: HashMap<String, Tally>,
 }
 
 impl Fold {
@@ -98,6 +101,11 @@ impl Fold {
     /// [`Fold::add`] with the source line of each of `s.frames` (`lines` empty, or one entry
     /// per frame).
     pub fn add_with_lines(&mut self, s: &Named, lines: &[Option<SourceLine>]) {
+        self.add_timed(s, lines, &[]);
+    }
+
+    /// [`Fold::add_with_lines`] with the stamps (Unix ms) of the sample's timed records.
+    pub fn add_timed(&mut self, s: &Named, lines: &[Option<SourceLine>], stamps: &[Stamp]) {
         let thread = names::thread(&s.thread, s.tid);
         if s.wanted {
             let mut stack = thread.clone();
@@ -113,12 +121,12 @@ impl Fold {
                 Vec::new()
             };
             let app = names::app_service(&s.process, s.pid);
-            *self
-                .processes
+            self.processes
                 .entry((s.event, app))
                 .or_default()
                 .entry((stack, lines))
-                .or_default() += s.value;
+                .or_default()
+                .add(s.value, stamps);
         }
         if s.event == Event::OnCpu {
             let mut stack = names::process(&s.process, s.pid);
@@ -126,7 +134,7 @@ impl Fold {
                 stack.push(';');
                 stack.push_str(&thread);
             }
-            *self.total.entry(stack).or_default() += s.value;
+            self.total.entry(stack).or_default().add(s.value, stamps);
         }
     }
 
@@ -146,7 +154,7 @@ impl Fold {
             Event::OffCpu => v / 1000,
             Event::MemAlloc | Event::MemInuse => v,
         };
-        let total: HashMap<StackLines, u64> = self
+        let total: HashMap<StackLines, Tally> = self
             .total
             .into_iter()
             .map(|(stack, v)| ((stack, Vec::new()), v))
@@ -155,48 +163,60 @@ impl Fold {
             (!total.is_empty()).then(|| ((Event::OnCpu, TOTAL_APP_SERVICE.to_owned()), total)),
         );
         for ((event, app), stacks) in graphs {
-            let mut lines: Vec<(StackLines, u64)> = stacks
-                .into_iter()
-                .map(|(stack, v)| (stack, to_us(event, v)))
-                .filter(|(_, us)| *us > 0)
-                .collect();
-            // Sorted, so a window always folds to the same text.
-            lines.sort_unstable();
-            for (folded, details) in split_lines(&lines, max_bytes) {
-                out.push(BatchInput {
-                    app_service: app.clone(),
-                    profile_language_type: DEFAULT_LANGUAGE.to_owned(),
-                    profile_event_type: event.name().to_owned(),
-                    profile_value_unit: event.unit().to_owned(),
-                    time: Some(time),
-                    tags: tags.clone(),
-                    folded,
-                    details,
-                });
+            // Each second's lines: a stack's timed records in their second, the rest at the
+            // window's time.
+            let mut seconds: BTreeMap<i64, Vec<Line>> = BTreeMap::new();
+            for (stack, tally) in stacks {
+                for (second, us, events) in by_second(&tally, time, |v| to_us(event, v)) {
+                    seconds
+                        .entry(second)
+                        .or_default()
+                        .push((stack.clone(), us, events));
+                }
+            }
+            for (second, mut lines) in seconds {
+                // Sorted, so a window always folds to the same text.
+                lines.sort_unstable_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+                for (folded, details) in split_lines(&lines, max_bytes) {
+                    out.push(BatchInput {
+                        app_service: app.clone(),
+                        profile_language_type: DEFAULT_LANGUAGE.to_owned(),
+                        profile_event_type: event.name().to_owned(),
+                        profile_value_unit: event.unit().to_owned(),
+                        time: Some(second),
+                        tags: tags.clone(),
+                        folded,
+                        details,
+                    });
+                }
             }
         }
         out
     }
 }
 
-/// Folded texts of `stack value` lines with the details of those that have lines, each text
-/// (with about what its details add in JSON) at most `max_bytes` unless one line alone is
-/// longer.
-fn split_lines(lines: &[(StackLines, u64)], max_bytes: usize) -> Vec<(String, Vec<FoldedDetail>)> {
+/// One folded line: its stack and lines, value, and events.
+type Line = (StackLines, u64, Vec<TimedEvent>);
+
+/// Folded texts of `stack value` lines with the details of those that have lines or events,
+/// each text (with about what its details add in JSON) at most `max_bytes` unless one line
+/// alone is longer.
+fn split_lines(lines: &[Line], max_bytes: usize) -> Vec<(String, Vec<FoldedDetail>)> {
     let mut texts = Vec::new();
     let (mut text, mut details, mut bytes, mut count) = (String::new(), Vec::new(), 0, 0);
-    for ((stack, frame_lines), value) in lines {
+    for ((stack, frame_lines), value, events) in lines {
         let line = format!("{stack} {value}\n");
-        let size = line.len() + detail_bytes(frame_lines);
+        // An event is about 40 bytes of JSON.
+        let size = line.len() + detail_bytes(frame_lines) + events.len() * 40;
         if !text.is_empty() && bytes + size > max_bytes {
             texts.push((std::mem::take(&mut text), std::mem::take(&mut details)));
             (bytes, count) = (0, 0);
         }
-        if !frame_lines.is_empty() {
+        if !frame_lines.is_empty() || !events.is_empty() {
             details.push(FoldedDetail {
                 sample: count,
                 lines: frame_lines.clone(),
-                events: Vec::new(),
+                events: events.clone(),
             });
         }
         text.push_str(&line);
@@ -339,6 +359,66 @@ mod tests {
             assert_eq!(b.details.len(), n);
             assert!(b.details.iter().enumerate().all(|(i, d)| d.sample == i));
         }
+    }
+
+    #[test]
+    fn timed_samples_go_to_their_seconds_with_their_events() {
+        let stamp = |time, tid| Stamp {
+            time,
+            tid,
+            value: 1,
+        };
+        let mut fold = Fold::new();
+        let s = sample(Event::OnCpu, 11, &["main", "spin"], 3, true);
+        fold.add_timed(
+            &s,
+            &[],
+            &[stamp(5_999, 11), stamp(6_000, 11), stamp(6_450, 12)],
+        );
+        fold.add(&sample(Event::OnCpu, 11, &["main", "spin"], 1, true));
+        let batches = fold.batches(7, &BTreeMap::new(), 10, 1 << 20);
+        let seen: Vec<(&str, Option<i64>, &str, Vec<(u16, u32, u64)>)> = batches
+            .iter()
+            .map(|b| {
+                let events = b
+                    .details
+                    .iter()
+                    .flat_map(|d| d.events.iter().map(|e| (e.offset_ms, e.tid, e.weight)))
+                    .collect();
+                (b.app_service.as_str(), b.time, b.folded.as_str(), events)
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            vec![
+                (
+                    "web",
+                    Some(5),
+                    "[t] worker;main;spin 10\n",
+                    vec![(999, 11, 10)]
+                ),
+                (
+                    "web",
+                    Some(6),
+                    "[t] worker;main;spin 20\n",
+                    vec![(0, 11, 10), (450, 12, 10)]
+                ),
+                ("web", Some(7), "[t] worker;main;spin 10\n", vec![]),
+                (
+                    "Total",
+                    Some(5),
+                    "[p] web;[t] worker 10\n",
+                    vec![(999, 11, 10)]
+                ),
+                (
+                    "Total",
+                    Some(6),
+                    "[p] web;[t] worker 20\n",
+                    vec![(0, 11, 10), (450, 12, 10)]
+                ),
+                ("Total", Some(7), "[p] web;[t] worker 10\n", vec![]),
+            ]
+        );
     }
 
     #[test]

@@ -10,7 +10,9 @@ pub const KERNEL_DEPTH: usize = 64;
 /// Frame-pointer user frames a record holds at most.
 pub const USER_DEPTH: usize = 64;
 /// Bytes of `struct event`.
-pub const EVENT_BYTES: usize = 96 + 8 * (KERNEL_DEPTH + USER_DEPTH);
+pub const EVENT_BYTES: usize = TIME_AT + 8;
+/// Offset of `time_ns`, the event's last member (after the kernel and user addresses).
+const TIME_AT: usize = 96 + 8 * (KERNEL_DEPTH + USER_DEPTH);
 /// Most bytes of user stack a `struct sample` can carry.
 pub const MAX_STACK_BYTES: usize = 65536;
 
@@ -109,6 +111,13 @@ fn addrs(b: &[u8], at: usize, len: u16, max: usize) -> Vec<u64> {
         .collect()
 }
 
+/// When a record's event happened: `bpf_ktime_get_ns()` (CLOCK_MONOTONIC) as the BPF program
+/// stamped it (`None` for a record shorter than an event). Read apart from [`parse`] so the
+/// [`Event`] others build stays as it is.
+pub fn time_ns(b: &[u8]) -> Option<u64> {
+    (b.len() >= EVENT_BYTES).then(|| u64_at(b, TIME_AT))
+}
+
 /// Read one record.
 pub fn parse(b: &[u8]) -> Result<Event<'_>, EventError> {
     if b.len() < EVENT_BYTES {
@@ -166,6 +175,7 @@ mod tests {
         assert_eq!(offset_of!(types::event, process), 80);
         assert_eq!(offset_of!(types::event, kernel), 96);
         assert_eq!(offset_of!(types::event, user), 96 + 8 * KERNEL_DEPTH);
+        assert_eq!(offset_of!(types::event, time_ns), TIME_AT);
         assert_eq!(offset_of!(types::sample, stack), EVENT_BYTES);
     }
 
@@ -189,6 +199,7 @@ mod tests {
             b[96 + 8 * i..104 + 8 * i].copy_from_slice(&a.to_le_bytes());
         }
         b[96 + 8 * KERNEL_DEPTH..104 + 8 * KERNEL_DEPTH].copy_from_slice(&7u64.to_le_bytes());
+        b[TIME_AT..EVENT_BYTES].copy_from_slice(&123_456_789u64.to_le_bytes());
         b.extend_from_slice(stack);
         b
     }
@@ -197,6 +208,8 @@ mod tests {
     fn reads_a_record_and_bounds_what_its_header_claims() {
         let b = record(KIND_OFF_CPU, &[1, 2, 3, 4]);
         let e = parse(&b).expect("parses");
+        assert_eq!(time_ns(&b), Some(123_456_789));
+        assert_eq!(time_ns(&b[..EVENT_BYTES - 1]), None);
         assert_eq!(e.kind, Kind::OffCpu);
         assert_eq!((e.pid, e.tid, e.value), (42, 43, 5_000_000));
         assert_eq!(e.regs.ip, 0x1000);

@@ -70,6 +70,7 @@ struct event {
 	char process[COMM_LEN];
 	u64 kernel[KERNEL_DEPTH];
 	u64 user[USER_DEPTH];
+	u64 time_ns;     /* bpf_ktime_get_ns() when sampled (off-CPU: when the task woke) */
 };
 
 struct sample {
@@ -243,6 +244,7 @@ static __always_inline int sample_to_ring(void *ctx, struct task_struct *task)
 	e->tid = (u32)id;
 	e->cpu = cpu;
 	e->value = 1;
+	e->time_ns = bpf_ktime_get_ns();
 	names(task, e->thread, e->process);
 	long k = bpf_get_stack(ctx, e->kernel, sizeof(e->kernel), 0);
 	e->kernel_len = k > 0 ? k / sizeof(u64) : 0;
@@ -345,6 +347,7 @@ static __always_inline void send_wait(void *ctx, struct pending *p, struct task_
 	e->tid = p->tid;
 	e->cpu = cpu;
 	e->value = p->waited;
+	e->time_ns = bpf_ktime_get_ns();
 	names(task, e->thread, e->process);
 	e->kernel_len = p->kernel_len;
 	__builtin_memcpy(e->kernel, p->kernel, sizeof(e->kernel));
