@@ -18,6 +18,8 @@ use crate::store_args::{open_store, ClickHouseArgs};
 
 /// Default of `--retention`.
 pub const DEFAULT_RETENTION: &str = "72h";
+/// Default of `--fine-retention`.
+pub const DEFAULT_FINE_RETENTION: &str = "24h";
 /// Samples (and rollup rows per level) removed per transaction: a few milliseconds of writer
 /// time, so an ingest waits at most that long behind retention.
 pub const BATCH: usize = 2000;
@@ -33,6 +35,11 @@ pub struct StorageArgs {
     /// Expired samples are removed in the background every minute.
     #[arg(long, default_value = DEFAULT_RETENTION, value_parser = humantime::parse_duration)]
     pub retention: Duration,
+    /// Keep samples' millisecond event times (the heatmap, the samples, millisecond windows)
+    /// this long, by sample time; older samples answer at second resolution. 0 keeps them as
+    /// long as their samples.
+    #[arg(long, default_value = DEFAULT_FINE_RETENTION, value_parser = humantime::parse_duration)]
+    pub fine_retention: Duration,
     /// `normal`: an acknowledged ingest survives the process being killed; `full`: also power
     /// loss (every commit is synced to disk; slower ingest).
     #[arg(long, value_enum, default_value_t = Synchronous::Normal)]
@@ -43,6 +50,11 @@ impl StorageArgs {
     /// The retention, `None` when everything is kept.
     pub fn retention(&self) -> Option<Duration> {
         Some(self.retention).filter(|r| !r.is_zero())
+    }
+
+    /// The fine retention, `None` when event times go only with their samples.
+    pub fn fine_retention(&self) -> Option<Duration> {
+        Some(self.fine_retention).filter(|r| !r.is_zero())
     }
 }
 
@@ -88,6 +100,36 @@ pub async fn pass_before(store: &Arc<Store>, before: i64) -> Result<Removed, Sto
         reclaim(store).await?;
     }
     Ok(total)
+}
+
+/// One pass of the fine retention: drop the event times of samples older than
+/// `fine_retention`, batch by batch; how many rows of times went.
+pub async fn fine_pass(store: &Arc<Store>, fine_retention: Duration) -> Result<u64, StoreError> {
+    let before = cutoff(fine_retention);
+    let mut total = 0;
+    loop {
+        let s = store.clone();
+        let n = blocking(move || s.expire_fine_step(before, BATCH)).await?;
+        total += n;
+        if n == 0 {
+            return Ok(total);
+        }
+    }
+}
+
+/// The fine retention, now and then every `every`, for as long as the runtime runs (beside
+/// [`maintain`]).
+pub async fn maintain_fine(store: Arc<Store>, fine_retention: Duration, every: Duration) {
+    let mut ticks = tokio::time::interval(every);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticks.tick().await;
+        match fine_pass(&store, fine_retention).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(rows = n, "fine retention removed expired event times"),
+            Err(e) => tracing::warn!("fine retention pass failed: {e}"),
+        }
+    }
 }
 
 /// Give free pages back, a step at a time (SQLite; ClickHouse frees dropped and rewritten parts
@@ -219,5 +261,12 @@ mod tests {
             Some(Duration::from_secs(7 * 86400))
         );
         assert!(Cli::try_parse_from(["x", "--retention", "forever"]).is_err());
+        let cli = Cli::parse_from(["x"]);
+        assert_eq!(
+            cli.storage.fine_retention(),
+            Some(Duration::from_secs(24 * 3600))
+        );
+        let cli = Cli::parse_from(["x", "--fine-retention", "0"]);
+        assert_eq!(cli.storage.fine_retention(), None);
     }
 }

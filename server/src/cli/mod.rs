@@ -178,9 +178,6 @@ pub struct ServeArgs {
     /// Alert rules, their schedule and webhook (docs/alerts.md).
     #[command(flatten)]
     pub alerts: crate::alerts::AlertArgs,
-    /// Source text and links beside a profile's lines.
-    #[command(flatten)]
-    pub source: crate::http::source::SourceArgs,
 }
 
 impl ServeArgs {
@@ -210,6 +207,13 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         write_caps.snapshot_ttl,
         crate::retention::EVERY,
     ));
+    if let Some(fine) = args.storage.fine_retention() {
+        tokio::spawn(crate::retention::maintain_fine(
+            store.clone(),
+            fine,
+            crate::retention::EVERY,
+        ));
+    }
     if args.demo {
         start_demo(&store, args.demo_live).await?;
     }
@@ -244,7 +248,6 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         collector: profiler.as_ref().map(host_profile::HostProfiler::status),
         writes: Arc::new(WriteGate::new(write_caps)),
         allow_debug: args.guard.allow_debug,
-        sources: args.source.sources()?,
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await

@@ -50,6 +50,15 @@ impl Store {
         }
     }
 
+    /// One step of the fine retention: drop up to `limit` rows of event times of seconds before
+    /// `before` (ClickHouse keeps none yet); how many went.
+    pub fn expire_fine_step(&self, before: i64, limit: usize) -> Result<u64, StoreError> {
+        match self {
+            Store::Sqlite(s) => s.expire_fine_step(before, limit),
+            Store::ClickHouse(_) => Ok(0),
+        }
+    }
+
     /// `POST /v1/profile/heatmap`.
     pub fn heatmap(&self, q: &HeatmapQuery) -> Result<HeatmapAnswer, QueryError> {
         let w = q.window;
