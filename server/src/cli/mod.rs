@@ -178,6 +178,9 @@ pub struct ServeArgs {
     /// Alert rules, their schedule and webhook (docs/alerts.md).
     #[command(flatten)]
     pub alerts: crate::alerts::AlertArgs,
+    /// Source text and links beside a profile's lines.
+    #[command(flatten)]
+    pub source: crate::http::source::SourceArgs,
 }
 
 impl ServeArgs {
@@ -248,6 +251,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         collector: profiler.as_ref().map(host_profile::HostProfiler::status),
         writes: Arc::new(WriteGate::new(write_caps)),
         allow_debug: args.guard.allow_debug,
+        sources: args.source.sources()?,
     };
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
