@@ -6,7 +6,7 @@
 //! `max_kernel_stack_depth` ([`kernel`]) and event types ([`event`]), the response envelope
 //! ([`envelope`]), who may embed the page ([`embed`]), the ingest body ([`ingest`]) and the detail
 //! below a sample (source lines, event times: [`detail`]), time inside a range ([`fine`]: millisecond
-//! bounds, the heatmap and the samples in time order). Facts about the interface live here and nowhere else.
+//! bounds, the heatmap and the samples in time order), the source text beside lines ([`source`]). Facts about the interface live here and nowhere else.
 
 pub mod body;
 pub mod detail;
@@ -25,4 +25,5 @@ pub mod schema;
 pub mod selection;
 pub mod shape;
 pub mod snapshot;
+pub mod source;
 pub mod tag_filter;
