@@ -67,7 +67,7 @@ fn push_body(labels: &[(&str, &str)], raw: &[u8]) -> Vec<u8> {
 }
 
 /// The profile's own time, Unix seconds.
-fn profile_time(gz: &[u8]) -> i64 {
+pub(crate) fn profile_time(gz: &[u8]) -> i64 {
     let mut raw = Vec::new();
     flate2::read::GzDecoder::new(gz)
         .read_to_end(&mut raw)

@@ -35,6 +35,7 @@ mod hostile;
 mod hostile_grpc;
 mod instants;
 mod limits;
+mod lines;
 mod mcp;
 mod migration;
 mod offered_tags;

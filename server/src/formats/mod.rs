@@ -30,6 +30,7 @@ pub mod push;
 pub mod pyroscope;
 
 use embers_model::budget::{Budget, OverBudget};
+use embers_model::contract::detail::SampleDetail;
 use embers_model::wire::perf::PerfError;
 use embers_model::wire::pprof::PprofError;
 
@@ -104,8 +105,24 @@ pub fn batch_of(
     time: i64,
     limits: &StackLimits,
 ) -> Result<Batch, FormatError> {
+    let plain = stacks
+        .into_iter()
+        .map(|(stack, value)| (stack, value, None));
+    batch_of_detailed(meta, plain, time, limits)
+}
+
+/// A stack, its value and what its producer knows below it (source lines).
+pub type Detailed = (String, u64, Option<Box<SampleDetail>>);
+
+/// [`batch_of`] for stacks with details (checked against their stack).
+pub fn batch_of_detailed(
+    meta: BatchMeta,
+    stacks: impl IntoIterator<Item = Detailed>,
+    time: i64,
+    limits: &StackLimits,
+) -> Result<Batch, FormatError> {
     let mut samples = Vec::new();
-    for (stack, value) in stacks {
+    for (stack, value, detail) in stacks {
         if value == 0 {
             continue;
         }
@@ -124,11 +141,20 @@ pub fn batch_of(
                 samples.len() + 1
             ))
         })?;
+        if let Some(d) = &detail {
+            d.check(frames.len(), value).map_err(|e| {
+                FormatError::invalid(format!(
+                    "{} stack {}: {e}",
+                    meta.event_type,
+                    samples.len() + 1
+                ))
+            })?;
+        }
         samples.push(Sample {
             time,
             stack,
             value,
-            detail: None,
+            detail,
         });
     }
     Ok(Batch { meta, samples })

@@ -11,14 +11,16 @@
 use std::collections::HashMap;
 
 use embers_model::budget::Budget;
+use embers_model::contract::detail::SampleDetail;
 use embers_model::wire::pprof::fold::fold;
+use embers_model::wire::pprof::line_stacks::{has_lines, stacks_with_lines};
 use embers_model::wire::pprof::sample_types::{
     choose, choose_configured, list, pick, Cumulative, EventChoice, SampleTypeConfig,
 };
 use embers_model::wire::pprof::stacks::{stacks, StackBounds};
 use embers_model::wire::pprof::{decode_within, Pprof};
 
-use super::{batch_of, FormatError};
+use super::{batch_of, batch_of_detailed, Detailed, FormatError};
 use crate::limits::StackLimits;
 use crate::store::{Batch, BatchMeta, Tags};
 
@@ -75,6 +77,14 @@ pub fn batches(
     let time = target.time.unwrap_or_else(|| profile_time(&p));
     let mut out = Vec::with_capacity(choices.len());
     for choice in &choices {
+        let meta = meta_of(target, choice, &p);
+        // Lines are kept where no previous profile is subtracted (a difference of two
+        // cumulative profiles is per function stack).
+        if previous.is_none() && has_lines(&p) {
+            let stacks = folded_lines(&p, target, limits, choice)?;
+            out.push(batch_of_detailed(meta, stacks, time, limits)?);
+            continue;
+        }
         let mut values = folded(&p, target, limits, choice)?;
         match (&previous, choice.cumulative) {
             (Some(prev), Cumulative::ByDefault | Cumulative::Declared) => {
@@ -89,18 +99,22 @@ pub fn batches(
             }
             _ => {}
         }
-        let meta = BatchMeta {
-            app_service: target.app_service.to_owned(),
-            language: language(target.language, choice, &p),
-            event_type: choice.event_type.clone(),
-            unit: target
-                .unit
-                .map_or_else(|| choice.unit.clone(), str::to_owned),
-            tags: target.tags.clone(),
-        };
         out.push(batch_of(meta, values, time, limits)?);
     }
     Ok(out)
+}
+
+/// What every batch of `choice` shares.
+fn meta_of(target: &Target<'_>, choice: &EventChoice, p: &Pprof<'_>) -> BatchMeta {
+    BatchMeta {
+        app_service: target.app_service.to_owned(),
+        language: language(target.language, choice, p),
+        event_type: choice.event_type.clone(),
+        unit: target
+            .unit
+            .map_or_else(|| choice.unit.clone(), str::to_owned),
+        tags: target.tags.clone(),
+    }
 }
 
 /// The sample types to store, or why there are none.
@@ -158,6 +172,38 @@ fn folded(
                 "a value of {} overflows when converted to {}",
                 choice.event_type, choice.unit
             ))),
+        })
+        .collect()
+}
+
+/// The stacks of one choice with their source lines, scaled: each inlined function its own
+/// frame at its own line, as pprof lists them.
+fn folded_lines(
+    p: &Pprof<'_>,
+    target: &Target<'_>,
+    limits: &StackLimits,
+    choice: &EventChoice,
+) -> Result<Vec<Detailed>, FormatError> {
+    let bounds = StackBounds {
+        max_frames: limits.max_frames,
+        max_frame_bytes: limits.max_frame_bytes,
+    };
+    stacks_with_lines(p, target.app_service, choice.index, &bounds, target.budget)?
+        .into_iter()
+        .map(|(stack, lines, v)| {
+            let v = choice.scale.apply(v).ok_or_else(|| {
+                FormatError::invalid(format!(
+                    "a value of {} overflows when converted to {}",
+                    choice.event_type, choice.unit
+                ))
+            })?;
+            let detail = (!lines.is_empty()).then(|| {
+                Box::new(SampleDetail {
+                    lines,
+                    events: Vec::new(),
+                })
+            });
+            Ok((stack, v, detail))
         })
         .collect()
 }

@@ -10,6 +10,10 @@
 //! The sample type is the event type in the unit `go tool pprof` scales (`on-cpu/microseconds`,
 //! `inuse_space/bytes`, `cpu/count`); the profile's time is `time_start`, its duration the
 //! range. With `--upstream`, the querier's answer is converted. Errors are the envelope.
+//!
+//! When the stored samples of one process carry source lines, the export is written from
+//! them (every stack with its lines, [`to_pprof_lines`]) so `go tool pprof -list FUNC` shows
+//! the lines; the tree is still built first, for its checks and its root's name.
 
 use axum::body::{to_bytes, Bytes};
 use axum::extract::rejection::BytesRejection;
@@ -20,6 +24,7 @@ use embers_model::contract::body::{parse_tracing_body, TracingRequest};
 use embers_model::contract::event::quantity;
 use embers_model::contract::schema::TracingBody;
 use embers_model::export::pprof::{to_pprof, PprofMeta};
+use embers_model::export::pprof_lines::{to_pprof_lines, StackLines};
 use embers_model::wire::decode_response;
 use embers_model::Profile;
 
@@ -49,7 +54,7 @@ pub async fn handle(
 ) -> Result<Response, Error> {
     let body = super::read_body(body, state.limits.query)?;
     let req = parse_tracing_body(&body).map_err(|e| Error::invalid(e.to_string()))?;
-    let profile = match &state.upstream {
+    let (profile, lines) = match &state.upstream {
         Some(upstream) => {
             let answer = state
                 .limiter
@@ -59,7 +64,7 @@ pub async fn handle(
                     Ok(forwarded.unwrap_or_else(IntoResponse::into_response))
                 })
                 .await?;
-            from_answer(answer, upstream.max_bytes()).await?
+            (from_answer(answer, upstream.max_bytes()).await?, None)
         }
         None => {
             let store = state.store.clone();
@@ -68,13 +73,29 @@ pub async fn handle(
             state
                 .limiter
                 .run_blocking(move |budget| {
-                    build(&store, &query, budget, max_nodes, Error::from_store)
-                        .map(|built| built.profile)
+                    let built = build(&store, &query, budget, max_nodes, Error::from_store)?;
+                    let lines = match with_lines(&query) {
+                        true => store
+                            .line_samples(&query.selection())
+                            .map_err(Error::from_store)?,
+                        false => None,
+                    };
+                    Ok((built.profile, lines))
                 })
                 .await?
         }
     };
-    Ok(pprof_response(&req, profile.unwrap_or_default()))
+    Ok(pprof_response(&req, profile.unwrap_or_default(), lines))
+}
+
+/// Whether the export may be written from the stored lines: one process named (not the
+/// per-host `Total`), and no kernel frames cut (the lines are of whole stacks).
+fn with_lines(req: &TracingRequest) -> bool {
+    let r = &req.request;
+    r.kernel_depth() < 0
+        && r.app_service
+            .as_deref()
+            .is_some_and(|a| a != embers_model::contract::event::TOTAL_APP_SERVICE)
 }
 
 /// The tree of an upstream querier's answer (its error, when it answered one, as ours).
@@ -93,7 +114,11 @@ async fn from_answer(answer: Response, max_bytes: u64) -> Result<Option<Profile>
 }
 
 /// The gzipped pprof answer.
-fn pprof_response(req: &TracingRequest, profile: Profile) -> Response {
+fn pprof_response(
+    req: &TracingRequest,
+    profile: Profile,
+    lines: Option<Vec<StackLines>>,
+) -> Response {
     let r = &req.request;
     let meta = PprofMeta {
         event_type: &r.profile_event_type,
@@ -103,7 +128,17 @@ fn pprof_response(req: &TracingRequest, profile: Profile) -> Response {
             .max(0)
             .saturating_mul(1_000_000_000),
     };
-    let bytes = gzip(&to_pprof(&profile, &meta));
+    let raw = match &lines {
+        Some(stacks) => {
+            let root = match profile.is_empty() {
+                true => r.app_service.as_deref().unwrap_or_default(),
+                false => profile.name(0),
+            };
+            to_pprof_lines(root, stacks, &meta)
+        }
+        None => to_pprof(&profile, &meta),
+    };
+    let bytes = gzip(&raw);
     let name: String = r
         .app_service
         .as_deref()

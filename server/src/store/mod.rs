@@ -39,6 +39,7 @@ use embers_model::contract::explore::{
 };
 use embers_model::contract::selection::Selection;
 use embers_model::contract::snapshot::SnapshotMeta;
+use embers_model::export::pprof_lines::StackLines;
 use thiserror::Error;
 
 pub use self::clickhouse::{ClickHouseConfig, ClickHouseStore};
@@ -332,6 +333,12 @@ impl Store {
             whole.total = whole.total.saturating_add(v.total);
         }
         Ok(FunctionLinesAnswer::finish(&q.function, rows, whole))
+    }
+
+    /// The stacks of `sel` (one process) with their source lines, for the pprof export;
+    /// `None` when no selected sample has lines.
+    pub fn line_samples(&self, sel: &Selection) -> Result<Option<Vec<StackLines>>, StoreError> {
+        dispatch!(self, line_samples(sel))
     }
 
     /// `POST /v1/profile/tags`.

@@ -38,6 +38,7 @@ CREATE TABLE profile.lines_10m (
 ) WITHOUT ROWID;
 ";
 
+mod export;
 pub(crate) mod ingest;
 
 /// The bucket of the line sums (seconds): ten minutes, as the function rollup's finest level.
@@ -45,6 +46,8 @@ pub(crate) const BUCKET: i64 = 600;
 mod read;
 
 use embers_model::contract::explore::{FunctionLinesQuery, LineRow};
+use embers_model::contract::selection::Selection;
+use embers_model::export::pprof_lines::StackLines;
 
 use super::{SqliteStore, StoreError};
 
@@ -53,6 +56,12 @@ impl SqliteStore {
     /// [`super::Store::function_lines`] finishes).
     pub fn line_sums(&self, q: &FunctionLinesQuery) -> Result<Vec<LineRow>, StoreError> {
         self.with_reader(|conn| read::function_lines(conn, q))
+    }
+
+    /// The stacks of `sel` (one process) with their source lines, for the pprof export;
+    /// `None` when no selected sample has lines.
+    pub fn line_samples(&self, sel: &Selection) -> Result<Option<Vec<StackLines>>, StoreError> {
+        self.with_reader(|conn| export::line_samples(conn, sel))
     }
 }
 
