@@ -5,8 +5,10 @@
 //! type and batch tag set (host, agent, pod, gprocess, ...). Its latest upload in a window is the
 //! latest second with matching samples, found by one backward seek of the samples' index
 //! (`ORDER BY time DESC LIMIT 1` under the leading `(app_service, language, event type)`
-//! columns), so the cost is a seek per process and window plus that upload's rows, however many
-//! uploads the range holds. The summed rollups cannot answer this (a bucket's sum of snapshots is
+//! columns); a timeline walks back from the range's end, so only buckets with an upload cost a
+//! seek. An upload's per-thread sums are point lookups of the one-second rollup (its stacks are
+//! read only for per-sample filters), so the cost is a few seeks per process and bucket with an
+//! upload, however many stacks or uploads the range holds (`benches/instant_bench.rs`). The summed rollups cannot answer this (a bucket's sum of snapshots is
 //! no snapshot) and are not read for instants.
 //!
 //! DeepFlow's querier takes `Last(profile_value)` per stack, agent and process; Embers takes
@@ -22,6 +24,14 @@ use super::sql::{common_where, Sql};
 use super::StoreError;
 use embers_model::contract::event::{is_instant, INSTANT_EVENT_TYPES};
 use embers_model::contract::selection::Selection;
+
+/// The rows of one second's rollup of one process: its series (a few threads) by the series'
+/// unique index, then each one's row by the rollup's key `(time, series_id)`.
+const THREADS_AT: &str = "SELECT se.thread, r.profile_value, r.samples \
+     FROM profile.series AS se JOIN profile.rollup_1s AS r \
+       ON r.time = ?1 AND r.series_id = se.id \
+     WHERE se.app_service = ?2 AND se.profile_language_type = ?3 \
+       AND se.profile_event_type = ?4 AND se.tagset_id = ?5";
 
 /// A process of an instant event type: `[app_service, language, event type]` and its tag set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -84,6 +94,24 @@ impl Process {
         sql.push(" GROUP BY stack_id");
         let mut stmt = conn.prepare_cached(&sql.text)?;
         let rows = stmt.query_map(sql.params(), |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// The upload at second `at` summed per thread, from the one-second rollup (a point
+    /// lookup per thread rather than a read of every stack): `(thread, value, samples)`. Only
+    /// for selections whose conditions are all series conditions, which the rollup can answer
+    /// (a second holds at most one upload of a process, so its rollup row is that upload's sum).
+    pub(crate) fn threads_at(
+        &self,
+        conn: &Connection,
+        at: i64,
+    ) -> Result<Vec<(String, i64, i64)>, StoreError> {
+        let mut stmt = conn.prepare_cached(THREADS_AT)?;
+        let [app, language, event] = &self.names;
+        let rows = stmt.query_map(
+            rusqlite::params![at, app, language, event, self.tagset_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }
@@ -149,6 +177,36 @@ mod tests {
     use super::*;
     use crate::store::sql::tests::query;
 
+    /// What SQLite plans for `sql` with `params`, one line per step.
+    fn plan(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> String {
+        let mut stmt = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+            .expect("prepare");
+        let plan: Vec<String> = stmt
+            .query_map(params, |r| r.get::<_, String>(3))
+            .expect("plan")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        plan.join("\n")
+    }
+
+    /// An upload's threads are point lookups: the series by its unique index, the rollup by
+    /// its key, never a scan of every series of that second.
+    #[test]
+    fn an_uploads_threads_are_point_lookups_of_the_rollup() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("p.db");
+        drop(crate::store::Store::open(&path).expect("open"));
+        let conn = crate::store::connect(&path).expect("conn");
+        let plan = plan(&conn, THREADS_AT, rusqlite::params![1, "a", "b", "c", 1]);
+        assert!(
+            plan.contains("USING PRIMARY KEY (time=? AND series_id=?)"),
+            "{plan}"
+        );
+        assert!(plan.contains("SEARCH se USING"), "{plan}");
+        assert!(!plan.contains("SCAN"), "{plan}");
+    }
+
     /// The latest upload is found by a backward seek of the samples' index, not a sort.
     #[test]
     fn the_latest_upload_is_a_seek_of_the_index() {
@@ -162,15 +220,7 @@ mod tests {
         };
         let mut sql = p.statement("time", &query("pod='a'"), (1, 2));
         sql.push(" ORDER BY time DESC LIMIT 1");
-        let mut stmt = conn
-            .prepare(&format!("EXPLAIN QUERY PLAN {}", sql.text))
-            .expect("prepare");
-        let plan: Vec<String> = stmt
-            .query_map(sql.params(), |r| r.get::<_, String>(3))
-            .expect("plan")
-            .collect::<Result<_, _>>()
-            .expect("rows");
-        let plan = plan.join("\n");
+        let plan = plan(&conn, &sql.text, sql.params());
         assert!(plan.contains("INDEX samples_by_query"), "{plan}");
         assert!(!plan.contains("TEMP B-TREE"), "{plan}");
     }

@@ -8,30 +8,11 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use super::super::instant::{may_match, processes, Process};
+use super::super::sql::needs_samples;
 use super::super::StoreError;
 use super::read::{stack_thread, Point, Points, Read, Series};
 use embers_model::contract::event::{is_instant, TOTAL_APP_SERVICE};
 use embers_model::contract::explore::bucket_start;
-
-/// The windows a read asks about: `(bucket start, (first second, last second))`, the whole
-/// range as bucket 0 without an interval.
-fn windows(r: &Read<'_>) -> Vec<(i64, (i64, i64))> {
-    let (start, end) = (r.selection.time_start, r.selection.time_end);
-    let Some(interval) = r.interval.filter(|i| *i > 0) else {
-        return vec![(0, (start, end))];
-    };
-    let mut out = Vec::new();
-    let mut bucket = bucket_start(start, interval);
-    while bucket <= end {
-        let last = bucket.saturating_add(interval - 1).min(end);
-        out.push((bucket, (bucket.max(start), last)));
-        match bucket.checked_add(interval) {
-            Some(next) => bucket = next,
-            None => break,
-        }
-    }
-    out
-}
 
 /// Replace the points of instant series in `out` by their processes' latest uploads.
 pub(super) fn replace(conn: &Connection, r: &Read<'_>, out: &mut Points) -> Result<(), StoreError> {
@@ -50,12 +31,8 @@ pub(super) fn replace(conn: &Connection, r: &Read<'_>, out: &mut Points) -> Resu
         .map(|(i, s)| (s.clone(), i))
         .collect();
     let mut threads: HashMap<i64, String> = HashMap::new();
-    let windows = windows(r);
     for process in processes(conn, r.selection, named.as_deref(), skip)? {
-        for &(bucket, window) in &windows {
-            let Some(at) = process.latest(conn, r.selection, window)? else {
-                continue;
-            };
+        for (bucket, at) in uploads(conn, r, &process)? {
             for (thread, (value, samples)) in per_thread(conn, r, &process, at, &mut threads)? {
                 let key = Series {
                     app_service: process.names[0].clone(),
@@ -81,7 +58,35 @@ pub(super) fn replace(conn: &Connection, r: &Read<'_>, out: &mut Points) -> Resu
     Ok(())
 }
 
-/// The upload of `process` at second `at`, summed per thread: `thread -> (value, samples)`.
+/// The latest upload of `process` in each bucket of `r` that has one: `(bucket start, second)`,
+/// the whole range as bucket 0 without an interval. Walked backwards from the range's end,
+/// one seek per bucket with an upload (the next seek starts below the bucket just found), so
+/// buckets without uploads cost nothing, however many the request asks for.
+fn uploads(
+    conn: &Connection,
+    r: &Read<'_>,
+    process: &Process,
+) -> Result<Vec<(i64, i64)>, StoreError> {
+    let (start, mut end) = (r.selection.time_start, r.selection.time_end);
+    let interval = r.interval.filter(|i| *i > 0);
+    let mut out = Vec::new();
+    while end >= start {
+        let Some(at) = process.latest(conn, r.selection, (start, end))? else {
+            break;
+        };
+        let Some(interval) = interval else {
+            out.push((0, at));
+            break;
+        };
+        let bucket = bucket_start(at, interval);
+        out.push((bucket, at));
+        end = bucket.saturating_sub(1);
+    }
+    Ok(out)
+}
+
+/// The upload of `process` at second `at`, summed per thread: `thread -> (value, samples)`;
+/// from the rollup when the filter has series conditions only, else from its samples.
 fn per_thread(
     conn: &Connection,
     r: &Read<'_>,
@@ -90,6 +95,14 @@ fn per_thread(
     threads: &mut HashMap<i64, String>,
 ) -> Result<HashMap<String, (i64, i64)>, StoreError> {
     let mut out: HashMap<String, (i64, i64)> = HashMap::new();
+    if !needs_samples(&r.selection.filter) {
+        for (thread, value, samples) in process.threads_at(conn, at)? {
+            let sum = out.entry(thread).or_default();
+            sum.0 = sum.0.saturating_add(value);
+            sum.1 = sum.1.saturating_add(samples);
+        }
+        return Ok(out);
+    }
     for (stack, value, samples) in process.upload(conn, r.selection, at)? {
         let thread = stack_thread(conn, threads, stack)?;
         let sum = out.entry(thread).or_default();
@@ -97,35 +110,4 @@ fn per_thread(
         sum.1 = sum.1.saturating_add(samples);
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::store::sql::tests::query;
-
-    #[test]
-    fn a_timeline_asks_about_each_bucket_clipped_to_the_range() {
-        let sel = query("");
-        let sel = embers_model::contract::selection::Selection {
-            time_start: 95,
-            time_end: 250,
-            ..sel
-        };
-        let read = |interval| Read {
-            selection: &sel,
-            skip_total: false,
-            interval,
-        };
-        assert_eq!(windows(&read(None)), vec![(0, (95, 250))]);
-        assert_eq!(
-            windows(&read(Some(60))),
-            vec![
-                (60, (95, 119)),
-                (120, (120, 179)),
-                (180, (180, 239)),
-                (240, (240, 250))
-            ]
-        );
-    }
 }
