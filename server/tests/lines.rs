@@ -242,3 +242,37 @@ async fn the_pprof_export_keeps_the_lines_go_tool_pprof_lists() {
     }
     server.stop().await;
 }
+
+#[tokio::test]
+async fn import_to_a_service_carries_the_lines() {
+    let db = TempDb::new();
+    let file = cpu_profile(db.dir.path());
+    let t = profile_time(&std::fs::read(&file).expect("profile"));
+    let server = TestServer::start(&db.path()).await;
+    let base = server.base.clone();
+    // The import blocks: off the runtime that serves it.
+    tokio::task::spawn_blocking(move || {
+        run_ok([
+            "import".as_ref(),
+            "--to".as_ref(),
+            base.as_ref(),
+            "--app-service".as_ref(),
+            "hot".as_ref(),
+            "--language".as_ref(),
+            "Golang".as_ref(),
+            file.as_os_str(),
+        ])
+    })
+    .await
+    .expect("import");
+    let (status, envelope) = server
+        .post("/v1/profile/function_lines", &lines_body("main.hotLoop", t))
+        .await;
+    assert_eq!(status, 200, "{envelope}");
+    assert_eq!(
+        envelope["result"]["values"][0][1].as_u64(),
+        Some(hot_loop_line()),
+        "{envelope}"
+    );
+    server.stop().await;
+}

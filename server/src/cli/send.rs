@@ -8,7 +8,6 @@
 //! Failures name the URL and what went wrong: nothing listening, a refused token (401/403), a
 //! request over the service's `--max-ingest-bytes` (413), the service's own message otherwise.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -16,6 +15,9 @@ use embers_model::contract::ingest::BatchInput;
 use serde_json::Value;
 
 use crate::store::{Batch, InsertStats};
+
+mod inputs;
+use inputs::{cut, detail_bytes, inputs_of};
 
 /// The environment variable holding the write token, when `--token-file` is not given.
 pub const TOKEN_VAR: &str = "EMBERS_TOKEN";
@@ -206,7 +208,8 @@ fn request_bodies(batches: &[Batch], limit: usize) -> Result<Vec<Vec<u8>>, Strin
     };
     for input in batches.iter().flat_map(inputs_of) {
         for piece in cut(input, limit) {
-            let piece_size = piece.folded.len() + 256;
+            let piece_size =
+                piece.folded.len() + piece.details.iter().map(detail_bytes).sum::<usize>() + 256;
             if !current.is_empty() && size + piece_size > limit {
                 bodies.push(encode(&current)?);
                 current.clear();
@@ -220,60 +223,6 @@ fn request_bodies(batches: &[Batch], limit: usize) -> Result<Vec<Vec<u8>>, Strin
         bodies.push(encode(&current)?);
     }
     Ok(bodies)
-}
-
-/// A batch as ingest inputs, one per second its samples are at.
-fn inputs_of(batch: &Batch) -> Vec<BatchInput> {
-    let mut by_time: BTreeMap<i64, String> = BTreeMap::new();
-    for sample in &batch.samples {
-        let folded = by_time.entry(sample.time).or_default();
-        folded.push_str(&sample.stack);
-        folded.push(' ');
-        folded.push_str(&sample.value.to_string());
-        folded.push('\n');
-    }
-    let m = &batch.meta;
-    let tags: BTreeMap<String, Value> = m
-        .tags
-        .pairs()
-        .map(|(n, v)| (n.to_owned(), Value::String(v.to_owned())))
-        .collect();
-    by_time
-        .into_iter()
-        .map(|(time, folded)| BatchInput {
-            app_service: m.app_service.clone(),
-            profile_language_type: m.language.clone(),
-            profile_event_type: m.event_type.clone(),
-            profile_value_unit: m.unit.clone(),
-            time: Some(time),
-            tags: tags.clone(),
-            folded,
-            details: Vec::new(),
-        })
-        .collect()
-}
-
-/// `input` in pieces whose folded text is at most about `limit` bytes, cut between lines.
-fn cut(input: BatchInput, limit: usize) -> Vec<BatchInput> {
-    if input.folded.len() <= limit {
-        return vec![input];
-    }
-    let mut pieces = Vec::new();
-    let mut text = String::new();
-    for line in input.folded.split_inclusive('\n') {
-        if !text.is_empty() && text.len() + line.len() > limit {
-            pieces.push(std::mem::take(&mut text));
-        }
-        text.push_str(line);
-    }
-    pieces.push(text);
-    pieces
-        .into_iter()
-        .map(|folded| BatchInput {
-            folded,
-            ..input.clone()
-        })
-        .collect()
 }
 
 #[cfg(test)]
@@ -300,18 +249,6 @@ mod tests {
                 })
                 .collect(),
         }
-    }
-
-    #[test]
-    fn a_batch_is_one_input_per_second_with_its_tags() {
-        let b = batch(&[(10, "main;a", 3), (11, "main;b", 4), (10, "main;c", 5)]);
-        let inputs = inputs_of(&b);
-        assert_eq!(inputs.len(), 2);
-        assert_eq!(inputs[0].time, Some(10));
-        assert_eq!(inputs[0].folded, "main;a 3\nmain;c 5\n");
-        assert_eq!(inputs[1].folded, "main;b 4\n");
-        assert_eq!(inputs[0].tags["host"], "node-a");
-        assert_eq!(inputs[0].profile_value_unit, "microseconds");
     }
 
     #[test]

@@ -82,7 +82,13 @@ fn filled() -> (tempfile::TempDir, Store) {
     store
         .insert(&[
             batch("a", vec![hot(6_000, 3), calls(6_300, 2), hot(6_599, 1)]),
-            batch("a", vec![hot(6_600, 10), sample(6_700, "main.main;main.hot", 7, vec![])]),
+            batch(
+                "a",
+                vec![
+                    hot(6_600, 10),
+                    sample(6_700, "main.main;main.hot", 7, vec![]),
+                ],
+            ),
             batch("b", vec![hot(7_199, 100), calls(7_200, 1000)]),
         ])
         .expect("insert");
@@ -96,17 +102,20 @@ fn lines_sum_exactly_over_buckets_and_edges() {
     let a = ask(&store, 6_000, 7_200, "main.hot", "");
     assert_eq!(
         a.values,
-        vec![
-            row("m.go", 12, 0, 1116),
-            row("m.go", 9, 114, 114),
-        ],
+        vec![row("m.go", 12, 0, 1116), row("m.go", 9, 114, 114),],
         "recursion at two lines: each line once per sample"
     );
-    assert_eq!(a.function_total_value, 1123, "with the sample without lines");
+    assert_eq!(
+        a.function_total_value, 1123,
+        "with the sample without lines"
+    );
     assert_eq!(a.function_self_value, 121);
     // Edges only (inside one bucket) agree with buckets.
     let edge = ask(&store, 6_001, 6_599, "main.hot", "");
-    assert_eq!(edge.values, vec![row("m.go", 12, 0, 3), row("m.go", 9, 1, 1)]);
+    assert_eq!(
+        edge.values,
+        vec![row("m.go", 12, 0, 3), row("m.go", 9, 1, 1)]
+    );
     let caller = ask(&store, 1, 10_000, "main.main", "");
     assert_eq!(caller.values, vec![row("m.go", 5, 0, 1116)]);
 }
@@ -115,7 +124,10 @@ fn lines_sum_exactly_over_buckets_and_edges() {
 fn tag_filters_and_per_sample_filters_select_lines() {
     let (_dir, store) = filled();
     let b = ask(&store, 1, 10_000, "main.hot", "pod='b'");
-    assert_eq!(b.values, vec![row("m.go", 12, 0, 1100), row("m.go", 9, 100, 100)]);
+    assert_eq!(
+        b.values,
+        vec![row("m.go", 12, 0, 1100), row("m.go", 9, 100, 100)]
+    );
     // A per-sample field (time) reads the samples themselves.
     let t = ask(&store, 1, 10_000, "main.hot", "time = 7200");
     assert_eq!(t.values, vec![row("m.go", 12, 0, 1000)]);
@@ -143,7 +155,10 @@ fn lines_that_do_not_fit_their_stack_are_refused() {
     let store = Store::open(&dir.path().join("l.db")).expect("open");
     let bad = sample(1, "a;b", 1, vec![at("x.c", 1)]);
     let e = store.insert(&[batch("a", vec![bad])]).expect_err("refused");
-    assert!(e.to_string().contains("1 lines for a stack of 2 frames"), "{e}");
+    assert!(
+        e.to_string().contains("1 lines for a stack of 2 frames"),
+        "{e}"
+    );
     assert_eq!(store.sample_count().expect("count"), 0);
 }
 
