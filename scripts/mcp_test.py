@@ -30,7 +30,9 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 REGRESSION = "github.com/example/gateway/render.jsonEncodeResponse"
-TOOLS = {"list_services", "top_functions", "summarize_profile", "compare_profiles", "timeline", "list_snapshots", "read_snapshot"}
+TOOLS = {"list_services", "top_functions", "summarize_profile", "compare_profiles", "timeline", "function_lines",
+         "list_snapshots", "read_snapshot"}
+LINES_APP = "mcp-lines"
 results = []
 
 
@@ -96,6 +98,7 @@ async def exercise(session, transport, base, snapshot_id):
     await compare(session, transport, base, last20, before)
     await top_functions(session, transport, base, last20, before)
     await timeline(session, transport, base, (now - 3599, now))
+    await function_lines(session, transport)
     await snapshots(session, transport, base, snapshot_id, last20)
     await bad_arguments(session, transport)
 
@@ -198,6 +201,30 @@ async def timeline(session, transport, base, rng):
     check(f"{transport}: timeline lists one line per bucket", text.count("\n2") >= len(points) - 1, len(points))
 
 
+def ingest_lines(base):
+    """A Go-like profile with source lines: main.work spends 9 of 10 samples at work.go:12."""
+    folded = "main.main;main.work 9\nmain.main;main.work 1\n"
+    details = [{"sample": 0, "lines": [{"file": "main.go", "line": 5}, {"file": "work.go", "line": 12}]},
+               {"sample": 1, "lines": [{"file": "main.go", "line": 5}, {"file": "work.go", "line": 14}]}]
+    post(base, "/v1/profile/ingest", {"app_service": LINES_APP, "profile_language_type": "Golang",
+                                      "profile_event_type": "cpu", "profile_value_unit": "samples",
+                                      "time": int(time.time()) - 60, "folded": folded, "details": details})
+
+
+async def function_lines(session, transport):
+    args = {"app_service": LINES_APP, "language": "Golang", "event_type": "cpu", "function": "main.work",
+            "last": "1h"}
+    error, text = await call(session, "function_lines", args)
+    rows = [l for l in text.splitlines() if l.startswith("- ")]
+    check(f"{transport}: function_lines lists the hottest line first, with its share of the function",
+          not error and rows[:1] == [rows[0]] and rows[0].startswith("- work.go:12  total") and "90" in rows[0]
+          and len(rows) == 2, text[:400])
+    error, text = await call(session, "function_lines", {"app_service": "api-gateway", "function": REGRESSION,
+                                                         "last": "1h"})
+    check(f"{transport}: function_lines says why eBPF demo data has no lines",
+          not error and "No lines: this function's samples carry no line information" in text, text[:400])
+
+
 async def snapshots(session, transport, base, snapshot_id, rng):
     error, text = await call(session, "list_snapshots", {})
     check(f"{transport}: list_snapshots lists the saved snapshot", not error and snapshot_id in text, text[:300])
@@ -225,6 +252,8 @@ BAD = [
     ("top_functions", {"order_by": "change"}, "need a baseline"),
     ("top_functions", {"baseline": "previous", "baseline_time_start": 5}, "not both"),
     ("top_functions", {"tag_filter": "host = "}, "tag_filter"),
+    ("function_lines", {"function": "  "}, "function is required"),
+    ("function_lines", {"function": "a;b"}, "without ';'"),
 ]
 
 
@@ -271,6 +300,7 @@ async def main():
         server, base, db = start_server(args.bin, tmp)
         try:
             snapshot_id = save_snapshot(base)
+            ingest_lines(base)
             async with streamable_http_client(base + "/mcp") as streams:
                 async with ClientSession(streams[0], streams[1]) as session:
                     await exercise(session, "http", base, snapshot_id)
