@@ -6,6 +6,8 @@
 #   scripts/fuzz.sh --short      ~7 s per target, ~60 s in all (after the first build)
 #   scripts/fuzz.sh --long 600   600 s per target
 #   scripts/fuzz.sh --long 600 folded ingest    only these targets
+#   scripts/fuzz.sh --build      only builds the targets (scripts/test.sh builds them beside the
+#                                release build, whose last minutes use one core)
 #
 # Installs cargo-fuzz (crates.io) if missing; libFuzzer itself is compiled from the
 # libfuzzer-sys crate and needs a C++ compiler (Debian: `apt-get install g++`, as root).
@@ -19,14 +21,16 @@ source scripts/env.sh
 CARGO_FUZZ_VERSION=0.13.2
 TARGETS=(response shape_a shape_b folded tag_filter tag_filter_render ingest otlp pprof jfr perf pyroscope)
 seconds=7
+build_only=false
 case "${1:-}" in
   "" | --short) shift $(($# > 0)) ;;
+  --build) build_only=true; shift ;;
   --long)
     seconds=${2:?"--long needs a number of seconds per target"}
     shift 2
     ;;
   *)
-    echo "usage: $0 [--short | --long SECONDS] [TARGET...]" >&2
+    echo "usage: $0 [--short | --long SECONDS | --build] [TARGET...]" >&2
     exit 2
     ;;
 esac
@@ -34,7 +38,9 @@ esac
 
 if [ "$(cargo fuzz --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
   echo "[fuzz] installing cargo-fuzz $CARGO_FUZZ_VERSION"
-  nice -n 19 cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION" || exit 1
+  # It only runs `cargo build` here (the targets run directly), so it is compiled unoptimized.
+  nice -n 19 env CARGO_PROFILE_RELEASE_OPT_LEVEL=0 \
+    cargo install cargo-fuzz --locked --version "$CARGO_FUZZ_VERSION" || exit 1
 fi
 if ! command -v c++ >/dev/null; then
   echo "[fuzz] libFuzzer needs a C++ compiler: apt-get install g++ (as root)" >&2
@@ -50,6 +56,7 @@ if ! nice -n 19 cargo fuzz build --sanitizer none --debug-assertions >logs/build
   tail -n 30 logs/build.log
   exit 1
 fi
+$build_only && { echo "[fuzz] built"; exit 0; }
 # cargo fuzz builds into $CARGO_TARGET_DIR when it is set (a target directory shared by worktrees).
 bin=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release
 

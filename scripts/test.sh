@@ -105,12 +105,23 @@ step native      ""           cargo test "${native_features[@]}" -- --skip host_
 # The collector on real programs (root here; CI=true makes a missing eBPF permission a failure),
 # alone, so that no other test shares the CPU with the workloads it samples.
 step collector   ""           cargo test "${native_features[@]}" --tests -- host_profile::
-step fuzz        ""           bash scripts/fuzz.sh --short
 step wasm        ""           cargo test -p embers --target wasm32-unknown-unknown --no-fail-fast
 step bundle-size build       node bench/bundle-size.mjs
 # The release archive (scripts/release.sh): the static service with the viewer just built inside,
 # and the static collector. Built once: every later step runs its service binary.
-step release     build        bash scripts/release.sh --viewer dist
+# The service's release build ends in minutes on one core (one codegen unit, then fat LTO), so
+# the fuzz targets build beside it (fuzz/target, nice 19: nothing shared, no lock between them);
+# the fuzz step then finds them built, and builds again, failing there, if this build failed.
+release_and_fuzz_build() {
+  bash scripts/fuzz.sh --build >"$log_dir/fuzz-build.log" 2>&1 &
+  local fuzz_build=$! status=0
+  bash scripts/release.sh --viewer dist || status=$?
+  wait "$fuzz_build"
+  return "$status"
+}
+step release     build        release_and_fuzz_build
+# A short coverage-guided run of every parser (scripts/fuzz.sh, ~7 s a target).
+step fuzz        ""           bash scripts/fuzz.sh --short
 export EMBERS_SERVER="$PWD/${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-musl/release/embers-server"
 export EMBERS_SERVER_BIN="$EMBERS_SERVER"
 # The archive unpacked in a clean directory and run with PATH=/usr/bin:/bin (no toolchain): the
