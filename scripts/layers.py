@@ -34,10 +34,12 @@ LAYERS = {
         "net": [],
         "state": [],
         "session": ["net", "state"],
-        "components": ["state", "session"],
+        "on_demand": ["net"],
+        "components": ["state", "session", "on_demand"],
         "app": ["*"],
         "lib": ["*"],
         "main": ["*"],
+        "bin": ["*"],
     },
     "server/src": {
         "store": [],

@@ -9,11 +9,14 @@
 //! - [`session`]: how results come to be — the query runner, imports, the form, the URL, the
 //!   embedding API; it uses `net` and writes into `state`;
 //! - [`components`]: what the user sees; they read `state` and call `session`;
+//! - [`on_demand`]: secondary views built as wasm modules of their own, loaded when opened
+//!   (the page's host and the module's mount), used by `components`;
 //! - [`app`]: the composition root.
 
 pub mod app;
 pub mod components;
 pub mod net;
+pub mod on_demand;
 pub mod session;
 pub mod state;
 

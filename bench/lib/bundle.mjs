@@ -2,7 +2,8 @@
 // in dist/. The first view is what every page load fetches — the page (index.html, its boot
 // script, the wasm-bindgen JS, snippets, the page wasm), the answer decoder worker (loader, JS,
 // wasm) and the styles; on demand is what only some pages fetch — the file reader worker
-// (pprof, JFR, perf script, pprof export), loaded when a user opens or exports such a file.
+// (pprof, JFR, perf script, pprof export), loaded when a user opens or exports such a file,
+// and the secondary views' modules (`*_view.js`, `*_view_bg.wasm`), loaded when one opens.
 // Shared by the benchmark (bench/harness.mjs) and the budget check (bench/bundle-size.mjs).
 
 import { readFileSync, readdirSync } from 'node:fs';
@@ -17,7 +18,14 @@ export function partOf(file) {
   if (/\.css$/.test(file)) return 'styles';
   if (/(^|\/)decode_worker/.test(file)) return 'worker';
   if (/(^|\/)file_worker/.test(file)) return 'onDemand';
+  // On-demand views (src/on_demand): `<stem>_view.js` and `<stem>_view_bg.wasm`.
+  if (isView(file)) return 'onDemand';
   return 'page';
+}
+
+// An on-demand view's module file (its bin is named `<name>_view`).
+export function isView(file) {
+  return /(^|\/)[a-z0-9_]+_view(_bg)?\.(js|wasm)$/.test(file);
 }
 
 // The parts every page load fetches.

@@ -177,3 +177,44 @@ test('F4. a trace id or span name opens that trace\'s profile: from the URL and 
   assert.equal(await v.el('span-name').inputValue(), '', 'moved into the filter');
   v.assertNoErrors();
 });
+
+test('F9. The lists are an on-demand module: a plain home page asks for none of it; the Functions tab loads it with a note, says so when it cannot load, and loads on Try again', async (t) => {
+  const v = await openViewer(t, env, { params: null });
+  const asked = [];
+  v.page.on('request', (r) => {
+    if (/_view(_bg)?\.(js|wasm)/.test(r.url())) asked.push(new URL(r.url()).pathname);
+  });
+  // The module's wasm is held until the loading note has been seen, then refused once.
+  let seen;
+  const noteSeen = new Promise((resolve) => { seen = resolve; });
+  let refuse = true;
+  await v.page.route(/\/functions_view_bg\.wasm/, async (route) => {
+    if (!refuse) return route.continue();
+    await noteSeen;
+    return route.fulfill({ status: 503, contentType: 'text/plain', body: 'unavailable' });
+  });
+  await v.goto();
+  await v.el('service-list').waitFor();
+  assert.deepEqual(asked, [], 'no view module on a plain home page');
+  await v.el('home-tab-functions').click();
+  await v.el('view-loading').waitFor();
+  assert.match(await v.el('view-loading').textContent(), /Loading the Functions view/);
+  seen();
+  await v.el('view-error').waitFor();
+  assert.match(await v.el('view-error').textContent(), /Could not load the Functions view/);
+  refuse = false;
+  await v.el('view-retry').focus();
+  await v.page.keyboard.press('Enter');
+  const list = await v.poll(() => rows(v), (r) => r.length >= 10, { what: 'ten functions after Try again' });
+  assert.ok(list.length >= 10);
+  assert.equal(await v.el('view-error').count(), 0, 'the error is gone');
+  assert.ok(asked.includes('/functions_view.js') && asked.includes('/functions_view_bg.wasm'), asked.join(' '));
+  // Back to the services and to Functions again: the module is in, nothing more is fetched.
+  const before = asked.length;
+  await v.el('home-tab-services').click();
+  await v.el('service-list').waitFor();
+  await v.el('home-tab-functions').click();
+  await v.poll(() => rows(v), (r) => r.length >= 10, { what: 'the list again' });
+  assert.equal(asked.length, before, `no second fetch: ${asked.slice(before).join(' ')}`);
+  v.assertNoErrors({ allow: [/503|functions_view_bg\.wasm|Failed to load resource/] });
+});

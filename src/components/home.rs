@@ -13,7 +13,7 @@ use embers_model::view::timeline::sparkline_points;
 use leptos::prelude::*;
 
 use crate::components::export_menu::ImportButton;
-use crate::components::functions::FunctionsPanel;
+use crate::components::functions::page::FunctionsView;
 use crate::components::rows::move_focus;
 use crate::components::timeline::HomeTimeline;
 use crate::session::explore::{self, busiest_language, share_base, ApiFailure, HomeQuery, Sparks};
@@ -100,7 +100,7 @@ pub fn HomeView(nav: Navigator) -> impl IntoView {
                 (HomeList::Services, Some(Some((q, Ok(table))))) => view! { <ServiceList nav=nav query=q table=table filter=filter sparks=sparks /> }.into_any(),
                 (_, Some(Some((q, Ok(_))))) => {
                     let language = chart_language.get().unwrap_or_else(|| DEFAULT_LANGUAGE.to_owned());
-                    view! { <FunctionsPanel nav=nav query=q language=language /> }.into_any()
+                    view! { <FunctionsView nav=nav query=q language=language /> }.into_any()
                 }
             }}
         </section>

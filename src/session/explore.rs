@@ -28,7 +28,7 @@ use crate::session::time::{now_secs, parse_local};
 const SPARKLINE_SERVICES: i64 = 50;
 
 /// The home view's question: every service in a range.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HomeQuery {
     /// Where the service is (empty: this page's origin).
     pub base_url: String,

@@ -8,13 +8,15 @@ use embers_model::contract::explore::{
     FunctionsAnswer, FunctionsRequest, TimelineRequest,
 };
 use embers_model::contract::request::ProfileRequest;
+use serde::{Deserialize, Serialize};
 
 use crate::net::api::{self, ApiFailure};
 use crate::session::compare::BaselineSpec;
 use crate::session::explore::HomeQuery;
 
 /// Which list the home view shows.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum HomeList {
     /// Every service, busiest first.
     #[default]
@@ -26,7 +28,8 @@ pub enum HomeList {
 }
 
 /// What "What grew" compares the range with.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Against {
     /// The range of the same length just before.
     #[default]
@@ -36,8 +39,8 @@ pub enum Against {
 }
 
 /// The home view's tab and its choices, all in the URL (`home`, `fn_metric`, `fn_search`,
-/// `against`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// `against`); also the Functions view's input (`components::functions::interface`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HomeTab {
     /// The list shown.
     pub list: HomeList,

@@ -4,50 +4,64 @@
 //! yesterday (red grew, blue shrank, as in a comparison), each with how sure the change is,
 //! and the processes new or gone since listed apart. A row opens the service's flame graph
 //! (or comparison) with the function selected; a chip opens that service.
+//!
+//! An on-demand view (`crate::on_demand`): the page carries only its host ([`page`]); the
+//! lists are built into their own module (`src/bin/functions_view.rs`, [`module`]), which the
+//! page loads the first time a user opens one of these tabs. [`interface`] is all the two
+//! sides say to each other.
+
+pub mod interface;
+pub mod module;
+pub mod page;
 
 use embers_model::contract::explore::{
     FunctionMetric, FunctionRow, FunctionsAnswer, PlaceValue, ProcessShift,
 };
-use embers_model::view::color::diff_color;
+use embers_model::view::color::{diff_color, Palette};
 use embers_model::view::format::{format_percent, format_value, ValueUnit};
 use embers_model::view::names::shorten;
 use leptos::prelude::*;
 
+use interface::FunctionsEvent;
+
 use crate::components::rows::move_focus;
-use crate::components::theme::theme_state;
 use crate::session::explore::ApiFailure;
 use crate::session::explore::HomeQuery;
-use crate::session::functions::{
-    baseline_of, functions, functions_question, Against, HomeList, HomeTab,
-};
-use crate::session::navigator::Navigator;
+use crate::session::functions::{functions, functions_question, Against, HomeList, HomeTab};
 use crate::state::fetched::fetched;
 
 /// Rows asked for at a time ("More" asks for as many again, up to the service's 1,000).
 const PAGE: usize = 100;
 
-/// The Functions or What grew list of the home view's question, in `language`.
+/// The Functions or What grew list of the home view's question, in `language`, as `tab`
+/// says (its controls write it); a row or chip asks `open` to open what it names.
 #[component]
-pub fn FunctionsPanel(nav: Navigator, query: HomeQuery, language: String) -> impl IntoView {
-    let tab = nav.home_tab;
+pub fn FunctionsPanel(
+    tab: RwSignal<HomeTab>,
+    #[prop(into)] query: Signal<HomeQuery>,
+    #[prop(into)] language: Signal<String>,
+    #[prop(into)] palette: Signal<Palette>,
+    open: Callback<FunctionsEvent>,
+) -> impl IntoView {
     let pages = RwSignal::new(1usize);
-    let (q, lang) = (query.clone(), language.clone());
     let data = fetched(move || {
-        let t = tab.get();
+        let (t, q, lang) = (tab.get(), query.get(), language.get());
         let mut ask = functions_question(&q, &lang, &t, 0);
         ask.limit = Some((pages.get() * PAGE).min(1000) as i64);
-        let base = q.base_url.clone();
-        async move { (t, functions(&base, &ask).await) }
+        async move {
+            let answer = functions(&q.base_url, &ask).await;
+            (t, q, lang, answer)
+        }
     });
-    let unit =
-        ValueUnit::for_event_type(query.services.profile_event_type.as_deref().unwrap_or(""));
     view! {
         <Controls tab=tab />
         {move || match data.get() {
             None => view! { <p class="home-note">"Loading functions…"</p> }.into_any(),
-            Some((_, Err(e))) => view! { <FunctionsError failure=e /> }.into_any(),
-            Some((t, Ok(a))) => {
-                let ctx = Ctx { nav, query: query.clone(), language: language.clone(), unit, tab: t };
+            Some((_, _, _, Err(e))) => view! { <FunctionsError failure=e /> }.into_any(),
+            Some((t, query, language, Ok(a))) => {
+                let event = query.services.profile_event_type.as_deref().unwrap_or("");
+                let unit = ValueUnit::for_event_type(event);
+                let ctx = Ctx { open, palette, language, unit, tab: t };
                 view! { <Rows ctx=ctx answer=a pages=pages /> }.into_any()
             }
         }}
@@ -57,8 +71,8 @@ pub fn FunctionsPanel(nav: Navigator, query: HomeQuery, language: String) -> imp
 /// What every row needs.
 #[derive(Clone)]
 struct Ctx {
-    nav: Navigator,
-    query: HomeQuery,
+    open: Callback<FunctionsEvent>,
+    palette: Signal<Palette>,
     language: String,
     unit: ValueUnit,
     tab: HomeTab,
@@ -166,7 +180,6 @@ const NAME_CHARS: usize = 46;
 /// One function: its row (opens the busiest or most grown service), then its services.
 #[component]
 fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool) -> impl IntoView {
-    let theme = theme_state();
     let metric = ctx.tab.metric();
     let value = if metric == FunctionMetric::Total {
         row.total
@@ -180,16 +193,13 @@ fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool)
     }
     .map(|p| p.app_service.clone())
     .unwrap_or_default();
-    let (nav, language, name) = (ctx.nav, ctx.language.clone(), row.function.clone());
-    let baseline = baseline_of(&ctx.query, ctx.tab.against);
-    let (app, open_name) = (first.clone(), name.clone());
-    let open = move |_| match grew {
-        true => nav.open_grown(&app, &language, &open_name, baseline.clone()),
-        false => nav.open_function(&app, &language, &open_name),
-    };
+    let (open_to, language, name) = (ctx.open, ctx.language.clone(), row.function.clone());
+    let open_row = FunctionsEvent::open_row(grew, &first, &language, &name, ctx.tab.against);
+    let open = move |_| open_to.run(open_row.clone());
     let change = row.change.unwrap_or(0.0);
     let (word, sure_title) = confidence(&row);
-    let color = move || diff_color(change / scale, theme.palette.get()).css();
+    let palette = ctx.palette;
+    let color = move || diff_color(change / scale, palette.get()).css();
     let fraction = match grew {
         true => (change.abs() / scale).min(1.0),
         false => (value as f64 / all.max(1) as f64).min(1.0),
@@ -207,7 +217,8 @@ fn FunctionRowView(ctx: Ctx, row: FunctionRow, all: u64, scale: f64, grew: bool)
         };
         view! {
             <button type="button" class="chip" data-testid="place-chip" data-app-service=p.app_service.clone()
-                title=format!("Open {}", p.app_service) on:click=move |_| nav.open_service(&app, &language)>{label}</button>
+                title=format!("Open {}", p.app_service)
+                on:click=move |_| open_to.run(FunctionsEvent::OpenService { app_service: app.clone(), language: language.clone() })>{label}</button>
         }
     }).collect_view();
     let extra = row.place_count.saturating_sub(row.places.len() as u64);
