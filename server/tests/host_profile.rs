@@ -21,6 +21,8 @@ mod hostile;
 mod kernel_threads;
 #[path = "host_profile/lines.rs"]
 mod lines;
+#[path = "host_profile/lines.rs"]
+mod lines;
 #[path = "host_profile/memory.rs"]
 mod memory;
 #[path = "host_profile/workloads.rs"]
