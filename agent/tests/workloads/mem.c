@@ -8,9 +8,10 @@
  * each freed at once. So keep allocates 75% of the bytes and holds all 40 MiB in use, churn 25%
  * and holds nothing; both under main -> run. Built with -O2 -fomit-frame-pointer.
  *
- * Cost mode (`mem --rate N SECONDS SIZE`): N malloc+free pairs of SIZE bytes per second on one
- * thread (0: as fast as it can) for SECONDS, then prints `pairs=P cpu_ns=C`: the benchmark
- * compares CPU time per pair with and without the collector.
+ * Cost mode (`mem --rate N SECONDS SIZE`): prints "ready", waits for a line, then makes N
+ * malloc+free pairs of SIZE bytes per second on one thread (0: as fast as it can) for SECONDS,
+ * and prints `pairs=P cpu_ns=C wall_ns=W`: bench/memory_cost.sh compares them with and without
+ * the collector.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -78,27 +79,37 @@ __attribute__((noinline)) void pairs(double rate, double seconds, size_t size)
 			free(p);
 		}
 		n += 1000;
-		double due = rate > 0 ? start + n / rate : 0;
-		while (now(CLOCK_MONOTONIC) < due) {
-			struct timespec nap = { 0, 100000 };
-			nanosleep(&nap, NULL);
+		if (rate > 0) {
+			/* One sleep until the batch's time, so pacing costs little CPU. */
+			double due = start + n / rate;
+			struct timespec at = { (time_t)due, (long)((due - (time_t)due) * 1e9) };
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
 		}
 	}
 	double used = now(CLOCK_PROCESS_CPUTIME_ID) - cpu;
-	printf("pairs=%lu cpu_ns=%.0f\n", n, used * 1e9);
+	double wall = now(CLOCK_MONOTONIC) - start;
+	printf("pairs=%lu cpu_ns=%.0f wall_ns=%.0f\n", n, used * 1e9, wall * 1e9);
+}
+
+/* Says it is ready and waits for a line on stdin: whoever traces it attaches first. */
+static int ready(void)
+{
+	char line[16];
+	printf("ready\n");
+	fflush(stdout);
+	return fgets(line, sizeof(line), stdin) != NULL;
 }
 
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "--rate")) {
+		if (!ready())
+			return 1;
 		pairs(atof(argv[2]), atof(argv[3]), (size_t)atol(argv[4]));
 		return 0;
 	}
 	double seconds = argc > 1 ? atof(argv[1]) : 2.5;
-	printf("ready\n");
-	fflush(stdout);
-	char line[16];
-	if (!fgets(line, sizeof(line), stdin))
+	if (!ready())
 		return 1;
 	run(seconds);
 	printf("done\n");
