@@ -66,6 +66,7 @@ fn SearchBox(view: ViewState) -> impl IntoView {
         if let Some(node) = next {
             view.set_focus(Some(node));
             view.zoom_to(node);
+            select_for_source(view, node);
         }
     };
     let set_text = move |text: String| view.search.update(|s| s.text = text);
@@ -105,6 +106,16 @@ fn SearchBox(view: ViewState) -> impl IntoView {
     }
 }
 
+/// With the Source panel open, a search match is a selection: the panel shows its lines.
+fn select_for_source(view: ViewState, node: embers_model::NodeId) {
+    if view.source_open.get_untracked() {
+        let name = view
+            .shown
+            .with_untracked(|s| s.as_ref().map(|l| l.profile.name(node).to_owned()));
+        view.selected.set(name);
+    }
+}
+
 #[component]
 fn ViewSwitches(view: ViewState) -> impl IntoView {
     let flame = move || view.orientation.get() == Orientation::Flame;
@@ -126,6 +137,12 @@ fn ViewSwitches(view: ViewState) -> impl IntoView {
             title="Callers and callees of the selected function (select one in the table or click a frame)"
             on:click=move |_| view.sandwich_open.update(|o| *o = !*o)>
             "Sandwich"
+        </button>
+        <button type="button" data-testid="source-toggle" aria-pressed=move || view.source_open.get().to_string()
+            class:active=move || view.source_open.get()
+            title="Source lines of the selected function, below the graph (o)"
+            on:click=move |_| view.source_open.update(|o| *o = !*o)>
+            "Source"
         </button>
         <OpenProcess view=view />
     }

@@ -14,6 +14,7 @@ pub mod noise;
 pub mod panels;
 pub mod rows;
 pub mod size;
+pub mod source;
 pub mod stack_chart;
 pub mod table;
 pub mod theme;

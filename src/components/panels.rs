@@ -63,13 +63,17 @@ pub fn Announcer(view: ViewState) -> impl IntoView {
 /// The keyboard shortcut sheet.
 #[component]
 pub fn Shortcuts(close: impl Fn() + Send + Sync + 'static) -> impl IntoView {
-    const KEYS: [(&str, &str); 9] = [
+    const KEYS: [(&str, &str); 10] = [
         ("← →", "previous / next frame in the row"),
         ("↑ ↓", "parent / widest child"),
         ("Enter", "zoom into the focused frame"),
         ("Esc", "reset zoom and selection"),
         ("Home", "focus the zoomed frame"),
         ("/", "search"),
+        (
+            "o",
+            "Source panel: the selected (or focused) function's lines",
+        ),
         ("Enter / Shift+Enter in search", "next / previous match"),
         ("Tab", "move between the form, toolbar, graph and table"),
         ("?", "show or hide this sheet"),

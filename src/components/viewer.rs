@@ -14,6 +14,7 @@ use crate::components::export_menu::ExportMenu;
 use crate::components::graph::flame_graph::{FlameGraph, GraphMarks};
 use crate::components::noise::transform_key;
 use crate::components::panels::{Announcer, EmptyState, ErrorBanner, SandwichView, Shortcuts};
+use crate::components::source::page::SourceView;
 use crate::components::table::FunctionTable;
 use crate::components::theme::{theme_state, ThemeSwitch};
 use crate::components::toolbar::{StatusLine, Toolbar};
@@ -59,6 +60,8 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
     };
     // A memo: the table follows the shown profile itself; only opening or closing rebuilds it.
     let table_up = Memo::new(move |_| table_open.get() && drawable().is_some());
+    // Below the graph, which gives it the room: only opening or closing rebuilds it.
+    let source_up = Memo::new(move |_| view.source_open.get() && drawable().is_some());
     let nav = use_context::<Navigator>();
     let tools: ChildrenFn = Arc::new(move || {
         view! {
@@ -79,7 +82,10 @@ pub fn Viewer(view: ViewState) -> impl IntoView {
         {move || analysis_up.get().then(|| view! { <AnalysisBar view=view /> })}
         <ErrorBanner load=view.load />
         <div class="workspace">
-            <main class="graph-area">{graph}</main>
+            <main class="graph-area">
+                {graph}
+                {move || source_up.get().then(|| view! { <SourceView view=view /> })}
+            </main>
             {move || table_up.get().then(|| view! { <FunctionTable view=view /> })}
         </div>
         <Announcer view=view />
@@ -116,6 +122,7 @@ fn global_key(view: ViewState, help: RwSignal<bool>, e: &web_sys::KeyboardEvent)
             focus_testid("search");
         }
         "?" if !typing => help.update(|h| *h = !*h),
+        "o" if !typing && !e.ctrl_key() && !e.meta_key() && !e.alt_key() => toggle_source(view),
         key if !typing
             && !e.ctrl_key()
             && !e.meta_key()
@@ -126,6 +133,22 @@ fn global_key(view: ViewState, help: RwSignal<bool>, e: &web_sys::KeyboardEvent)
         }
         _ => {}
     }
+}
+
+/// Opens or closes the Source panel; opening it with a frame focused (the arrow keys) selects
+/// that frame's function, so the keyboard alone reaches its lines.
+fn toggle_source(view: ViewState) {
+    let open = !view.source_open.get_untracked();
+    if open {
+        let focused = view.focused.get_untracked().and_then(|node| {
+            view.shown
+                .with_untracked(|s| s.as_ref().map(|l| l.profile.name(node).to_owned()))
+        });
+        if let Some(name) = focused {
+            view.selected.set(Some(name));
+        }
+    }
+    view.source_open.set(open);
 }
 
 fn focus_testid(id: &str) {

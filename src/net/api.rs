@@ -111,6 +111,13 @@ fn envelope_result(raw: RawResponse) -> Result<Box<RawValue>, ApiFailure> {
     }
 }
 
+/// GETs `path` (with its query) and decodes the envelope's `result`.
+pub async fn get<Res: DeserializeOwned>(base_url: &str, path: &str) -> Result<Res, ApiFailure> {
+    let controller = AbortController::new().map_err(|_| ApiError::Cancelled)?;
+    let url = endpoint(base_url, path);
+    read_envelope(get_body(&url, &controller.signal(), |_, _| {}).await?)
+}
+
 /// Every service in a range, busiest first.
 pub async fn services(base: &str, req: &ServicesRequest) -> Result<Table<ServiceRow>, ApiFailure> {
     call(base, "/v1/profile/services", req).await
@@ -149,9 +156,7 @@ pub async fn tag_values(
 
 /// The saved snapshots, newest first.
 pub async fn snapshots(base: &str) -> Result<Vec<SnapshotMeta>, ApiFailure> {
-    let controller = AbortController::new().map_err(|_| ApiError::Cancelled)?;
-    let url = endpoint(base, SNAPSHOTS_PATH);
-    read_envelope(get_body(&url, &controller.signal(), |_, _| {}).await?)
+    get(base, SNAPSHOTS_PATH).await
 }
 
 /// Saves an answer as a snapshot: `{"request": ..., "response": <the body as received>}`.

@@ -207,6 +207,7 @@ async fn import_in_worker(name: &str, bytes: js_sys::Uint8Array, format: Format)
             let request = imported_request(&root, d.event_type);
             let mut loaded = Loaded::new(d.profile, request, None, now_ms() - started);
             loaded.server_notice = d.notice;
+            loaded.lines = d.lines.map(Arc::new);
             LoadState::Loaded(Arc::new(loaded))
         }
         Err(e) => LoadState::Failed(Failure::import(format!("Could not import {name}: {e}"))),

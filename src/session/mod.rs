@@ -17,5 +17,6 @@ pub mod history;
 pub mod navigator;
 pub mod runner;
 pub mod snapshot_meta;
+pub mod source;
 pub mod time;
 pub mod url;

@@ -9,6 +9,7 @@ use embers_model::contract::shape::ResultShape;
 use embers_model::summary::title::live_label;
 use embers_model::tree::diff::wall::{Wall, WallValues};
 use embers_model::tree::diff::{Diff, DiffValues};
+use embers_model::tree::lines::LineTable;
 use embers_model::tree::matches::SearchIndex;
 use embers_model::view::color::{frame_color, Palette};
 use embers_model::view::format::{measure_name, ValueUnit};
@@ -41,6 +42,9 @@ pub struct Loaded {
     /// What the server said about its answer (a success `DESCRIPTION`, such as
     /// `truncated: N of M nodes`): shown in the status line, kept by derived views.
     pub server_notice: Option<String>,
+    /// An opened file's source lines per function (the Source panel), when it was a file;
+    /// kept by derived views (lines are looked up by function name, which transforms keep).
+    pub lines: Option<Arc<LineTable>>,
     /// What searches of `profile` share, made by the first one.
     search_index: OnceLock<SearchIndex>,
 }
@@ -68,6 +72,7 @@ impl Loaded {
             snapshot: None,
             snapshot_name: None,
             server_notice: None,
+            lines: None,
             search_index: OnceLock::new(),
         }
     }
@@ -97,6 +102,7 @@ impl Loaded {
         l.snapshot = self.snapshot.clone();
         l.snapshot_name = self.snapshot_name.clone();
         l.server_notice = self.server_notice.clone();
+        l.lines = self.lines.clone();
         l
     }
 

@@ -62,6 +62,8 @@ pub struct ViewSpec {
     /// Function selected (outlined in the graph, its timeline in the strip above it), when no
     /// sandwich is open (`sandwich` names it then).
     pub select: Option<String>,
+    /// Whether the Source panel (the selected function's lines) is open.
+    pub source: bool,
 }
 
 /// A view applied to a profile.
@@ -153,6 +155,9 @@ impl ViewSpec {
         } else if let Some(f) = &self.select {
             out.push(("select", f.clone()));
         }
+        if self.source {
+            out.push(("source", "1".into()));
+        }
         out
     }
 
@@ -203,6 +208,7 @@ impl ViewSpec {
                 }
                 "sandwich" if !val.is_empty() => v.sandwich = Some(val.to_string()),
                 "select" if !val.is_empty() => v.select = Some(val.to_string()),
+                "source" => v.source = val == "1",
                 _ => {}
             }
         }
@@ -237,6 +243,7 @@ mod tests {
             zoom_path: vec!["[t] w".into(), "main".into()],
             sandwich: Some("fib".into()),
             select: None,
+            source: true,
         };
         let params = v.to_params();
         let back = ViewSpec::from_params(params.iter().map(|(k, v)| (*k, v.as_str())));

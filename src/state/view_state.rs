@@ -58,6 +58,8 @@ pub struct ViewState {
     pub highlighted: RwSignal<Option<String>>,
     /// Whether the sandwich view of the selected function is open.
     pub sandwich_open: RwSignal<bool>,
+    /// Whether the Source panel (the selected function's lines) is open.
+    pub source_open: RwSignal<bool>,
     zoom_path: RwSignal<Vec<String>>,
     focus: RwSignal<Option<Focus>>,
     /// What the displayed profile follows (the summary reads the sides from it).
@@ -119,6 +121,7 @@ impl ViewState {
             selected,
             highlighted: RwSignal::new(None),
             sandwich_open,
+            source_open: RwSignal::new(spec.source),
             zoom_path,
             focus,
             sources,
@@ -217,6 +220,7 @@ impl ViewState {
             } else {
                 self.selected.get()
             },
+            source: self.source_open.get(),
         }
     }
 
@@ -239,6 +243,7 @@ impl ViewState {
         self.metric.set(spec.metric);
         self.diff_mode.set(spec.diff_mode);
         self.sandwich_open.set(spec.sandwich.is_some());
+        self.source_open.set(spec.source);
         // The URL says what is selected (or that nothing is): Back/Forward must not leave a
         // selection the address does not name, or the next write would differ from it.
         self.selected.set(spec.sandwich.or(spec.select));

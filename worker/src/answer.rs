@@ -48,5 +48,6 @@ fn decode(request: &DecodeRequest) -> Result<DecodeReply, JobError> {
         notice: decoded.notice,
         event_type: None,
         body: request.chunks.clone(),
+        lines: None,
     })
 }

@@ -8,10 +8,11 @@
 use embers_model::contract::event::quantity;
 use embers_model::export::pprof::{to_pprof, PprofMeta};
 use embers_model::formats::Format;
+use embers_model::tree::lines::LineTable;
 use embers_model::wire::folded::parse_folded;
 use embers_model::wire::jfr;
 use embers_model::wire::perf::parse_perf_script;
-use embers_model::wire::pprof::{is_gzip, read_profile};
+use embers_model::wire::pprof::{is_gzip, read_profile_with_lines};
 use embers_model::Profile;
 use js_sys::{Array, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -53,7 +54,16 @@ pub struct Imported {
     pub event_type: String,
     /// What the status line says about how it was read.
     pub notice: String,
+    /// Its functions' source lines (the Source panel), or why it has none.
+    pub lines: LineTable,
 }
+
+/// Why a `perf script` file shows no lines.
+const PERF_NO_LINES: &str = "This perf script file shows no source lines: Embers reads its \
+    functions only (srcline fields are not read from a file opened here).";
+/// Why a JFR recording shows no lines.
+const JFR_NO_LINES: &str = "This JFR recording shows no source lines: Embers reads its \
+    methods only (the frames' line numbers are not read from a file opened here).";
 
 /// Answers one request message (a promise of the reply and the buffers to transfer): the file
 /// worker's message handler and the page's fallback call it.
@@ -81,6 +91,7 @@ async fn do_job(request: &DecodeRequest) -> Result<DecodeReply, JobError> {
                 notice: Some(imported.notice),
                 event_type: Some(imported.event_type),
                 body: request.chunks.clone(),
+                lines: Some(Box::new(imported.lines.into_parts())),
             })
         }
         Job::ExportPprof { root } => Ok(DecodeReply::Decoded {
@@ -91,6 +102,7 @@ async fn do_job(request: &DecodeRequest) -> Result<DecodeReply, JobError> {
             notice: None,
             event_type: None,
             body: vec![Uint8Array::from(&export_pprof(root, &request.body())?[..])],
+            lines: None,
         }),
         Job::Answer { .. } => Err(JobError::WrongWorker {
             worker: WorkerKind::Files,
@@ -104,11 +116,12 @@ async fn do_job(request: &DecodeRequest) -> Result<DecodeReply, JobError> {
 pub fn read(format: Format, name: &str, bytes: &[u8]) -> Result<Imported, JobError> {
     match format {
         Format::Pprof => {
-            let read = read_profile(bytes, name)?;
+            let (read, lines) = read_profile_with_lines(bytes, name)?;
             Ok(Imported {
                 profile: read.profile,
                 notice: format!("pprof sample type {}", read.sample_type),
                 event_type: read.event_type,
+                lines,
             })
         }
         Format::Perf => {
@@ -123,6 +136,7 @@ pub fn read(format: Format, name: &str, bytes: &[u8]) -> Result<Imported, JobErr
                     script.samples.len(),
                     script.event
                 ),
+                lines: LineTable::none(PERF_NO_LINES),
             })
         }
         Format::Jfr => read_jfr(name, bytes),
@@ -151,6 +165,7 @@ fn read_jfr(name: &str, bytes: &[u8]) -> Result<Imported, JobError> {
                 shown.event_type
             ),
         },
+        lines: LineTable::none(JFR_NO_LINES),
     })
 }
 

@@ -9,6 +9,7 @@
 
 use embers_model::contract::shape::ResultShape;
 use embers_model::formats::Format;
+use embers_model::tree::lines::LineParts;
 use embers_model::ProfileParts;
 use js_sys::{Array, BigInt64Array, BigUint64Array, Object, Reflect, Uint32Array, Uint8Array};
 use wasm_bindgen::{JsCast, JsValue};
@@ -86,6 +87,8 @@ pub enum DecodeReply {
         event_type: Option<String>,
         /// The request's body chunks, handed back unchanged.
         body: Vec<Uint8Array>,
+        /// An opened file's source lines per function (`None` for an answer).
+        lines: Option<Box<LineParts>>,
     },
     /// The decoder's message for a body it could not use.
     Failed { id: u32, message: String },
@@ -113,8 +116,12 @@ impl DecodeReply {
                 notice,
                 event_type,
                 body,
+                lines,
                 ..
             } => {
+                if let Some(lines) = lines {
+                    put_lines(&msg, &transfer, lines);
+                }
                 if let Some(event_type) = event_type {
                     set(&msg, "event_type", event_type.as_str().into());
                 }
@@ -225,8 +232,59 @@ impl DecodeReply {
             notice,
             event_type,
             body,
+            lines: read_lines(msg)?,
         })
     }
+}
+
+/// An opened file's line table into `msg` (`line_*` fields), its columns transferred.
+fn put_lines(msg: &Object, transfer: &Array, lines: &LineParts) {
+    let put = |key: &str, array: JsValue, buffer: JsValue| {
+        set(msg, key, array);
+        transfer.push(&buffer);
+    };
+    let texts = Uint8Array::from(&lines.texts[..]);
+    put("line_texts", texts.clone().into(), texts.buffer().into());
+    for (key, column) in [
+        ("line_text_ends", &lines.text_ends),
+        ("line_starts", &lines.starts),
+        ("line_file", &lines.file),
+        ("line_no", &lines.line),
+    ] {
+        let a = Uint32Array::from(&column[..]);
+        put(key, a.clone().into(), a.buffer().into());
+    }
+    for (key, column) in [
+        ("line_self", &lines.self_value),
+        ("line_total", &lines.total_value),
+    ] {
+        let a = BigUint64Array::from(&column[..]);
+        put(key, a.clone().into(), a.buffer().into());
+    }
+    set(msg, "line_functions", lines.function_count.into());
+    if let Some(why) = &lines.why_none {
+        set(msg, "line_why_none", why.as_str().into());
+    }
+}
+
+/// The line table of a reply, when it carries one (`line_functions` set).
+fn read_lines(msg: &JsValue) -> Result<Option<Box<LineParts>>, MessageError> {
+    if get(msg, "line_functions")?.is_undefined() {
+        return Ok(None);
+    }
+    let u32s = |key| typed::<Uint32Array>(msg, key).map(|a| a.to_vec());
+    let u64s = |key| typed::<BigUint64Array>(msg, key).map(|a| a.to_vec());
+    Ok(Some(Box::new(LineParts {
+        texts: typed::<Uint8Array>(msg, "line_texts")?.to_vec(),
+        text_ends: u32s("line_text_ends")?,
+        function_count: number(msg, "line_functions")?,
+        starts: u32s("line_starts")?,
+        file: u32s("line_file")?,
+        line: u32s("line_no")?,
+        self_value: u64s("line_self")?,
+        total_value: u64s("line_total")?,
+        why_none: get(msg, "line_why_none")?.as_string(),
+    })))
 }
 
 fn set(obj: &Object, key: &str, value: JsValue) {

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 use super::table::Interner;
 
 /// One line of one function, summed over the profile.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineStat {
     /// The file as the producer names it (a build path, a package path).
     pub file: String,

@@ -19,6 +19,7 @@ use std::time::Duration;
 use client::{Client, Status};
 use embers_decode_worker::{DecodeReply, DecodeRequest, Job};
 use embers_model::contract::shape::ResultShape;
+use embers_model::tree::lines::LineTable;
 use embers_model::Profile;
 use leptos::prelude::set_timeout;
 use wasm_bindgen::JsValue;
@@ -63,6 +64,8 @@ pub struct DecodedProfile {
     /// The body that was decoded, handed back by the decoder (its buffers moved to the worker
     /// and back, never copied).
     pub body: Vec<js_sys::Uint8Array>,
+    /// An opened file's source lines per function, summed in the worker.
+    pub lines: Option<LineTable>,
 }
 
 /// A body at least this big is worth starting a second worker for when the first is busy (a
@@ -249,8 +252,13 @@ fn read_reply(msg: &JsValue) -> Result<DecodedProfile, DecodeFailure> {
             notice,
             event_type,
             body,
+            lines,
             ..
         } => Ok(DecodedProfile {
+            lines: lines
+                .map(|l| LineTable::from_parts(*l))
+                .transpose()
+                .map_err(|e| unavailable(format!("The file reader sent broken lines: {e}")))?,
             profile: Profile::from_parts(*parts).map_err(|e| {
                 unavailable(format!("The decode worker sent a broken profile: {e}"))
             })?,
