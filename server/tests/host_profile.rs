@@ -13,14 +13,14 @@
 use crate::common;
 #[path = "host_profile/graph.rs"]
 mod graph;
+#[path = "host_profile/halves.rs"]
+mod halves;
 #[path = "host_profile/health.rs"]
 mod health;
 #[path = "host_profile/hostile.rs"]
 mod hostile;
 #[path = "host_profile/kernel_threads.rs"]
 mod kernel_threads;
-#[path = "host_profile/lines.rs"]
-mod lines;
 #[path = "host_profile/lines.rs"]
 mod lines;
 #[path = "host_profile/memory.rs"]
