@@ -1,7 +1,8 @@
 //! In-use event types are instants (`inuse_space`, `inuse_objects`, `goroutines`, `mem-inuse`):
 //! every reader of a range takes each process's latest upload and sums over processes, never
 //! the sum of every upload — on SQLite, on ClickHouse (one node and two shards), and through
-//! MCP. Process `web` on host a uploads 100 bytes, then 300 a minute later; on host b (another
+//! MCP, for graphs, services, timelines, functions and one function's timeline. Process `web`
+//! on host a uploads 100 bytes, then 300 a minute later; on host b (another
 //! process) 40 + 10 in between; an on-CPU control over the same times is summed.
 
 use crate::common;
@@ -94,6 +95,22 @@ async fn reads_the_latest_upload(server: &TestServer) {
     let timeline = ok(server, "/v1/profile/timeline", minutes).await;
     assert_eq!(column(&timeline, "time"), [json!(T0 - 20), json!(T0 + 40)]);
     assert_eq!(column(&timeline, "value"), [json!(150), json!(300)]);
+    // One function's timeline: in each bucket, what each process's latest upload there holds
+    // of it (host a's 100 and host b's 40, then host a's 300), not the sum of uploads.
+    let fill = with(
+        asked("inuse_space", T0, T0 + 60),
+        json!({"interval": 60, "function": "cache.Fill"}),
+    );
+    let timeline = ok(server, "/v1/profile/function_timeline", fill).await;
+    assert_eq!(column(&timeline, "time"), [json!(T0 - 20), json!(T0 + 40)]);
+    assert_eq!(column(&timeline, "total"), [json!(140), json!(300)]);
+    // Host a's two uploads in one bucket: its latest (300) and host b's (40), not 440.
+    let fill = with(
+        asked("inuse_space", T0, T0 + 60),
+        json!({"interval": 300, "function": "cache.Fill"}),
+    );
+    let timeline = ok(server, "/v1/profile/function_timeline", fill).await;
+    assert_eq!(column(&timeline, "total"), [json!(340)]);
     let five = with(asked("inuse_space", T0, T0 + 60), json!({"interval": 300}));
     let timeline = ok(server, "/v1/profile/timeline", five).await;
     assert_eq!(column(&timeline, "value"), [json!(350)]);

@@ -23,6 +23,7 @@ use super::saturate::SAT_SUM;
 use super::sql::{common_where, Sql};
 use super::StoreError;
 use embers_model::contract::event::{is_instant, INSTANT_EVENT_TYPES};
+use embers_model::contract::explore::bucket_start;
 use embers_model::contract::selection::Selection;
 
 /// The rows of one second's rollup of one process: its series (a few threads) by the series'
@@ -80,6 +81,33 @@ impl Process {
             Some(row) => Some(row.get(0)?),
             None => None,
         })
+    }
+
+    /// The latest upload in each bucket of `interval` over `sel`'s range that has one:
+    /// `(bucket start, second)`, the whole range as bucket 0 without an interval. Walked back
+    /// from the range's end, one seek per bucket with an upload (the next seek starts below
+    /// the bucket just found), so buckets without uploads cost nothing.
+    pub(crate) fn latest_per_bucket(
+        &self,
+        conn: &Connection,
+        sel: &Selection,
+        interval: Option<i64>,
+    ) -> Result<Vec<(i64, i64)>, StoreError> {
+        let (start, mut end) = (sel.time_start, sel.time_end);
+        let mut out = Vec::new();
+        while end >= start {
+            let Some(at) = self.latest(conn, sel, (start, end))? else {
+                break;
+            };
+            let Some(interval) = interval.filter(|i| *i > 0) else {
+                out.push((0, at));
+                break;
+            };
+            let bucket = bucket_start(at, interval);
+            out.push((bucket, at));
+            end = bucket.saturating_sub(1);
+        }
+        Ok(out)
     }
 
     /// The upload at second `at`: `(stack_id, value, samples)` per stack.

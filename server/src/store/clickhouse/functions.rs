@@ -208,6 +208,12 @@ impl ClickHouseStore {
         .push(" WHERE ");
         common_where(&mut sql, &t.selection, &self.table_named("tagsets"));
         app_condition(&mut sql, &t.selection, t.skips_total());
+        // In-use functions: each process's latest upload per bucket, whatever stacks it holds.
+        latest_only(&mut sql, &t.selection, Some(t.interval), |s| {
+            s.push(" FROM ").push(&self.table()).push(" WHERE ");
+            common_where(s, &t.selection, &self.table_named("tagsets"));
+            app_condition(s, &t.selection, t.skips_total());
+        });
         sql.push(" AND stack_id IN (SELECT id FROM ")
             .push(&self.table_named("stacks"))
             .push(" WHERE position(location_str, ")

@@ -12,7 +12,6 @@ use super::super::sql::needs_samples;
 use super::super::StoreError;
 use super::read::{stack_thread, Point, Points, Read, Series};
 use embers_model::contract::event::{is_instant, TOTAL_APP_SERVICE};
-use embers_model::contract::explore::bucket_start;
 
 /// Replace the points of instant series in `out` by their processes' latest uploads.
 pub(super) fn replace(conn: &Connection, r: &Read<'_>, out: &mut Points) -> Result<(), StoreError> {
@@ -32,7 +31,7 @@ pub(super) fn replace(conn: &Connection, r: &Read<'_>, out: &mut Points) -> Resu
         .collect();
     let mut threads: HashMap<i64, String> = HashMap::new();
     for process in processes(conn, r.selection, named.as_deref(), skip)? {
-        for (bucket, at) in uploads(conn, r, &process)? {
+        for (bucket, at) in process.latest_per_bucket(conn, r.selection, r.interval)? {
             for (thread, (value, samples)) in per_thread(conn, r, &process, at, &mut threads)? {
                 let key = Series {
                     app_service: process.names[0].clone(),
@@ -56,33 +55,6 @@ pub(super) fn replace(conn: &Connection, r: &Read<'_>, out: &mut Points) -> Resu
         }
     }
     Ok(())
-}
-
-/// The latest upload of `process` in each bucket of `r` that has one: `(bucket start, second)`,
-/// the whole range as bucket 0 without an interval. Walked backwards from the range's end,
-/// one seek per bucket with an upload (the next seek starts below the bucket just found), so
-/// buckets without uploads cost nothing, however many the request asks for.
-fn uploads(
-    conn: &Connection,
-    r: &Read<'_>,
-    process: &Process,
-) -> Result<Vec<(i64, i64)>, StoreError> {
-    let (start, mut end) = (r.selection.time_start, r.selection.time_end);
-    let interval = r.interval.filter(|i| *i > 0);
-    let mut out = Vec::new();
-    while end >= start {
-        let Some(at) = process.latest(conn, r.selection, (start, end))? else {
-            break;
-        };
-        let Some(interval) = interval else {
-            out.push((0, at));
-            break;
-        };
-        let bucket = bucket_start(at, interval);
-        out.push((bucket, at));
-        end = bucket.saturating_sub(1);
-    }
-    Ok(out)
 }
 
 /// The upload of `process` at second `at`, summed per thread: `thread -> (value, samples)`;

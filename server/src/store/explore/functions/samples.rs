@@ -1,9 +1,9 @@
 //! The functions endpoints' reads of the samples themselves: a range's edges (what no rollup
 //! bucket covers whole), a whole range under a filter on per-sample fields, and one
-//! function's timeline. Samples are read per process (the leading columns of the samples'
+//! function's timeline (in-use ones at each bucket's latest upload). Samples are read per process (the leading columns of the samples'
 //! index), summed per stack in Rust, and each distinct stack's functions added once.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use rusqlite::Connection;
@@ -15,7 +15,7 @@ use super::super::super::{SqliteStore, StoreError};
 use super::super::labels;
 use super::super::read::Series;
 use super::Listed;
-use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::event::{is_instant, TOTAL_APP_SERVICE};
 use embers_model::contract::explore::{
     bucket_start, thread_of, Dimension, FunctionPoint, FunctionTimelineQuery,
 };
@@ -186,13 +186,19 @@ pub(super) fn timeline(
     let sel = &t.selection;
     let mut points = Vec::new();
     for process in processes(conn, sel)? {
-        let rows = rows_of(
+        let mut rows = rows_of(
             conn,
             sel,
             &process,
             (sel.time_start, sel.time_end),
             Some(&q.function),
         )?;
+        if is_instant(&process[2]) {
+            let latest = latest_uploads(conn, sel, &process, t.interval)?;
+            rows.retain(|&(time, tagset, _, _)| {
+                latest.contains(&(bucket_start(time, t.interval), tagset, time))
+            });
+        }
         let mut per_stack: HashMap<(i64, i64, i64), i64> = HashMap::new();
         for (time, tagset, stack, value) in rows {
             let sum = per_stack
@@ -222,6 +228,29 @@ pub(super) fn timeline(
         }
     }
     Ok(points)
+}
+
+/// `(bucket, tag set, second)` of the latest upload in each bucket of every process (tag set)
+/// of instant triple `process`: an in-use function's value in a bucket is what that upload
+/// holds of it (nothing when it was freed by then), never a sum of uploads.
+fn latest_uploads(
+    conn: &Connection,
+    sel: &Selection,
+    process: &[String; 3],
+    interval: i64,
+) -> Result<HashSet<(i64, i64, i64)>, StoreError> {
+    let one = Selection {
+        language: Some(process[1].clone()),
+        event_type: Some(process[2].clone()),
+        ..sel.clone()
+    };
+    let mut out = HashSet::new();
+    for p in instant::processes(conn, &one, Some(&[process[0].clone()]), None)? {
+        for (bucket, at) in p.latest_per_bucket(conn, sel, Some(interval))? {
+            out.insert((bucket, p.tagset_id, at));
+        }
+    }
+    Ok(out)
 }
 
 /// The group name of each tag set of `process` under `dimension` (not the thread, which is
