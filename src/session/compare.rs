@@ -173,11 +173,13 @@ impl BaselineSpec {
             parts.push(format_span(start, end));
         }
         if let Some((start, end)) = self.window {
-            parts.push(format!(
-                "{} ms from {}",
-                end - start,
-                format_span(start / 1000, (end - 1) / 1000)
-            ));
+            // The minute as the page reads it (local time), the seconds from the milliseconds:
+            // time zones are whole minutes apart, so those are the same everywhere.
+            let second = start.div_euclid(1000);
+            let minute = format_span(second, second);
+            let minute = minute.split('–').next().unwrap_or_default();
+            let secs = start.rem_euclid(60_000) as f64 / 1000.0;
+            parts.push(format!("{} ms from {minute}:{secs:06.3}", end - start));
         }
         if let Some(a) = &self.app_service {
             parts.push(a.clone());
@@ -294,6 +296,15 @@ mod tests {
         let back = BaselineSpec::from_params(params.iter().map(|(k, v)| (*k, v.as_str())));
         assert_eq!(back, Some(spec));
         assert_eq!(BaselineSpec::from_params([("search", "x")]), None);
+        let window = BaselineSpec {
+            window: Some((1_700_000_008_540, 1_700_000_008_920)),
+            ..BaselineSpec::default()
+        };
+        let minute = |_, _| "Nov 14 22:13–22:13".to_owned();
+        assert_eq!(
+            window.describe(None, minute),
+            "380 ms from Nov 14 22:13:28.540"
+        );
         let filter_only = BaselineSpec::from_params([("baseline_tag_filter", "")]).unwrap();
         assert_eq!(filter_only.tag_filter.as_deref(), Some(""));
         assert_eq!(

@@ -30,24 +30,24 @@ pub fn Legend(max: u64, unit: &'static str, #[prop(into)] dark: Signal<bool>) ->
             )
         })
     };
-    let empty = move || format!("background: {}", scale.with(|s| s.color(0).css()));
+    let empty = move || scale.with(|s| s.color(0).css());
     let ticks = move || {
         scale.with(|s| {
             let top = s.max() as f64;
             s.legend_ticks()
                 .into_iter()
                 .map(|t| {
-                    let left = format!("left: {:.1}%", t as f64 / top * 100.0);
-                    view! { <span class="heatmap-tick" style=left>{t}</span> }
+                    let left = format!("{:.1}%", t as f64 / top * 100.0);
+                    view! { <span class="heatmap-tick" style:left=left>{t}</span> }
                 })
                 .collect_view()
         })
     };
     view! {
         <div class="heatmap-legend" data-testid="heatmap-legend" aria-label=format!("Colour scale: 0 to {max} {unit} a cell")>
-            <span class="heatmap-swatch" style=empty title="no samples"></span>
+            <span class="heatmap-swatch" style:background=empty title="no samples"></span>
             <div class="heatmap-ramp-box">
-                <div class="heatmap-ramp" style=gradient></div>
+                <div class="heatmap-ramp" style:background=gradient></div>
                 <div class="heatmap-ticks">{ticks}</div>
             </div>
             <span class="heatmap-unit">{format!("{unit} a cell")}</span>

@@ -24,8 +24,10 @@ use crate::components::theme::theme_state;
 
 /// Height of the time axis above the rows, CSS px.
 const AXIS_H: f64 = 18.0;
-/// Height of the chart's rows area, CSS px (rows scroll inside it).
-const ROWS_H: f64 = 360.0;
+/// Most height the chart's rows take, CSS px (deeper stacks scroll inside it).
+const ROWS_MAX_H: f64 = 360.0;
+/// Least height of the rows area, so a shallow chart still has room for its tooltip.
+const ROWS_MIN_H: f64 = 5.0 * chart_layout::ROW_HEIGHT_CSS;
 
 /// What the user did on the chart.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,13 +60,23 @@ impl Chart {
             .with_value(|c| (c.start_ms() as f64, c.end_ms() as f64))
     }
 
+    /// Height of the current thread's rows (all of them, up to [`ROWS_MAX_H`]).
+    fn content_height(&self) -> f64 {
+        let track = self.track.get();
+        self.chart.with_value(|c| {
+            c.tracks()
+                .get(track)
+                .map_or(0.0, chart_layout::content_height_css)
+        })
+    }
+
     fn viewport(&self) -> TimeViewport {
         let (start_ms, end_ms) = self.window.get();
         TimeViewport {
             start_ms,
             end_ms,
             width_css: self.size.get().0,
-            height_css: ROWS_H,
+            height_css: self.content_height().clamp(ROWS_MIN_H, ROWS_MAX_H),
             scroll_top_css: self.scroll_top.get(),
         }
     }
@@ -106,12 +118,9 @@ impl Chart {
     }
 
     fn scroll_by(&self, dy: f64) {
-        let content = self.chart.with_value(|c| {
-            c.tracks()
-                .get(self.track.get_untracked())
-                .map_or(0.0, chart_layout::content_height_css)
-        });
-        let top = (self.scroll_top.get_untracked() + dy).clamp(0.0, (content - ROWS_H).max(0.0));
+        let content = untrack(|| self.content_height());
+        let room = (content - ROWS_MAX_H).max(0.0);
+        let top = (self.scroll_top.get_untracked() + dy).clamp(0.0, room);
         self.scroll_top.set(top);
     }
 
@@ -229,7 +238,7 @@ pub fn StackChartView(
         let vp = c.viewport();
         chart_layout::ticks(&vp, c.bounds().0, 90.0)
             .into_iter()
-            .map(|t| view! { <span class="chart-tick" style=format!("left: {:.1}px", t.x_css)>{t.label}</span> })
+            .map(|t| view! { <span class="chart-tick" style:left=format!("{:.1}px", t.x_css)>{t.label}</span> })
             .collect_view()
     };
     let press = move |e: ev::MouseEvent| {
@@ -259,7 +268,7 @@ pub fn StackChartView(
                 on:mousemove=move |e| c.moved(&e, on_event)
                 on:mouseleave=move |_| c.hover.set(None)
                 on:keydown=move |e| c.key(&e, on_event)>
-                <div class="chart-axis" style=format!("height: {AXIS_H}px")>{ticks}</div>
+                <div class="chart-axis" style:height=format!("{AXIS_H}px")>{ticks}</div>
                 <canvas node_ref=el data-testid="stack-chart-canvas" aria-hidden="true"></canvas>
                 {tip}
             </div>
