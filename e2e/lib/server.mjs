@@ -10,7 +10,9 @@ import { fileURLToPath } from 'node:url';
 
 export const E2E_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_DIR = path.resolve(E2E_DIR, '..');
-export const DIST_DIR = path.join(REPO_DIR, 'dist');
+// The built viewer: $EMBERS_DIST when set (a build of one's own beside others' in a shared
+// checkout: `trunk build --dist DIR`), else dist/.
+export const DIST_DIR = process.env.EMBERS_DIST?.trim() || path.join(REPO_DIR, 'dist');
 export const FIXTURES_DIR = path.join(REPO_DIR, 'model', 'tests', 'data', 'fixtures');
 
 const RUNNING_RE = /Embers is running at (http:\/\/127\.0\.0\.1:(\d+))\//;
