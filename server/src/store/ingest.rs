@@ -7,7 +7,7 @@ use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
 use super::fn_rollup::{FnIngest, FnSeriesKey, FnState};
 use super::functions::FrameCache;
-use super::lines::ingest::LineIngest;
+use super::lines::ingest::{LineIds, LineIngest};
 use super::rollup::{Pending, SeriesIds, SeriesKey};
 use super::StoreError;
 use embers_model::contract::detail::SampleDetail;
@@ -153,6 +153,8 @@ pub(crate) struct Memory<'m> {
     pub(crate) stacks: &'m mut StackIds,
     pub(crate) series: &'m mut SeriesIds,
     pub(crate) functions: &'m mut FnState,
+    /// Committed frame and line stack ids.
+    pub(crate) lines: &'m mut LineIds,
     /// Each stack's functions, shared with the readers.
     pub(crate) frames: &'m Mutex<FrameCache>,
 }
@@ -194,6 +196,7 @@ pub(crate) fn insert(
     memory.stacks.remember(adding.stack_ids.into_iter());
     adding.rollup.committed(memory.series);
     memory.functions.committed(functions);
+    memory.lines.remember(adding.lines);
     Ok(stats)
 }
 
@@ -242,7 +245,9 @@ fn insert_batch<'b>(
         // validate() checked that the value fits.
         let value = i64::try_from(s.value).unwrap_or(i64::MAX);
         let lines = match s.detail.as_deref() {
-            Some(d) => adding.lines.line_stack(tx, &s.stack, &d.lines)?,
+            Some(d) => adding
+                .lines
+                .line_stack(tx, &*memory.lines, &s.stack, &d.lines)?,
             None => None,
         };
         add_sample.execute(params![

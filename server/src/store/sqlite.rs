@@ -13,6 +13,7 @@ use embers_model::contract::selection::Selection;
 use rusqlite::Connection;
 
 use super::functions::FrameCache;
+use super::lines::ingest::LineIds;
 use super::{
     budget, fn_rollup, ingest, query, rollup, saturate, schema, Batch, InsertStats, Outage,
     QueryError, QueryOutput, StoreError, Synchronous,
@@ -56,6 +57,7 @@ pub(super) struct Writer {
     stacks: ingest::StackIds,
     series: rollup::SeriesIds,
     functions: fn_rollup::FnState,
+    lines: LineIds,
 }
 
 /// The SQLite profile store. Cheap to share behind an `Arc`.
@@ -96,6 +98,7 @@ impl SqliteStore {
                 stacks: ingest::StackIds::default(),
                 series: rollup::SeriesIds::default(),
                 functions: fn_rollup::FnState::default(),
+                lines: LineIds::default(),
             }),
             readers: Mutex::new(Vec::new()),
             frames: Mutex::new(FrameCache::default()),
@@ -207,11 +210,13 @@ impl SqliteStore {
             stacks,
             series,
             functions,
+            lines,
         } = &mut *writer;
         let memory = ingest::Memory {
             stacks,
             series,
             functions,
+            lines,
             frames: &self.frames,
         };
         ingest::insert(conn, memory, batches)

@@ -40,7 +40,11 @@ fn stacks_with_lines_are_the_plain_stacks_with_lines_below() {
         m
     };
     let by_text = sum(&mut lined.iter().map(|(s, _, v)| (s.clone(), *v)));
-    assert_eq!(by_text, sum(&mut plain.into_iter()), "same stacks, same values");
+    assert_eq!(
+        by_text,
+        sum(&mut plain.into_iter()),
+        "same stacks, same values"
+    );
     let mut hot: HashMap<(String, u32), u64> = HashMap::new();
     for (stack, lines, v) in &lined {
         assert!(!stack.contains(MARK), "{stack}");

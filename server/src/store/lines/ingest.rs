@@ -1,6 +1,9 @@
 //! Writing lines at ingest (SQLite): each sample with lines gets its line-level stack
 //! (`line_stacks`, by `frames_at` ids) and adds its value to the ten-minute line sums of its
-//! tag-set series, written once per transaction like the function rollup.
+//! tag-set series, written once per transaction like the function rollup. The ids of
+//! committed frames and line stacks are remembered across transactions ([`LineIds`]), so a
+//! repeated stack costs no lookup (a frame is keyed by a 128-bit hash of its text: no
+//! allocation per frame).
 
 use std::collections::HashMap;
 
@@ -11,11 +14,46 @@ use rusqlite::{params, OptionalExtension, Transaction};
 use super::BUCKET;
 use crate::store::StoreError;
 
+/// Most ids [`LineIds`] remembers of each kind; past that it starts over.
+const MAX_REMEMBERED: usize = 200_000;
+
+/// Ids of committed frames and line stacks (never renumbered, so entries stay valid).
+#[derive(Debug, Default)]
+pub struct LineIds {
+    frames: HashMap<u128, i64>,
+    stacks: HashMap<String, i64>,
+}
+
+impl LineIds {
+    /// Remembers what a committed transaction looked up or added.
+    pub(crate) fn remember(&mut self, adding: LineIngest) {
+        if self.frames.len() + adding.frames.len() > MAX_REMEMBERED {
+            self.frames.clear();
+        }
+        if self.stacks.len() + adding.stacks.len() > MAX_REMEMBERED {
+            self.stacks.clear();
+        }
+        self.frames.extend(adding.frames);
+        self.stacks.extend(adding.stacks);
+    }
+}
+
+/// The key of a frame at a line.
+fn frame_key(function: &str, at: &SourceLine) -> u128 {
+    let mut h = xxhash_rust::xxh3::Xxh3::new();
+    h.update(function.as_bytes());
+    h.update(&[0xff]);
+    h.update(at.file.as_bytes());
+    h.update(&[0xff]);
+    h.update(&at.line.to_le_bytes());
+    h.digest128()
+}
+
 /// The line sums and dictionaries one insert transaction adds.
 #[derive(Debug, Default)]
 pub(crate) struct LineIngest {
-    /// `frames_at` ids looked up or added, by (function, file, line).
-    frames: HashMap<(String, String, u32), i64>,
+    /// `frames_at` ids looked up or added, by [`frame_key`].
+    frames: HashMap<u128, i64>,
     /// `line_stacks` ids looked up or added, by their text.
     stacks: HashMap<String, i64>,
     /// Self and total per (bucket, series, frame id).
@@ -35,6 +73,7 @@ impl LineIngest {
     pub(crate) fn line_stack(
         &mut self,
         tx: &Transaction<'_>,
+        known: &LineIds,
         stack: &str,
         lines: &[Option<SourceLine>],
     ) -> Result<Option<LineStack>, StoreError> {
@@ -52,7 +91,7 @@ impl LineIngest {
         let mut frames = Vec::with_capacity(names.len());
         for (name, line) in names.iter().zip(lines) {
             frames.push(match line {
-                Some(l) => self.frame_id(tx, name, l)?,
+                Some(l) => self.frame_id(tx, known, name, l)?,
                 None => 0,
             });
         }
@@ -61,7 +100,7 @@ impl LineIngest {
             .map(i64::to_string)
             .collect::<Vec<_>>()
             .join(";");
-        let id = match self.stacks.get(&text) {
+        let id = match self.stacks.get(&text).or_else(|| known.stacks.get(&text)) {
             Some(&id) => id,
             None => {
                 let id = find_or_add(
@@ -80,11 +119,12 @@ impl LineIngest {
     fn frame_id(
         &mut self,
         tx: &Transaction<'_>,
+        known: &LineIds,
         function: &str,
         at: &SourceLine,
     ) -> Result<i64, StoreError> {
-        let key = (function.to_owned(), at.file.clone(), at.line);
-        if let Some(&id) = self.frames.get(&key) {
+        let key = frame_key(function, at);
+        if let Some(&id) = self.frames.get(&key).or_else(|| known.frames.get(&key)) {
             return Ok(id);
         }
         let id = find_or_add(
