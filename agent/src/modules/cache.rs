@@ -24,6 +24,10 @@ pub const MAX_MODULE_BYTES: u64 = 256 << 20;
 /// enough for a program run again soon, short enough that a host starting new binaries all the
 /// time (builds, tests) does not keep each one's sections.
 pub const IDLE_WINDOWS: u64 = 6;
+/// Most bytes of DWARF copied (and so parsed by blazesym) per window: a host starting many
+/// binaries built with debug information must not stall a window's naming for long (the ring
+/// buffer fills meanwhile). Modules met past it are named without lines while they are held.
+pub const MAX_DWARF_PER_WINDOW: u64 = 32 << 20;
 
 /// Every module held.
 #[derive(Default)]
@@ -36,6 +40,8 @@ pub struct Modules {
     live: usize,
     bytes: u64,
     window: u64,
+    /// DWARF bytes copied this window.
+    dwarf_copied: u64,
     /// Problems since the last [`Modules::take_problems`].
     problems: Unreadable,
 }
@@ -80,8 +86,10 @@ impl Modules {
         if !room && module.copy.is_none() {
             return None;
         }
-        let (source, added) = module.symbol_source();
+        let dwarf = self.dwarf_copied < MAX_DWARF_PER_WINDOW;
+        let (source, added, dwarf_bytes) = module.symbol_source(dwarf);
         self.bytes += added;
+        self.dwarf_copied += dwarf_bytes;
         source
     }
 
@@ -181,6 +189,7 @@ impl Modules {
     pub fn end_window(&mut self, mapped: &HashSet<ModuleId>) -> Vec<(ModuleId, Module)> {
         let window = self.window;
         self.window += 1;
+        self.dwarf_copied = 0;
         let vdso = self.vdso.flatten();
         let mut idle: Vec<(u64, ModuleId)> = self
             .slots

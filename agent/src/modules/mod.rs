@@ -67,13 +67,15 @@ impl Module {
         self.symbols.insert(offset, name);
     }
 
-    /// Where blazesym reads its symbols: the sealed copy, made now if not yet (returns the
-    /// bytes it holds, for the memory bound, when it was just made).
-    fn symbol_source(&mut self) -> (Option<SymbolSource>, u64) {
-        let mut added = 0;
+    /// Where blazesym reads its symbols: the sealed copy, made now if not yet, with DWARF
+    /// when `dwarf` allows (returns the bytes it holds, for the memory bound, when it was just
+    /// made, and of those the DWARF's).
+    fn symbol_source(&mut self, dwarf: bool) -> (Option<SymbolSource>, u64, u64) {
+        let (mut added, mut dwarf_bytes) = (0, 0);
         if self.copy.is_none() {
-            let made = self.copy_symbols();
+            let made = self.copy_symbols(dwarf);
             added = made.as_ref().map_or(0, |c| c.bytes);
+            dwarf_bytes = made.as_ref().map_or(0, |c| c.dwarf_bytes);
             self.copy = Some(made);
             // The copy is all naming needs: the originals' descriptors are not kept.
             self.file = None;
@@ -87,7 +89,7 @@ impl Module {
             }),
             _ => None,
         };
-        (source, added)
+        (source, added, dwarf_bytes)
     }
 
     /// The symbol copy's path, if it was made (without making it).
@@ -98,26 +100,29 @@ impl Module {
         }
     }
 
-    /// Copy the symbol tables with the DWARF: the file's own, else its separate debug file's
-    /// (its symbols too: a stripped file's are only the dynamic ones), else tables alone.
-    fn copy_symbols(&mut self) -> Result<Copy, ()> {
+    /// Copy the symbol tables with the DWARF (if `dwarf`): the file's own, else its separate
+    /// debug file's (its symbols too: a stripped file's are only the dynamic ones), else tables
+    /// alone.
+    fn copy_symbols(&mut self, dwarf: bool) -> Result<Copy, ()> {
         let (Some(file), Some(elf)) = (&self.file, &self.elf) else {
             return Err(());
         };
-        if let Some(d) = &elf.dwarf {
+        if !dwarf {
+            self.separate = None;
+        } else if let Some(d) = &elf.dwarf {
             let ranges: Vec<_> = elf.symbol_ranges.iter().chain(&d.ranges).cloned().collect();
             if let Ok(c) = sealed_copy(file, elf.file_len, &ranges, &d.hidden_names) {
-                return Ok(c.with(true, false));
+                return Ok(c.with(d.bytes(), false));
             }
         } else if let Some(s) = self.separate.take() {
             let ranges: Vec<_> = s.symbols.iter().chain(&s.dwarf.ranges).cloned().collect();
             match sealed_copy(&s.file, s.len, &ranges, &s.dwarf.hidden_names) {
-                Ok(c) => return Ok(c.with(true, true)),
+                Ok(c) => return Ok(c.with(s.dwarf.bytes(), true)),
                 Err(e) => tracing::debug!(path = self.path, "debug file not copied: {e}"),
             }
         }
         sealed_copy(file, elf.file_len, &elf.symbol_ranges, &[])
-            .map(|c| c.with(false, false))
+            .map(|c| c.with(0, false))
             .map_err(|e| tracing::debug!(path = self.path, "symbol tables not copied: {e}"))
     }
 
@@ -138,14 +143,17 @@ struct Copy {
     bytes: u64,
     /// It holds DWARF (lines, inlined functions).
     dwarf: bool,
+    /// Bytes of DWARF it holds.
+    dwarf_bytes: u64,
     /// It is of the separate debug file: looked up by linked address, not file offset.
     separate: bool,
 }
 
 impl Copy {
-    fn with(self, dwarf: bool, separate: bool) -> Copy {
+    fn with(self, dwarf_bytes: u64, separate: bool) -> Copy {
         Copy {
-            dwarf,
+            dwarf: dwarf_bytes > 0,
+            dwarf_bytes,
             separate,
             ..self
         }
@@ -188,6 +196,7 @@ fn sealed_copy(
         file,
         bytes,
         dwarf: false,
+        dwarf_bytes: 0,
         separate: false,
     })
 }

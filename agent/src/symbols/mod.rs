@@ -166,17 +166,22 @@ impl Symbols {
         offsets: &[u64],
     ) -> Result<Vec<Option<Rc<Found>>>, blazesym::Error> {
         // A separate debug file is laid out apart from the binary: look up linked addresses.
-        let addrs: Vec<u64> = match (&module.elf, source.separate) {
-            (Some(elf), true) => offsets
-                .iter()
-                .map(|&o| elf.virt_of(o).unwrap_or(u64::MAX))
-                .collect(),
-            _ => offsets.to_vec(),
+        // An offset outside the file's segments has none, and is not looked up (nor is the
+        // last address, past which blazesym's search would overflow).
+        let addrs: Vec<Option<u64>> = match (&module.elf, source.separate) {
+            (Some(elf), true) => offsets.iter().map(|&o| elf.virt_of(o)).collect(),
+            _ => offsets.iter().map(|&o| Some(o)).collect(),
         };
+        let asked: Vec<u64> = addrs
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|&a| a != u64::MAX)
+            .collect();
         let input = if source.separate {
-            Input::VirtOffset(&addrs[..])
+            Input::VirtOffset(&asked[..])
         } else {
-            Input::FileOffset(&addrs[..])
+            Input::FileOffset(&asked[..])
         };
         let elf = |debug_syms| {
             Source::Elf(Elf {
@@ -184,9 +189,10 @@ impl Symbols {
                 ..Elf::new(source.path.clone())
             })
         };
+        let mut found = None;
         if source.dwarf {
             match self.symbolizer.symbolize(&elf(true), input) {
-                Ok(found) => return Ok(symbolized(found, &mut self.files)),
+                Ok(f) => found = Some(symbolized(f, &mut self.files)),
                 Err(e) => {
                     if self.warned.insert(id) {
                         tracing::warn!(
@@ -197,8 +203,22 @@ impl Symbols {
                 }
             }
         }
-        let found = self.symbolizer.symbolize(&elf(false), input)?;
-        Ok(symbolized(found, &mut self.files))
+        let found = match found {
+            Some(f) => f,
+            None => symbolized(
+                self.symbolizer.symbolize(&elf(false), input)?,
+                &mut self.files,
+            ),
+        };
+        // Back to one answer per offset, `None` where nothing was asked.
+        let mut found = found.into_iter();
+        Ok(addrs
+            .iter()
+            .map(|a| match a {
+                Some(a) if *a != u64::MAX => found.next().flatten(),
+                _ => None,
+            })
+            .collect())
     }
 
     /// The frames `frame` stands for, root first, each with its source line when known, onto
