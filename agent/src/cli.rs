@@ -18,8 +18,7 @@ use clap::{Parser, ValueEnum};
 use regex::Regex;
 use serde_json::Value;
 
-use crate::memory::MemoryOptions;
-use crate::options::{Options, Unwind};
+use crate::options::{MemoryOptions, Options, Unwind, DEFAULT_MAX_LIVE};
 use crate::sink::http::HttpOptions;
 
 /// How user stacks are walked (`--unwind`).
@@ -103,7 +102,7 @@ pub struct Cli {
     pub memory_sample_bytes: usize,
     /// With --memory: most sampled allocations tracked as live; beyond it the oldest are
     /// dropped (counted in the stats line).
-    #[arg(long, default_value_t = crate::memory::DEFAULT_MAX_LIVE, requires = "memory")]
+    #[arg(long, default_value_t = DEFAULT_MAX_LIVE, requires = "memory")]
     pub memory_max_live: usize,
     /// Stop after this long (default: run until SIGINT or SIGTERM).
     #[arg(long, value_parser = humantime::parse_duration)]

@@ -38,7 +38,7 @@ use std::thread::JoinHandle;
 
 pub use collector::Collector;
 pub use error::AgentError;
-pub use options::{Options, Unwind};
+pub use options::{MemoryOptions, Options, Unwind};
 pub use report::WindowReport;
 pub use sink::Sink;
 

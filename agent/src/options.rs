@@ -26,6 +26,65 @@ pub const MAX_STACK_BYTES: u32 = 64 << 10;
 /// Shortest window.
 pub const MIN_INTERVAL: Duration = Duration::from_secs(1);
 
+/// Default of `--memory-sample-bytes`: one sample per 512 KiB allocated, on average.
+pub const DEFAULT_SAMPLE_BYTES: u64 = 512 << 10;
+/// Default of `--memory-max-live`: sampled allocations tracked as live at most.
+pub const DEFAULT_MAX_LIVE: usize = 65_536;
+/// What memory profiling is asked to do.
+#[derive(Clone, Debug)]
+pub struct MemoryOptions {
+    /// Profile memory at all.
+    pub enabled: bool,
+    /// Mean bytes allocated between two samples.
+    pub sample_bytes: u64,
+    /// Most sampled allocations tracked as live (the oldest are dropped).
+    pub max_live: usize,
+    /// Only these processes (with `comm`: these and those)…
+    pub pids: Vec<u32>,
+    /// …and those whose name matches. Neither: every process.
+    pub comm: Option<Regex>,
+    /// Most bytes of user stack copied per sample.
+    pub stack_bytes: u32,
+}
+
+impl Default for MemoryOptions {
+    fn default() -> Self {
+        MemoryOptions {
+            enabled: false,
+            sample_bytes: DEFAULT_SAMPLE_BYTES,
+            max_live: DEFAULT_MAX_LIVE,
+            pids: Vec::new(),
+            comm: None,
+            stack_bytes: DEFAULT_STACK_BYTES,
+        }
+    }
+}
+
+impl MemoryOptions {
+    /// The options, or what is wrong with them.
+    pub fn check(&self) -> Result<(), String> {
+        if !(1024..=1 << 30).contains(&self.sample_bytes) {
+            return Err(format!(
+                "--memory-sample-bytes {} is out of range: 1KiB to 1GiB",
+                self.sample_bytes
+            ));
+        }
+        if !(1..=10_000_000).contains(&self.max_live) {
+            return Err(format!(
+                "--memory-max-live {} is out of range: 1 to 10000000",
+                self.max_live
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The `--memory-comm` filter from its text, or what is wrong with it.
+pub fn comm_filter(pattern: &str) -> Result<Regex, String> {
+    Regex::new(pattern)
+        .map_err(|e| format!("--memory-comm {pattern}: not a regular expression: {e}"))
+}
+
 /// The collector's settings.
 #[derive(Clone, Debug)]
 pub struct Options {
@@ -52,7 +111,7 @@ pub struct Options {
     /// Most bytes of folded text in one batch.
     pub max_batch_bytes: usize,
     /// Memory profiles (`--memory`; off by default).
-    pub memory: crate::memory::MemoryOptions,
+    pub memory: MemoryOptions,
 }
 
 impl Default for Options {
@@ -69,7 +128,7 @@ impl Default for Options {
             unwind: Unwind::Dwarf,
             stack_bytes: DEFAULT_STACK_BYTES,
             max_batch_bytes: 1 << 20,
-            memory: crate::memory::MemoryOptions::default(),
+            memory: MemoryOptions::default(),
         }
     }
 }

@@ -16,7 +16,7 @@ pub struct WindowReport {
     /// What happened in user space.
     pub intake: Counters,
     /// Memory profiling's counters (with `--memory`).
-    pub memory: Option<crate::memory::MemoryReport>,
+    pub memory: Option<MemoryReport>,
 }
 
 /// The BPF program's counters (`enum stat` in `profile.bpf.c`), summed over CPUs.
@@ -67,6 +67,65 @@ pub struct Counters {
     pub exited: u64,
     /// Samples of processes whose mappings may not be read.
     pub denied: u64,
+    /// Records that did not parse.
+    pub bad_records: u64,
+}
+
+/// What memory profiling did in a window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryReport {
+    /// The kernel's counters.
+    pub kernel: MemoryStats,
+    /// The table's.
+    pub table: TableCounters,
+    /// Sampled allocations tracked as live at the window's end.
+    pub tracked: usize,
+    /// Processes (or, tracing every process, allocator libraries) with uprobes attached.
+    pub attached: usize,
+}
+
+/// The program's counters (`enum mem_stat`), summed over CPUs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MemoryStats {
+    /// Allocations seen.
+    pub calls: u64,
+    /// Of those, sampled.
+    pub sampled: u64,
+    /// Frees of tracked (sampled, live) allocations.
+    pub frees: u64,
+    /// Samples or frees dropped: the ring buffer was full.
+    pub lost_events: u64,
+    /// Samples not tracked as live: the kernel's table was full.
+    pub live_full: u64,
+    /// Samples whose user stack could not be read at all.
+    pub no_stack: u64,
+}
+
+impl MemoryStats {
+    /// What happened since `before`.
+    pub fn since(&self, before: &MemoryStats) -> MemoryStats {
+        MemoryStats {
+            calls: self.calls.saturating_sub(before.calls),
+            sampled: self.sampled.saturating_sub(before.sampled),
+            frees: self.frees.saturating_sub(before.frees),
+            lost_events: self.lost_events.saturating_sub(before.lost_events),
+            live_full: self.live_full.saturating_sub(before.live_full),
+            no_stack: self.no_stack.saturating_sub(before.no_stack),
+        }
+    }
+}
+
+/// What the table did in a window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableCounters {
+    /// Samples added.
+    pub samples: u64,
+    /// Frees of tracked allocations.
+    pub frees: u64,
+    /// Tracked allocations dropped for newer ones (the cap).
+    pub dropped: u64,
+    /// Tracked allocations of processes that exited.
+    pub exited: u64,
     /// Records that did not parse.
     pub bad_records: u64,
 }

@@ -196,13 +196,13 @@ fn run(
     let comm = args
         .profile_host_memory_comm
         .as_deref()
-        .map(embers_agent::memory::comm_filter)
+        .map(embers_agent::options::comm_filter)
         .transpose()?;
     let options = embers_agent::Options {
         interval: args.profile_host_interval,
         off_cpu: args.profile_host_off_cpu,
         include_kernel_threads: args.profile_host_kernel_threads,
-        memory: embers_agent::memory::MemoryOptions {
+        memory: embers_agent::MemoryOptions {
             enabled: args.profile_host_memory,
             comm,
             ..Default::default()

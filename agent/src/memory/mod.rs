@@ -19,93 +19,21 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
-use regex::Regex;
-
 use crate::bpf::events::{Event, Kind, Regs};
 use crate::error::AgentError;
 use crate::intake::Intake;
 use crate::modules::Modules;
+use crate::options::MemoryOptions;
+use crate::report::{MemoryReport, MemoryStats};
 use crate::symbols::Symbols;
 use crate::window::{self, Named};
 use events::{Alloc, MemEvent};
-use probe::{MemoryProbe, MemoryStats};
-use table::{Fresh, Site, Table, TableCounters};
+use probe::MemoryProbe;
+use table::{Fresh, Site, Table};
 use targets::{Attached, Filter};
 
-/// Default of `--memory-sample-bytes`: one sample per 512 KiB allocated, on average.
-pub const DEFAULT_SAMPLE_BYTES: u64 = 512 << 10;
-/// Default of `--memory-max-live`: sampled allocations tracked as live at most.
-pub const DEFAULT_MAX_LIVE: usize = 65_536;
 /// How often new processes are looked for (a process is traced from then on).
 const RESCAN: Duration = Duration::from_millis(200);
-
-/// What memory profiling is asked to do.
-#[derive(Clone, Debug)]
-pub struct MemoryOptions {
-    /// Profile memory at all.
-    pub enabled: bool,
-    /// Mean bytes allocated between two samples.
-    pub sample_bytes: u64,
-    /// Most sampled allocations tracked as live (the oldest are dropped).
-    pub max_live: usize,
-    /// Only these processes (with `comm`: these and those)…
-    pub pids: Vec<u32>,
-    /// …and those whose name matches. Neither: every process.
-    pub comm: Option<Regex>,
-    /// Most bytes of user stack copied per sample.
-    pub stack_bytes: u32,
-}
-
-impl Default for MemoryOptions {
-    fn default() -> Self {
-        MemoryOptions {
-            enabled: false,
-            sample_bytes: DEFAULT_SAMPLE_BYTES,
-            max_live: DEFAULT_MAX_LIVE,
-            pids: Vec::new(),
-            comm: None,
-            stack_bytes: crate::options::DEFAULT_STACK_BYTES,
-        }
-    }
-}
-
-impl MemoryOptions {
-    /// The options, or what is wrong with them.
-    pub fn check(&self) -> Result<(), String> {
-        if !(1024..=1 << 30).contains(&self.sample_bytes) {
-            return Err(format!(
-                "--memory-sample-bytes {} is out of range: 1KiB to 1GiB",
-                self.sample_bytes
-            ));
-        }
-        if !(1..=10_000_000).contains(&self.max_live) {
-            return Err(format!(
-                "--memory-max-live {} is out of range: 1 to 10000000",
-                self.max_live
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// The `--memory-comm` filter from its text, or what is wrong with it.
-pub fn comm_filter(pattern: &str) -> Result<Regex, String> {
-    Regex::new(pattern)
-        .map_err(|e| format!("--memory-comm {pattern}: not a regular expression: {e}"))
-}
-
-/// What memory profiling did in a window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MemoryReport {
-    /// The kernel's counters.
-    pub kernel: MemoryStats,
-    /// The table's.
-    pub table: TableCounters,
-    /// Sampled allocations tracked as live at the window's end.
-    pub tracked: usize,
-    /// Processes (or, tracing every process, allocator libraries) with uprobes attached.
-    pub attached: usize,
-}
 
 /// Memory profiling, running.
 pub struct Memory {

@@ -11,8 +11,9 @@ use libbpf_rs::skel::{OpenSkel, SkelBuilder};
 use libbpf_rs::{Link, MapCore, MapFlags, OpenObject, RingBuffer, RingBufferBuilder, UprobeOpts};
 
 use super::sampling;
-use super::MemoryOptions;
 use crate::error::AgentError;
+use crate::options::MemoryOptions;
+use crate::report::MemoryStats;
 
 #[allow(
     clippy::all,
@@ -29,37 +30,6 @@ use skel::{MemorySkel, MemorySkelBuilder};
 
 /// How many counters the program keeps (`MSTAT_COUNT`).
 const STATS: usize = 6;
-
-/// The program's counters (`enum mem_stat`), summed over CPUs.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct MemoryStats {
-    /// Allocations seen.
-    pub calls: u64,
-    /// Of those, sampled.
-    pub sampled: u64,
-    /// Frees of tracked (sampled, live) allocations.
-    pub frees: u64,
-    /// Samples or frees dropped: the ring buffer was full.
-    pub lost_events: u64,
-    /// Samples not tracked as live: the kernel's table was full.
-    pub live_full: u64,
-    /// Samples whose user stack could not be read at all.
-    pub no_stack: u64,
-}
-
-impl MemoryStats {
-    /// What happened since `before`.
-    pub fn since(&self, before: &MemoryStats) -> MemoryStats {
-        MemoryStats {
-            calls: self.calls.saturating_sub(before.calls),
-            sampled: self.sampled.saturating_sub(before.sampled),
-            frees: self.frees.saturating_sub(before.frees),
-            lost_events: self.lost_events.saturating_sub(before.lost_events),
-            live_full: self.live_full.saturating_sub(before.live_full),
-            no_stack: self.no_stack.saturating_sub(before.no_stack),
-        }
-    }
-}
 
 /// The functions each attachment traps: (function, entry program, with a return probe).
 const FUNCTIONS: [&str; 4] = ["malloc", "calloc", "realloc", "free"];

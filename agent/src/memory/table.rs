@@ -10,6 +10,7 @@ use std::rc::Rc;
 
 use super::events::Allocator;
 use crate::frame::Frame;
+use crate::report::TableCounters;
 
 /// Where a sample was taken: process, thread and its stack, named.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -64,21 +65,6 @@ enum Slot {
 struct Live {
     site: Rc<Site>,
     weight: u64,
-}
-
-/// What the table did in a window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct TableCounters {
-    /// Samples added.
-    pub samples: u64,
-    /// Frees of tracked allocations.
-    pub frees: u64,
-    /// Tracked allocations dropped for newer ones (the cap).
-    pub dropped: u64,
-    /// Tracked allocations of processes that exited.
-    pub exited: u64,
-    /// Records that did not parse.
-    pub bad_records: u64,
 }
 
 /// The table.

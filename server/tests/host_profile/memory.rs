@@ -13,8 +13,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use embers_agent::memory::{comm_filter, MemoryOptions};
-use embers_agent::{AgentError, Options, Sink, WindowReport};
+use embers_agent::options::comm_filter;
+use embers_agent::{AgentError, MemoryOptions, Options, Sink, WindowReport};
 use embers_model::contract::ingest::BatchInput;
 use embers_server::host_profile::{HostStatus, StoreSink};
 use embers_server::store::Store;
