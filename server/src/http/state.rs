@@ -42,7 +42,7 @@ pub struct AppState {
     /// without rules.
     pub alerts: Option<Arc<crate::alerts::Alerts>>,
     /// Source roots and the link template (`--source-dir`, `--source-url`).
-    pub sources: Arc<super::source::Sources>,
+    pub sources: Arc<super::source::find::Sources>,
 }
 
 impl AppState {

@@ -13,7 +13,15 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
-use embers_model::contract::source::{MAX_FILE_PARAM, MAX_SOURCE_BYTES};
+use embers_model::contract::source::{SourceConfig, MAX_FILE_PARAM, MAX_SOURCE_BYTES};
+
+/// The source roots (directory references held open for the service's life) and what the
+/// viewer is told (`serve`'s `SourceArgs`).
+#[derive(Debug, Default)]
+pub struct Sources {
+    pub(super) roots: Vec<OwnedFd>,
+    pub(super) config: SourceConfig,
+}
 
 /// Most trailing segments of a stored path tried.
 const MAX_SEGMENTS: usize = 64;

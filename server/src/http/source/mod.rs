@@ -9,7 +9,6 @@ pub mod find;
 #[cfg(test)]
 mod tests;
 
-use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -25,7 +24,7 @@ use crate::api_types::Answer;
 use crate::blocking;
 use crate::error::{envelope, Error};
 use crate::http::state::AppState;
-use find::SourceError;
+use find::{SourceError, Sources};
 
 /// Options of `serve` for source text and links.
 #[derive(Debug, Clone, Default, Args)]
@@ -70,13 +69,6 @@ impl SourceArgs {
             },
         }))
     }
-}
-
-/// The source roots (directory references held open) and what the viewer is told.
-#[derive(Debug, Default)]
-pub struct Sources {
-    roots: Vec<OwnedFd>,
-    config: SourceConfig,
 }
 
 /// `GET /v1/profile/source_config`.
