@@ -33,15 +33,24 @@ if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   rustup target add wasm32-unknown-unknown
 fi
 
+# trunk and wasm-bindgen-cli are compiled once per machine and then run for seconds per build,
+# so they are built for a short compile rather than with their own release profiles (trunk's:
+# fat LTO and one codegen unit), and without the TLS clients of their default features: trunk's
+# would download tools from GitHub and serve HTTPS, wasm-bindgen-test-runner's would fetch a
+# driver; here every tool is installed by this script and the driver is Debian's, spoken to
+# over plain HTTP on loopback. Measured CPU seconds: docs/development.md ("Cold run").
+quick_build=(CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=1)
 if ! trunk --version 2>/dev/null | grep -q "$TRUNK_VERSION"; then
-  say "installing trunk $TRUNK_VERSION (takes ~9 min the first time)"
-  cargo install --locked trunk --version "$TRUNK_VERSION"
+  say "installing trunk $TRUNK_VERSION (takes ~8 min the first time)"
+  env "${quick_build[@]}" cargo install --locked trunk --version "$TRUNK_VERSION" --no-default-features
 fi
 
 if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
   say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (takes ~3 min the first time)"
   # Not --locked: its lockfile pins a yanked webpki-roots.
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  env "${quick_build[@]}" cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" \
+    --no-default-features
 fi
 
 # binaryen (wasm-opt) and playwright-core come from npm, pinned by e2e/package-lock.json.
