@@ -154,7 +154,7 @@ mod tests {
         };
         let budget = crate::budget::Budget::unlimited();
         let mut back = stacks_with_lines(&p, "web", 0, &bounds, &budget).expect("lines");
-        back.sort_by(|a, b| b.2.cmp(&a.2));
+        back.sort_by_key(|s| std::cmp::Reverse(s.2));
         assert_eq!(back, stacks[..3].to_vec());
     }
 }

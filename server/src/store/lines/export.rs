@@ -52,7 +52,7 @@ pub(crate) fn line_samples(
         if let Some(id) = lines {
             let ids: String = line_text.query_row([id], |r| r.get(0))?;
             for id in ids.split(';').filter_map(|f| f.parse::<i64>().ok()) {
-                if !places.contains_key(&id) {
+                if let std::collections::hash_map::Entry::Vacant(e) = places.entry(id) {
                     let place = frame
                         .query_row([id], |r| {
                             Ok(SourceLine {
@@ -61,7 +61,7 @@ pub(crate) fn line_samples(
                             })
                         })
                         .optional()?;
-                    places.insert(id, place);
+                    e.insert(place);
                 }
                 at.push(places.get(&id).cloned().flatten());
             }
