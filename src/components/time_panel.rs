@@ -7,8 +7,7 @@
 
 use std::rc::Rc;
 
-use embers_model::contract::fine::heatmap::{HeatmapAnswer, ValueKind};
-use embers_model::contract::fine::samples::SamplesAnswer;
+use embers_model::contract::fine::heatmap::ValueKind;
 use embers_model::contract::fine::{Resolution, MAX_SAMPLES};
 use embers_model::view::heatmap::{Heatmap, Interval};
 use embers_model::view::stack_chart::StackChart;
@@ -16,10 +15,9 @@ use leptos::prelude::*;
 
 use crate::components::heatmap::{format_ms_span, HeatmapEvent, HeatmapView};
 use crate::components::stack_chart::{ChartEvent, StackChartView};
-use crate::net::api;
 use crate::session::compare::BaselineSpec;
 use crate::session::explore::ApiFailure;
-use crate::session::fine::{fine_request, MsRange, TimeView};
+use crate::session::fine::{self, fine_request, MsRange, TimeView};
 use crate::session::navigator::Navigator;
 use crate::state::fetched::fetched;
 
@@ -82,7 +80,7 @@ fn HeatmapPanel(nav: Navigator, current: Current) -> impl IntoView {
         async move {
             let (base, request) = current?;
             let body = fine_request(&request, None);
-            Some(api::call::<_, HeatmapAnswer>(&base, "/v1/profile/heatmap", &body).await)
+            Some(fine::heatmap(&base, &body).await)
         }
     });
     let selected = Signal::derive(move || nav.time.with(|t| t.window).map(interval));
@@ -136,7 +134,7 @@ fn ChartPanel(nav: Navigator, current: Current) -> impl IntoView {
                 return Some(Err(None));
             }
             let body = fine_request(&request, window);
-            let a = api::call::<_, SamplesAnswer>(&base, "/v1/profile/samples", &body).await;
+            let a = fine::samples(&base, &body).await;
             let root = request.app_service.clone().unwrap_or_default();
             Some(a.map_err(Some).map(|a| (root, a)))
         }

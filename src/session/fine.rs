@@ -2,9 +2,14 @@
 //! narrowed to (a heatmap selection), the time view shown above the graph (the heatmap, the
 //! stack chart) with the stack chart's own window and thread, and their URL parameters
 //! (`time_start_ms`, `time_end_ms`, `time_view`, `chart_start_ms`, `chart_end_ms`,
-//! `chart_thread`), so a link reproduces them. Pure, so it is tested natively.
+//! `chart_thread`), so a link reproduces them; and the two questions the views ask the
+//! service ([`heatmap`], [`samples`]). All but the questions is pure and tested natively.
 
+use embers_model::contract::fine::heatmap::HeatmapAnswer;
+use embers_model::contract::fine::samples::SamplesAnswer;
 use embers_model::contract::fine::{FineRequest, MsBounds};
+
+use crate::net::api::{self, ApiFailure};
 use embers_model::contract::request::ProfileRequest;
 
 /// Which time view is open above the graph.
@@ -112,6 +117,16 @@ pub fn fine_request(request: &ProfileRequest, window: Option<MsRange>) -> FineRe
         },
         slots_per_second: None,
     }
+}
+
+/// The heatmap of `body`'s range (`POST /v1/profile/heatmap`).
+pub async fn heatmap(base: &str, body: &FineRequest) -> Result<HeatmapAnswer, ApiFailure> {
+    api::call(base, "/v1/profile/heatmap", body).await
+}
+
+/// The samples of `body`'s window in time order (`POST /v1/profile/samples`).
+pub async fn samples(base: &str, body: &FineRequest) -> Result<SamplesAnswer, ApiFailure> {
+    api::call(base, "/v1/profile/samples", body).await
 }
 
 /// Where ProfileTracing is asked on the service at `base`.

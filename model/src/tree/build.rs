@@ -4,7 +4,7 @@
 //! the same [`Profile::from_table`] path the wire decoders use, so children order, totals and
 //! geometry are computed by exactly one piece of code.
 
-use crate::tree::profile::Profile;
+use crate::tree::profile::{NodeId, Profile};
 use crate::tree::table::{NodeTable, NO_PARENT};
 use rustc_hash::FxHashMap;
 
@@ -74,7 +74,7 @@ impl TreeBuilder {
 
     /// Finishes the canonical profile, and the node each row of [`TreeBuilder::add_stack_row`]
     /// became.
-    pub fn finish_mapped(self) -> (Profile, Vec<crate::NodeId>) {
+    pub fn finish_mapped(self) -> (Profile, Vec<NodeId>) {
         Profile::from_table_mapped(self.table)
     }
 }

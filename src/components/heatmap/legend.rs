@@ -4,33 +4,31 @@
 use embers_model::view::heatmap::HeatScale;
 use leptos::prelude::*;
 
-/// Colours sampled along the ramp for the CSS gradient.
+/// Steps of the colour ramp.
 const STOPS: u64 = 12;
 
 /// The legend for counts up to `max` of `unit`.
 #[component]
 pub fn Legend(max: u64, unit: &'static str, #[prop(into)] dark: Signal<bool>) -> impl IntoView {
     let scale = Memo::new(move |_| HeatScale::new(max, dark.get()));
-    let gradient = move || {
+    // Steps as spans with a static background each: the page's CSP (style-src 'self') keeps
+    // style attributes out, and a reactive shorthand came out empty; a plain value per step is
+    // set as a property.
+    let ramp = move || {
         scale.with(|s| {
             let top = s.max();
-            let stops: Vec<String> = (1..=STOPS)
+            (1..=STOPS)
                 .map(|i| {
-                    let count = (top * i).div_ceil(STOPS).max(1);
-                    format!(
-                        "{} {:.1}%",
-                        s.color(count).css(),
-                        (i - 1) as f64 * 100.0 / (STOPS - 1) as f64
-                    )
+                    let color = s.color((top * i).div_ceil(STOPS).max(1)).css();
+                    view! { <span class="heatmap-step" style:background-color=color></span> }
                 })
-                .collect();
-            format!(
-                "background: linear-gradient(to right, {})",
-                stops.join(", ")
-            )
+                .collect_view()
         })
     };
-    let empty = move || scale.with(|s| s.color(0).css());
+    let empty = move || {
+        let color = scale.with(|s| s.color(0).css());
+        view! { <span class="heatmap-swatch" style:background-color=color title="no samples"></span> }
+    };
     let ticks = move || {
         scale.with(|s| {
             let top = s.max() as f64;
@@ -45,9 +43,9 @@ pub fn Legend(max: u64, unit: &'static str, #[prop(into)] dark: Signal<bool>) ->
     };
     view! {
         <div class="heatmap-legend" data-testid="heatmap-legend" aria-label=format!("Colour scale: 0 to {max} {unit} a cell")>
-            <span class="heatmap-swatch" style:background=empty title="no samples"></span>
+            {empty}
             <div class="heatmap-ramp-box">
-                <div class="heatmap-ramp" style:background=gradient></div>
+                <div class="heatmap-ramp">{ramp}</div>
                 <div class="heatmap-ticks">{ticks}</div>
             </div>
             <span class="heatmap-unit">{format!("{unit} a cell")}</span>
