@@ -377,7 +377,8 @@ mod tests {
         );
         fold.add(&sample(Event::OnCpu, 11, &["main", "spin"], 1, true));
         let batches = fold.batches(7, &BTreeMap::new(), 10, 1 << 20);
-        let seen: Vec<(&str, Option<i64>, &str, Vec<(u16, u32, u64)>)> = batches
+        type Seen<'a> = (&'a str, Option<i64>, &'a str, Vec<(u16, u32, u64)>);
+        let seen: Vec<Seen> = batches
             .iter()
             .map(|b| {
                 let events = b

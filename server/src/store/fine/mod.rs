@@ -110,4 +110,6 @@ impl SqliteStore {
 }
 
 #[cfg(test)]
+mod measure;
+#[cfg(test)]
 pub(crate) mod tests;
