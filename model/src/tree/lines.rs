@@ -238,12 +238,10 @@ impl LineSums {
                 .then(file(*ia).cmp(file(*ib)))
                 .then(la.cmp(lb))
         });
-        let (mut functions, mut starts, mut rows) = (Vec::new(), Vec::new(), Vec::new());
+        let mut functions: Vec<Box<str>> = Vec::new();
+        let (mut starts, mut rows) = (Vec::new(), Vec::new());
         for ((f, file, line), (self_value, total_value)) in keyed {
-            if functions
-                .last()
-                .is_none_or(|last: &Box<str>| **last != *name(f))
-            {
+            if functions.last().is_none_or(|last| **last != *name(f)) {
                 functions.push(Box::from(name(f)));
                 starts.push(rows.len() as u32);
             }
