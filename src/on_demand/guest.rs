@@ -60,12 +60,15 @@ impl Emit {
     }
 }
 
+/// Sets a mounted view's input from its JSON.
+type SetInput = Rc<dyn Fn(&str) -> Result<(), GuestError>>;
+
 /// One mounted view: where its events go, what keeps it alive and how its input is set.
 #[derive(Default)]
 struct Slot {
     emit: Option<js_sys::Function>,
     view: Option<Box<dyn Any>>,
-    set_input: Option<Rc<dyn Fn(&str) -> Result<(), GuestError>>>,
+    set_input: Option<SetInput>,
 }
 
 thread_local! {
@@ -107,7 +110,7 @@ where
         Rc::new(move |json: &str| {
             signal.set(serde_json::from_str(json)?);
             Ok(())
-        }) as Rc<dyn Fn(&str) -> Result<(), GuestError>>
+        }) as SetInput
     });
     SLOTS.with(|s| {
         if let Some(slot) = s.borrow_mut().get_mut(id as usize) {
