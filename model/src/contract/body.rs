@@ -7,7 +7,7 @@
 use serde_json::{Map, Value};
 use thiserror::Error;
 
-use crate::contract::fine::{MsBounds, MsWindow};
+use crate::contract::fine::window::{MsBounds, MsWindow};
 use crate::contract::request::ProfileRequest;
 use crate::contract::shape::ResultShape;
 use crate::contract::tag_filter::{self, TagFilter};
@@ -176,10 +176,13 @@ pub fn parse_tracing_body(body: &[u8]) -> Result<TracingRequest, RequestError> {
             ))
         })?),
     };
-    let bounds = MsBounds::read(&m)?;
+    let bounds = MsBounds {
+        time_start_ms: m.int("time_start_ms", "Unix milliseconds, inclusive")?,
+        time_end_ms: m.int("time_end_ms", "Unix milliseconds, exclusive")?,
+    };
     let window = bounds
         .is_set()
-        .then(|| MsWindow::narrow(bounds, time_start, time_end))
+        .then(|| MsWindow::narrow(bounds, time_start, time_end).map_err(RequestError))
         .transpose()?;
     let request = ProfileRequest {
         app_service,
