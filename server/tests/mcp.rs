@@ -54,6 +54,7 @@ async fn tools_answer_over_http_from_the_store() {
         names,
         [
             "compare_profiles",
+            "function_lines",
             "list_services",
             "list_snapshots",
             "read_snapshot",
@@ -171,7 +172,7 @@ async fn mcp_sits_behind_the_guard() {
     );
     let ok = call(&server, &[bearer], &list).await;
     assert_eq!(ok.status, 200, "{}", ok.body);
-    assert_eq!(ok.body["result"]["tools"].as_array().map(Vec::len), Some(7));
+    assert_eq!(ok.body["result"]["tools"].as_array().map(Vec::len), Some(8));
     server.stop().await;
 }
 
