@@ -43,6 +43,7 @@ mod send;
 use std::path::PathBuf;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 use embers_model::contract::shape::ResultShape;
@@ -204,19 +205,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         &args.clickhouse,
         args.storage.synchronous,
     )?;
-    tokio::spawn(crate::retention::maintain(
-        store.clone(),
-        args.storage.retention(),
-        write_caps.snapshot_ttl,
-        crate::retention::EVERY,
-    ));
-    if let Some(fine) = args.storage.fine_retention() {
-        tokio::spawn(crate::retention::maintain_fine(
-            store.clone(),
-            fine,
-            crate::retention::EVERY,
-        ));
-    }
+    start_retention(&store, &args, write_caps.snapshot_ttl);
     if args.demo {
         start_demo(&store, args.demo_live).await?;
     }
@@ -226,16 +215,7 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
         store.clone(),
         args.limits.caps().stacks,
     );
-    let upstream = match &args.upstream {
-        Some(url) => Some(Arc::new(Upstream::with_options(
-            url,
-            args.upstream_options.options()?,
-        )?)),
-        None => None,
-    };
-    if let Some(up) = &upstream {
-        tracing::info!(url = %up.url(), sql = %up.sql_url(), "answering from the upstream querier");
-    }
+    let upstream = upstream_of(&args)?;
     let alerts = args
         .alerts
         .start(&args.listen, args.db.as_deref(), &store)?;
@@ -283,6 +263,34 @@ pub async fn serve(args: ServeArgs) -> Result<(), String> {
     }
     tracing::info!("shut down");
     Ok(())
+}
+
+/// The background removal of data past `--retention` (and of snapshots past their time to
+/// live) and of event times past `--fine-retention`.
+fn start_retention(store: &Arc<Store>, args: &ServeArgs, snapshot_ttl: Option<Duration>) {
+    tokio::spawn(crate::retention::maintain(
+        store.clone(),
+        args.storage.retention(),
+        snapshot_ttl,
+        crate::retention::EVERY,
+    ));
+    if let Some(fine) = args.storage.fine_retention() {
+        tokio::spawn(crate::retention::maintain_fine(
+            store.clone(),
+            fine,
+            crate::retention::EVERY,
+        ));
+    }
+}
+
+/// The DeepFlow querier `--upstream` names, if any.
+fn upstream_of(args: &ServeArgs) -> Result<Option<Arc<Upstream>>, String> {
+    let Some(url) = &args.upstream else {
+        return Ok(None);
+    };
+    let up = Upstream::with_options(url, args.upstream_options.options()?)?;
+    tracing::info!(url = %up.url(), sql = %up.sql_url(), "answering from the upstream querier");
+    Ok(Some(Arc::new(up)))
 }
 
 /// `--demo`: fill an empty store, and with `--demo-live` keep a demo this run made going.
