@@ -92,6 +92,22 @@ struct Run {
     collector_ns: u64,
 }
 
+/// Wait for workload `child` to exit successfully, then stop `profiler` (which stores the
+/// window in progress).
+async fn run_to_end(child: std::process::Child, profiler: host_profile::HostProfiler) {
+    tokio::task::spawn_blocking(move || {
+        let out = child.wait_with_output().expect("wait");
+        assert!(
+            out.status.success(),
+            "the workload failed: {:?}",
+            out.status
+        );
+        drop(profiler);
+    })
+    .await
+    .expect("join");
+}
+
 /// CPU time of this process's thread named `name`, from its schedstat (ns).
 fn thread_cpu_ns(name: &str) -> u64 {
     let tasks = std::fs::read_dir("/proc/self/task").expect("tasks");

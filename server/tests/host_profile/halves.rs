@@ -15,7 +15,7 @@ use embers_server::store::Store;
 use serde_json::{json, Value};
 
 use super::common::{folded_of, TempDb, TestServer};
-use super::{allowed, now, SERIAL};
+use super::{allowed, now, run_to_end, SERIAL};
 
 /// `serve`'s host profiling options, as the command line gives them.
 #[derive(Parser)]
@@ -78,14 +78,7 @@ async fn profiled() -> (TestServer, TempDb, i64, i64) {
         .stdout(Stdio::null())
         .spawn()
         .expect("start");
-    tokio::task::spawn_blocking(move || {
-        let out = child.wait_with_output().expect("wait");
-        assert!(out.status.success());
-        // Stopping stores the window in progress.
-        drop(profiler);
-    })
-    .await
-    .expect("join");
+    run_to_end(child, profiler).await;
     let ended = now();
     // Only the seconds it ran from start to end.
     (server, db, started + 1, ended - 1)

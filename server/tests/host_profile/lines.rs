@@ -13,7 +13,7 @@ use embers_server::store::Store;
 use serde_json::{json, Value};
 
 use super::common::{TempDb, TestServer};
-use super::{allowed, graph_of, now, SERIAL};
+use super::{allowed, graph_of, now, run_to_end, SERIAL};
 
 /// `serve`'s host profiling options, as the command line gives them.
 #[derive(Parser)]
@@ -73,14 +73,7 @@ async fn a_hot_loop_s_line_is_its_function_s_hottest_line() {
         .stdout(Stdio::piped())
         .spawn()
         .expect("start");
-    tokio::task::spawn_blocking(move || {
-        let out = child.wait_with_output().expect("wait");
-        assert!(out.status.success());
-        // Stopping stores the window in progress.
-        drop(profiler);
-    })
-    .await
-    .expect("join");
+    run_to_end(child, profiler).await;
     let range = (start, now() + 1);
     let graph = graph_of(&server, "embers-lines", "on-cpu", range).await;
     assert!(
