@@ -101,6 +101,17 @@ impl Format {
     }
 }
 
+/// A [`Format::Lines`] text's stacks, each counted once per line it is on (blank lines
+/// skipped, ends trimmed), in order of the stack text: how `/ingest`, `import` and `diff` read
+/// it.
+pub fn count_lines(text: &str) -> std::collections::BTreeMap<&str, u64> {
+    let mut counts = std::collections::BTreeMap::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        *counts.entry(line).or_insert(0) += 1;
+    }
+    counts
+}
+
 /// Whether the first line that is no comment looks like a `perf script` sample header
 /// (`comm pid [cpu] 12345.678901: period event:`): a token of a timestamp and a colon, which
 /// folded stacks and JSON never have. A cheap look rather than the reader's own parse, so the
@@ -134,6 +145,12 @@ mod tests {
         assert_eq!(Format::from_name("perf_script"), Some(Format::Perf));
         assert_eq!(Format::from_name("collapsed"), None);
         assert_eq!(Format::names(), "folded, lines, pprof, jfr, perf");
+    }
+
+    #[test]
+    fn lines_count_one_each() {
+        let counts: Vec<_> = count_lines("a;b\n\n a;b \nc\n").into_iter().collect();
+        assert_eq!(counts, [("a;b", 2), ("c", 1)]);
     }
 
     #[test]

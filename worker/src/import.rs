@@ -5,7 +5,7 @@
 //! values are; and the other way, the profile on screen written as pprof (the page sends its
 //! folded stacks). An answer sent here is refused with [`JobError::WrongWorker`].
 
-use embers_model::contract::event::quantity;
+use embers_model::contract::event::{quantity, DEFAULT_EVENT_TYPE};
 use embers_model::export::pprof::{to_pprof, PprofMeta};
 use embers_model::formats::Format;
 use embers_model::tree::lines::LineTable;
@@ -178,7 +178,7 @@ pub fn export_pprof(root: &str, text: &[u8]) -> Result<Vec<u8>, JobError> {
         .lines()
         .next()
         .and_then(|l| l.split_once("profile_event_type="))
-        .map_or("on-cpu", |(_, e)| e.trim());
+        .map_or(DEFAULT_EVENT_TYPE, |(_, e)| e.trim());
     let profile = parse_folded(&text, root)?;
     let meta = PprofMeta {
         event_type,

@@ -88,7 +88,9 @@ pub struct ImportArgs {
     #[arg(long, default_value_t = crate::limits::sizes::DEFAULT_INGEST_LIMIT)]
     pub max_file_bytes: usize,
     /// Unix seconds of every sample [default: now; pprof: the profile's own time; JFR: each
-    /// sample's own second].
+    /// sample's own second]; perf: of its first sample, the others at perf's distances
+    /// [default: the capture's own Unix times (`perf record -k CLOCK_REALTIME`), else its last
+    /// sample now].
     #[arg(long)]
     pub time: Option<i64>,
     /// A tag, NAME=VALUE (repeatable), e.g. --tag host=node-a --tag k8s.label.app=web.
@@ -183,7 +185,7 @@ fn batches_of(
                 app_service: args.app_service.as_deref(),
                 language: args.language.as_deref(),
                 event_type: args.event_type.as_deref(),
-                time: args.time.unwrap_or(now),
+                time: args.time,
                 tags: &tags,
             };
             let read = perf::read(text()?, &target, &limits).map_err(|e| e.to_string())?;
@@ -227,11 +229,10 @@ fn batches_of(
 
 /// `lines` (a stack a line, each counting 1) as folded stacks.
 pub(super) fn lines_as_folded(text: &str) -> String {
-    let mut counts: std::collections::BTreeMap<&str, u64> = Default::default();
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        *counts.entry(line).or_insert(0) += 1;
-    }
-    counts.iter().map(|(s, n)| format!("{s} {n}\n")).collect()
+    embers_model::formats::count_lines(text)
+        .iter()
+        .map(|(s, n)| format!("{s} {n}\n"))
+        .collect()
 }
 
 fn opt(given: &Option<String>, default: &str) -> String {
@@ -260,7 +261,10 @@ fn pprof_file(
                 .to_owned(),
         );
     }
-    let root = pprof::decode(bytes)
+    // Decoded once, for the root name and then for the batches.
+    let decoded = pprof::decode_within(bytes, budget);
+    let root = decoded
+        .as_ref()
         .ok()
         .and_then(|p| p.root_name().map(str::to_owned));
     let app_service = args
@@ -268,6 +272,7 @@ fn pprof_file(
         .clone()
         .or(root)
         .ok_or("pprof files need --app-service (the process they belong to)".to_owned())?;
+    let decoded = decoded.map_err(|e| FormatError::from(e).to_string())?;
     let mut tags = tags(pairs)?;
     if tags.column("app_instance").is_none() {
         tags.set("app_instance", &app_service)?;
@@ -288,7 +293,7 @@ fn pprof_file(
         unit: args.unit.as_deref(),
         budget,
     };
-    pprof_batches::batches(bytes, None, &target, limits).map_err(|e| e.to_string())
+    pprof_batches::batches_of(&decoded, None, &target, limits).map_err(|e| e.to_string())
 }
 
 /// The batches of a JFR recording.

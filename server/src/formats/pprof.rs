@@ -69,26 +69,37 @@ pub fn batches(
     limits: &StackLimits,
 ) -> Result<Vec<Batch>, FormatError> {
     let p = decode_within(bytes, target.budget)?;
+    batches_of(&p, previous, target, limits)
+}
+
+/// [`batches`] of a profile already decoded (within `target.budget`): `import` reads the root
+/// name from it first, so the file is decoded once.
+pub fn batches_of(
+    p: &Pprof<'_>,
+    previous: Option<&[u8]>,
+    target: &Target<'_>,
+    limits: &StackLimits,
+) -> Result<Vec<Batch>, FormatError> {
     let previous = previous
         .map(|b| decode_within(b, target.budget))
         .transpose()
         .map_err(|e| FormatError::from(e).context("prev_profile"))?;
-    let choices = choices(&p, target.selection)?;
-    let time = target.time.unwrap_or_else(|| profile_time(&p));
+    let choices = choices(p, target.selection)?;
+    let time = target.time.unwrap_or_else(|| profile_time(p));
     let mut out = Vec::with_capacity(choices.len());
     for choice in &choices {
-        let meta = meta_of(target, choice, &p);
+        let meta = meta_of(target, choice, p);
         // Lines are kept where no previous profile is subtracted (a difference of two
         // cumulative profiles is per function stack).
-        if previous.is_none() && has_lines(&p) {
-            let stacks = folded_lines(&p, target, limits, choice)?;
+        if previous.is_none() && has_lines(p) {
+            let stacks = folded_lines(p, target, limits, choice)?;
             out.push(batch_of_detailed(meta, stacks, time, limits)?);
             continue;
         }
-        let mut values = folded(&p, target, limits, choice)?;
+        let mut values = folded(p, target, limits, choice)?;
         match (&previous, choice.cumulative) {
             (Some(prev), Cumulative::ByDefault | Cumulative::Declared) => {
-                subtract(&mut values, &folded_like(prev, target, limits, &p, choice)?);
+                subtract(&mut values, &folded_like(prev, target, limits, p, choice)?);
             }
             (None, Cumulative::Declared) => {
                 return Err(FormatError::invalid(format!(

@@ -25,7 +25,6 @@
 use embers_model::budget::Budget;
 use embers_model::contract::event::{language_of_spy, Quantity, SDK_EVENT_TYPES};
 use embers_model::formats::Format;
-use embers_model::wire::jfr;
 use embers_model::wire::pprof::sample_types::SampleTypeConfig;
 
 use super::labels::{tags_of, Labeled};
@@ -234,7 +233,8 @@ pub fn batches(
                 .map_or(Selection::Default, Selection::Configured);
             let profile = gzip::maybe_gunzip_within(profile, max_bytes, budget)
                 .map_err(|e| e.context("profile"))?;
-            if params.format == Some(Format::Jfr) || jfr::is_jfr(&profile) {
+            // Told apart by its first bytes as every door does (no name: a multipart part).
+            if params.format == Some(Format::Jfr) || Format::detect("", &profile) == Format::Jfr {
                 return jfr_ingest(params, &profile, &tags, limits, budget, ignored);
             }
             let previous = previous

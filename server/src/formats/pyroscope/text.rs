@@ -26,11 +26,10 @@ pub(super) fn batch(
     limits: &StackLimits,
 ) -> Result<Batch, FormatError> {
     let stacks: Vec<(String, u64)> = if format == Format::Lines {
-        let mut counts: std::collections::BTreeMap<&str, u64> = Default::default();
-        for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-            *counts.entry(line).or_insert(0) += 1;
-        }
-        counts.into_iter().map(|(s, n)| (s.to_owned(), n)).collect()
+        embers_model::formats::count_lines(text)
+            .into_iter()
+            .map(|(s, n)| (s.to_owned(), n))
+            .collect()
     } else {
         crate::input::parse_samples(text, 1, limits)
             .map_err(|e| FormatError::invalid(e.to_string()))?
