@@ -14,8 +14,11 @@
 //! - [`export`]: writing a profile out again — shapes A/B, folded stacks, SVG, pprof.
 //! - [`formats`]: the profile formats Embers reads, named and detected in one place.
 //! - [`budget`]: one request's memory budget, charged by every reader before it allocates.
+//! - [`stats`]: when a change in a share is a change and not noise (What grew, `diff`, alerts).
 //! - [`summary`]: profiles and comparisons as text (the MCP tools and the viewer's titles).
 //! - [`synth`]: deterministic generated profiles (demo data, benchmarks).
+//! - `testkit` (feature `testkit`): the fixtures and snapshot files the model's and the service's
+//!   tests share.
 //!
 //! Nothing here depends on web-sys, so it is tested natively and benchmarked with criterion.
 

@@ -1,5 +1,6 @@
 //! Command line: `serve` (the default), `import` (folded stacks, pprof, `perf script`, JFR),
-//! `delete` (one process's data) and `mcp` (the MCP tools over stdio).
+//! `delete` (one process's data), `mcp` (the MCP tools over stdio) and `diff` (two profiles
+//! compared, the CI regression gate).
 //!
 //! ```text
 //! embers-server [serve] [--listen 127.0.0.1:8080] [--db PATH] [--static-dir DIR]
