@@ -212,33 +212,30 @@ pub async fn function_lines(
     .await
 }
 
+/// Every explore endpoint: the body read and parsed by `parse`, answered by the upstream
+/// querier or the store, as JSON.
 async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
     parse: impl FnOnce(&[u8]) -> Result<Explore, RequestError>,
 ) -> Result<Response, Error> {
-    let text = answer(&state, &headers, body, parse).await?;
-    Ok(json_response(StatusCode::OK, text))
-}
-
-async fn answer(
-    state: &AppState,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-    parse: impl FnOnce(&[u8]) -> Result<Explore, RequestError>,
-) -> Result<String, Error> {
     let body = super::read_body(body, state.limits.query)?;
     let query = parse(&body).map_err(|e| Error::invalid(e.0))?;
-    if let Some(upstream) = &state.upstream {
-        return state
-            .limiter
-            .run_async(upstream.explore(headers, &query))
-            .await;
-    }
-    let store = state.store.clone();
-    state
-        .limiter
-        .run_blocking(move |_| query.run_local(&store).map_err(Error::from_store))
-        .await
+    let text = match &state.upstream {
+        Some(upstream) => {
+            state
+                .limiter
+                .run_async(upstream.explore(&headers, &query))
+                .await?
+        }
+        None => {
+            let store = state.store.clone();
+            state
+                .limiter
+                .run_blocking(move |_| query.run_local(&store).map_err(Error::from_store))
+                .await?
+        }
+    };
+    Ok(json_response(StatusCode::OK, text))
 }

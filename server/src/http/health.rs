@@ -99,7 +99,7 @@ pub struct Readiness {
 pub async fn ready(State(state): State<AppState>) -> Response {
     let backend = state.store.backend();
     let store = state.store.clone();
-    let probe = tokio::task::spawn_blocking(move || store.probe());
+    let probe = crate::blocking::run("readiness probe", move || store.probe());
     let outage = match tokio::time::timeout(PROBE_TIMEOUT, probe).await {
         Ok(Ok(Ok(()))) => None,
         Ok(Ok(Err(e))) => {
@@ -111,8 +111,8 @@ pub async fn ready(State(state): State<AppState>) -> Response {
             tracing::warn!(detail = %e, "not ready: {}", outage.cause);
             Some(outage)
         }
-        Ok(Err(join)) => {
-            tracing::error!("readiness probe failed: {join}");
+        Ok(Err(failed)) => {
+            tracing::error!("{failed}");
             Some(Outage {
                 backend,
                 cause: "the readiness probe failed (see the server log)",

@@ -57,7 +57,7 @@ pub async fn handle(
             .run_async(upstream.forward(&headers, body, state.allow_debug))
             .await;
     }
-    answer(&state, &body).await
+    local(&state, &body).await
 }
 
 /// The notice of a millisecond window whose edge seconds hold samples without event times.
@@ -144,7 +144,8 @@ pub(crate) fn build(
     })
 }
 
-async fn answer(state: &AppState, body: &[u8]) -> Result<Response, Error> {
+/// The answer from the local store (the upstream branch relays instead).
+async fn local(state: &AppState, body: &[u8]) -> Result<Response, Error> {
     let req = parse_tracing_body(body).map_err(|e| Error::invalid(e.to_string()))?;
     let shape = req.shape.unwrap_or(state.default_shape);
     let store = state.store.clone();
