@@ -12,6 +12,8 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use tower::ServiceExt;
 
+use super::error::ToolError;
+
 /// Largest answer read (an answer is bounded by --max-answer-nodes long before this).
 const MAX_ANSWER_BYTES: usize = 1 << 30;
 
@@ -28,9 +30,9 @@ impl Api {
     }
 
     /// `POST path` with `body` as JSON; the answer's text.
-    pub async fn post(&self, path: &str, body: &impl Serialize) -> Result<String, String> {
-        let json =
-            serde_json::to_vec(body).map_err(|e| format!("cannot write the request: {e}"))?;
+    pub async fn post(&self, path: &str, body: &impl Serialize) -> Result<String, ToolError> {
+        let json = serde_json::to_vec(body)
+            .map_err(|e| ToolError::Answer(format!("cannot write the request: {e}")))?;
         let request = Request::builder()
             .method(Method::POST)
             .uri(path)
@@ -40,7 +42,7 @@ impl Api {
     }
 
     /// `GET path`; the answer's text.
-    pub async fn get(&self, path: &str) -> Result<String, String> {
+    pub async fn get(&self, path: &str) -> Result<String, ToolError> {
         let request = Request::builder().uri(path).body(Body::empty());
         self.send(path, request).await
     }
@@ -49,13 +51,14 @@ impl Api {
         &self,
         path: &str,
         request: Result<Request<Body>, axum::http::Error>,
-    ) -> Result<String, String> {
-        let request = request.map_err(|e| format!("{path}: cannot build the request: {e}"))?;
+    ) -> Result<String, ToolError> {
+        let request = request
+            .map_err(|e| ToolError::Answer(format!("{path}: cannot build the request: {e}")))?;
         let Ok(response) = self.router.clone().oneshot(request).await;
         let status = response.status();
         let bytes = to_bytes(response.into_body(), MAX_ANSWER_BYTES)
             .await
-            .map_err(|e| format!("{path}: cannot read the answer: {e}"))?;
+            .map_err(|e| ToolError::Answer(format!("{path}: cannot read the answer: {e}")))?;
         let text = String::from_utf8_lossy(&bytes).into_owned();
         if status.is_success() {
             return Ok(text);
@@ -65,25 +68,29 @@ impl Api {
             .and_then(|e| e.description)
             .filter(|d| !d.is_empty())
             .unwrap_or_else(|| text.chars().take(300).collect());
-        Err(format!("{} ({status})", description))
+        Err(ToolError::Refused {
+            description,
+            status,
+        })
     }
 }
 
 /// The `result` of an envelope answer, read as `T`.
-pub fn result<T: DeserializeOwned>(text: &str) -> Result<T, String> {
-    let envelope: Incoming<T> =
-        serde_json::from_str(text).map_err(|e| format!("unexpected answer: {e}"))?;
+pub fn result<T: DeserializeOwned>(text: &str) -> Result<T, ToolError> {
+    let envelope: Incoming<T> = serde_json::from_str(text)
+        .map_err(|e| ToolError::Answer(format!("unexpected answer: {e}")))?;
     envelope
         .result
-        .ok_or_else(|| "the answer has no result".to_owned())
+        .ok_or_else(|| ToolError::Answer("the answer has no result".to_owned()))
 }
 
 /// A ProfileTracing answer (or a stored snapshot) as a profile, decoded off the async threads.
-pub async fn profile(text: String) -> Result<Profile, String> {
-    let decoded = tokio::task::spawn_blocking(move || embers_model::decode_response(200, &text))
-        .await
-        .map_err(|e| format!("decoding stopped: {e}"))?;
+pub async fn profile(text: String) -> Result<Profile, ToolError> {
+    let decoded = crate::blocking::run("decoding", move || {
+        embers_model::decode_response(200, &text)
+    })
+    .await?;
     decoded
         .map(|d| d.profile)
-        .map_err(|e| format!("the answer is not a profile: {e}"))
+        .map_err(|e| ToolError::Answer(format!("the answer is not a profile: {e}")))
 }

@@ -7,6 +7,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 
+use super::error::ToolError;
+
 /// The range when none is given.
 const DEFAULT_LAST_SECS: i64 = 3600;
 /// The longest `last` accepted (the store keeps 72 h by default; a week covers any retention
@@ -69,24 +71,24 @@ pub fn now() -> i64 {
 impl Range {
     /// `(time_start, time_end)` as asked, `prefix` naming the arguments in messages
     /// (`""` or `baseline_`).
-    pub fn resolve(&self, now: i64, prefix: &str) -> Result<(i64, i64), String> {
+    pub fn resolve(&self, now: i64, prefix: &str) -> Result<(i64, i64), ToolError> {
         let last = non_blank(&self.last);
         match (self.time_start, self.time_end, last) {
-            (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => Err(format!(
+            (Some(_), _, Some(_)) | (_, Some(_), Some(_)) => Err(ToolError::Argument(format!(
                 "give either {prefix}time_start and {prefix}time_end, or {prefix}last, not both"
-            )),
-            (Some(start), Some(end), None) if start <= 0 || end <= 0 => Err(format!(
+            ))),
+            (Some(start), Some(end), None) if start <= 0 || end <= 0 => Err(ToolError::Argument(format!(
                 "{prefix}time_start and {prefix}time_end are Unix seconds (> 0), got {start} and {end}"
-            )),
-            (Some(start), Some(end), None) if start > end => Err(format!(
+            ))),
+            (Some(start), Some(end), None) if start > end => Err(ToolError::Argument(format!(
                 "{prefix}time_start ({start}) is after {prefix}time_end ({end})"
-            )),
+            ))),
             (Some(start), Some(end), None) => Ok((start, end)),
-            (Some(_), None, None) | (None, Some(_), None) => Err(format!(
+            (Some(_), None, None) | (None, Some(_), None) => Err(ToolError::Argument(format!(
                 "give both {prefix}time_start and {prefix}time_end (Unix seconds), or {prefix}last"
-            )),
+            ))),
             (None, None, Some(text)) => {
-                let secs = parse_last(text).map_err(|e| format!("{prefix}last: {e}"))?;
+                let secs = parse_last(text, prefix)?;
                 Ok((now - secs + 1, now))
             }
             (None, None, None) => Ok((now - DEFAULT_LAST_SECS + 1, now)),
@@ -94,15 +96,20 @@ impl Range {
     }
 }
 
-fn parse_last(text: &str) -> Result<i64, String> {
-    let duration = humantime::parse_duration(text)
-        .map_err(|e| format!("'{text}' is not a duration such as 20m, 1h or 6h ({e})"))?;
+/// `{prefix}last` as seconds (at least one, at most a week).
+fn parse_last(text: &str, prefix: &str) -> Result<i64, ToolError> {
+    let wrong = |why: String| ToolError::Argument(format!("{prefix}last: {why}"));
+    let duration = humantime::parse_duration(text).map_err(|e| {
+        wrong(format!(
+            "'{text}' is not a duration such as 20m, 1h or 6h ({e})"
+        ))
+    })?;
     let secs = i64::try_from(duration.as_secs()).unwrap_or(i64::MAX);
     if secs < 1 {
-        return Err(format!("'{text}' is shorter than a second"));
+        return Err(wrong(format!("'{text}' is shorter than a second")));
     }
     if secs > MAX_LAST_SECS {
-        return Err(format!("'{text}' is longer than a week"));
+        return Err(wrong(format!("'{text}' is longer than a week")));
     }
     Ok(secs)
 }
@@ -131,7 +138,11 @@ mod tests {
             Ok((now - 1199, now))
         );
         assert_eq!(range(Some(5), Some(9), None).resolve(now, ""), Ok((5, 9)));
-        let err = |r: Range| r.resolve(now, "baseline_").expect_err("refused");
+        let err = |r: Range| {
+            r.resolve(now, "baseline_")
+                .expect_err("refused")
+                .to_string()
+        };
         assert!(err(range(Some(9), Some(5), None)).contains("baseline_time_start (9) is after"));
         assert!(err(range(Some(9), None, None)).contains("give both baseline_time_start"));
         assert!(err(range(Some(1), Some(2), Some("1h"))).contains("not both"));

@@ -10,6 +10,7 @@ use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 
 use super::args::{non_blank, Range, Which};
+use super::error::ToolError;
 
 /// Functions listed unless asked otherwise.
 pub const DEFAULT_FUNCTION_ROWS: usize = 20;
@@ -51,53 +52,55 @@ pub struct FunctionsArgs {
 }
 
 /// The metric asked for.
-fn metric(args: &FunctionsArgs, comparing: bool) -> Result<FunctionMetric, String> {
+fn metric(args: &FunctionsArgs, comparing: bool) -> Result<FunctionMetric, ToolError> {
     match non_blank(&args.metric) {
         None if comparing => Ok(FunctionMetric::Total),
         None | Some("self") => Ok(FunctionMetric::SelfValue),
         Some("total") => Ok(FunctionMetric::Total),
-        Some(other) => Err(format!(
+        Some(other) => Err(ToolError::Argument(format!(
             "metric must be \"self\" or \"total\", got \"{other}\""
-        )),
+        ))),
     }
 }
 
 /// The order asked for.
-fn order(args: &FunctionsArgs, comparing: bool) -> Result<FunctionOrder, String> {
+fn order(args: &FunctionsArgs, comparing: bool) -> Result<FunctionOrder, ToolError> {
     let order = match non_blank(&args.order_by) {
         None if comparing => FunctionOrder::PlaceChange,
         None | Some("value") => FunctionOrder::Value,
         Some("change") => FunctionOrder::Change,
         Some("place_change") => FunctionOrder::PlaceChange,
         Some(other) => {
-            return Err(format!(
+            return Err(ToolError::Argument(format!(
                 "order_by must be \"value\", \"change\" or \"place_change\", got \"{other}\""
-            ))
+            )))
         }
     };
     if order != FunctionOrder::Value && !comparing {
-        return Err(
+        return Err(ToolError::argument(
             "order_by change and place_change need a baseline: baseline \"previous\" \
-                    or \"yesterday\", or baseline_time_start and baseline_time_end"
-                .to_owned(),
-        );
+                    or \"yesterday\", or baseline_time_start and baseline_time_end",
+        ));
     }
     Ok(order)
 }
 
 /// The limit asked for, within 1..=[`MAX_ROWS`].
-fn limit(args: &FunctionsArgs) -> Result<usize, String> {
+fn limit(args: &FunctionsArgs) -> Result<usize, ToolError> {
     match args.limit {
         None => Ok(DEFAULT_FUNCTION_ROWS),
         Some(n) => usize::try_from(n)
             .ok()
             .filter(|n| (1..=MAX_ROWS).contains(n))
-            .ok_or_else(|| format!("limit must be 1 to {MAX_ROWS}, got {n}")),
+            .ok_or_else(|| ToolError::Argument(format!("limit must be 1 to {MAX_ROWS}, got {n}"))),
     }
 }
 
 /// The baseline's range for the range `(start, end)`, if one is asked for.
-fn baseline(args: &FunctionsArgs, (start, end): (i64, i64)) -> Result<Option<(i64, i64)>, String> {
+fn baseline(
+    args: &FunctionsArgs,
+    (start, end): (i64, i64),
+) -> Result<Option<(i64, i64)>, ToolError> {
     let explicit = Range {
         time_start: args.baseline_time_start,
         time_end: args.baseline_time_end,
@@ -105,17 +108,16 @@ fn baseline(args: &FunctionsArgs, (start, end): (i64, i64)) -> Result<Option<(i6
     };
     let given = explicit.time_start.is_some() || explicit.time_end.is_some();
     match non_blank(&args.baseline) {
-        Some(_) if given => Err(
+        Some(_) if given => Err(ToolError::argument(
             "give either baseline (previous or yesterday) or baseline_time_start and \
-             baseline_time_end, not both"
-                .to_owned(),
-        ),
+             baseline_time_end, not both",
+        )),
         Some("previous") => Ok(Some((start - (end - start + 1), start - 1))),
         Some("yesterday") => Ok(Some((start - DAY, end - DAY))),
-        Some(other) => Err(format!(
+        Some(other) => Err(ToolError::Argument(format!(
             "baseline must be \"previous\" or \"yesterday\" (or give baseline_time_start and \
              baseline_time_end), got \"{other}\""
-        )),
+        ))),
         None if given => explicit.resolve(start, "baseline_").map(Some),
         None => Ok(None),
     }
@@ -125,7 +127,7 @@ fn baseline(args: &FunctionsArgs, (start, end): (i64, i64)) -> Result<Option<(i6
 pub fn request(
     args: &FunctionsArgs,
     range: (i64, i64),
-) -> Result<(FunctionsRequest, Option<(i64, i64)>), String> {
+) -> Result<(FunctionsRequest, Option<(i64, i64)>), ToolError> {
     let which = Which {
         app_service: String::new(),
         event_type: args.event_type.clone(),
@@ -158,7 +160,7 @@ mod tests {
 
     const RANGE: (i64, i64) = (1_700_000_000, 1_700_001_199);
 
-    fn ask(args: FunctionsArgs) -> Result<(FunctionsRequest, Option<(i64, i64)>), String> {
+    fn ask(args: FunctionsArgs) -> Result<(FunctionsRequest, Option<(i64, i64)>), ToolError> {
         request(&args, RANGE)
     }
 
@@ -198,7 +200,7 @@ mod tests {
 
     #[test]
     fn bad_arguments_name_the_argument() {
-        let err = |args: FunctionsArgs| ask(args).expect_err("refused");
+        let err = |args: FunctionsArgs| ask(args).expect_err("refused").to_string();
         for n in [0, 51, -3] {
             let e = err(FunctionsArgs {
                 limit: Some(n),

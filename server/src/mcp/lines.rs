@@ -15,6 +15,7 @@ use rmcp::{tool, tool_router};
 use serde::Deserialize;
 
 use super::args::{non_blank, now, Range, Which};
+use super::error::ToolError;
 use super::{api, Embers};
 
 /// Lines listed unless asked otherwise.
@@ -41,9 +42,11 @@ pub struct LinesArgs {
 }
 
 /// The request `args` make over `(start, end)`.
-fn request(args: &LinesArgs, (start, end): (i64, i64)) -> Result<FunctionLinesRequest, String> {
+fn request(args: &LinesArgs, (start, end): (i64, i64)) -> Result<FunctionLinesRequest, ToolError> {
     let function = non_blank(&Some(args.function.clone()))
-        .ok_or("function is required: a function's name as top_functions shows it")?
+        .ok_or(ToolError::argument(
+            "function is required: a function's name as top_functions shows it",
+        ))?
         .to_owned();
     let which = Which {
         app_service: String::new(),
@@ -108,7 +111,7 @@ impl Embers {
     async fn function_lines(
         &self,
         Parameters(args): Parameters<LinesArgs>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         let range = args.range.resolve(now(), "")?;
         let body = request(&args, range)?;
         let answer = self.api.post("/v1/profile/function_lines", &body).await?;
@@ -167,6 +170,7 @@ mod tests {
     fn a_blank_function_is_refused() {
         assert!(request(&args("  "), (1, 2))
             .unwrap_err()
+            .to_string()
             .contains("function is required"));
         let body = request(&args("main.work"), (1, 2)).expect("body");
         assert_eq!(body.profile.app_service.as_deref(), Some("web"));

@@ -7,6 +7,7 @@
 
 pub(crate) mod api;
 pub mod args;
+mod error;
 mod functions;
 mod lines;
 pub mod stdio;

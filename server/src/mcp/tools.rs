@@ -24,6 +24,7 @@ use serde::Deserialize;
 
 use super::api;
 use super::args::{non_blank, now, Range, Which};
+use super::error::ToolError;
 use super::functions::{self, FunctionsArgs};
 use super::{text, Embers};
 
@@ -127,28 +128,28 @@ fn subject(title: String, event_type: &str, rows: Option<usize>) -> Subject {
 }
 
 impl Embers {
-    async fn profile(&self, request: &ProfileRequest) -> Result<Profile, String> {
+    async fn profile(&self, request: &ProfileRequest) -> Result<Profile, ToolError> {
         if request.app_service.as_deref().is_none_or(str::is_empty) {
-            return Err(
-                "app_service is required: name a process (list_services lists them)".into(),
-            );
+            return Err(ToolError::argument(
+                "app_service is required: name a process (list_services lists them)",
+            ));
         }
         let text = self.api.post("/v1/profile/ProfileTracing", request).await?;
         api::profile(text).await
     }
 
-    async fn snapshot(&self, id: &str) -> Result<(SnapshotMeta, Profile), String> {
+    async fn snapshot(&self, id: &str) -> Result<(SnapshotMeta, Profile), ToolError> {
         let id = id.trim();
         if !is_valid_id(id) {
-            return Err(format!(
+            return Err(ToolError::Argument(format!(
                 "'{id}' is not a snapshot id: ids are {ID_LEN} characters A-Z and 2-7 (list_snapshots lists them)"
-            ));
+            )));
         }
         let text = self.api.get(&format!("{SNAPSHOTS_PATH}/{id}")).await?;
-        let value: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("unexpected snapshot: {e}"))?;
+        let value: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| ToolError::Answer(format!("unexpected snapshot: {e}")))?;
         let meta: SnapshotMeta = serde_json::from_value(value["snapshot"].clone())
-            .map_err(|e| format!("unexpected snapshot metadata: {e}"))?;
+            .map_err(|e| ToolError::Answer(format!("unexpected snapshot metadata: {e}")))?;
         Ok((meta, api::profile(text).await?))
     }
 
@@ -156,7 +157,7 @@ impl Embers {
         &self,
         args: &CompareArgs,
         (start, end): (i64, i64),
-    ) -> Result<(String, Profile), String> {
+    ) -> Result<(String, Profile), ToolError> {
         let range = Range {
             time_start: args.baseline_time_start,
             time_end: args.baseline_time_end,
@@ -164,9 +165,9 @@ impl Embers {
         };
         let given_range = range.time_start.is_some() || range.time_end.is_some();
         match non_blank(&args.baseline_snapshot) {
-            Some(_) if given_range || non_blank(&range.last).is_some() => {
-                Err("give either baseline_snapshot or a baseline range, not both".to_owned())
-            }
+            Some(_) if given_range || non_blank(&range.last).is_some() => Err(ToolError::argument(
+                "give either baseline_snapshot or a baseline range, not both",
+            )),
             Some(id) => {
                 let (meta, profile) = self.snapshot(id).await?;
                 let label = side_label(&meta.request, Some((&meta.id, &meta.name)));
@@ -200,7 +201,7 @@ impl Embers {
     async fn list_services(
         &self,
         Parameters(args): Parameters<ServicesArgs>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         let (start, end) = args.range.resolve(now(), "")?;
         let body = ServicesRequest {
             time_start: start,
@@ -224,7 +225,7 @@ impl Embers {
     async fn summarize_profile(
         &self,
         Parameters(args): Parameters<ProfileArgs>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         let range = args.range.resolve(now(), "")?;
         let request = request(&args.which, range);
         let profile = self.profile(&request).await?;
@@ -244,7 +245,7 @@ impl Embers {
     async fn compare_profiles(
         &self,
         Parameters(args): Parameters<CompareArgs>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         let range = args.range.resolve(now(), "")?;
         let request = request(&args.which, range);
         let (baseline_label, baseline) = self.baseline(&args, range).await?;
@@ -269,7 +270,7 @@ impl Embers {
     async fn top_functions(
         &self,
         Parameters(args): Parameters<FunctionsArgs>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         let range = args.range.resolve(now(), "")?;
         let (body, base) = functions::request(&args, range)?;
         let answer = self.api.post("/v1/profile/functions", &body).await?;
@@ -304,7 +305,10 @@ impl Embers {
     #[tool(
         description = "A service's (or every service's) values over time in buckets, optionally one series per tag value (group_by), with the peak and the quietest bucket."
     )]
-    async fn timeline(&self, Parameters(args): Parameters<TimelineArgs>) -> Result<String, String> {
+    async fn timeline(
+        &self,
+        Parameters(args): Parameters<TimelineArgs>,
+    ) -> Result<String, ToolError> {
         let range = args.range.resolve(now(), "")?;
         let which = Which {
             app_service: args.app_service.clone().unwrap_or_default(),
@@ -342,7 +346,7 @@ impl Embers {
     #[tool(
         description = "List the saved snapshots (answers kept beyond the retention), newest first, with their ids."
     )]
-    async fn list_snapshots(&self) -> Result<String, String> {
+    async fn list_snapshots(&self) -> Result<String, ToolError> {
         let answer = self.api.get(SNAPSHOTS_PATH).await?;
         let all: Vec<SnapshotMeta> = api::result(&answer)?;
         Ok(text::snapshots(&all))
@@ -354,7 +358,7 @@ impl Embers {
     async fn read_snapshot(
         &self,
         Parameters(args): Parameters<SnapshotArgs>,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolError> {
         let (meta, profile) = self.snapshot(&args.id).await?;
         let title = snapshot_title(&meta.id, &meta.name, &meta.request);
         Ok(profile_summary(

@@ -109,7 +109,12 @@ impl Source {
     /// The profile of `request`.
     pub async fn profile(&self, request: &ProfileRequest) -> Result<Profile, String> {
         match self {
-            Source::Store(api) => api::profile(api.post(PROFILE_TRACING, request).await?).await,
+            // The command's errors are its printed text.
+            Source::Store(api) => {
+                let text = api.post(PROFILE_TRACING, request).await;
+                let text = text.map_err(|e| e.to_string())?;
+                api::profile(text).await.map_err(|e| e.to_string())
+            }
             Source::Url {
                 base,
                 token,
