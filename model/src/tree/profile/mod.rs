@@ -16,7 +16,7 @@ mod child_index;
 mod level_order;
 pub(crate) mod parts;
 
-pub use parts::{ProfileParts, WARNING_ORDER};
+pub use parts::{PartsError, ProfileParts, WARNING_ORDER};
 
 use crate::tree::table::{NodeTable, NO_PARENT};
 

@@ -8,6 +8,18 @@ use super::{Profile, Warnings};
 use crate::contract::kind::FrameKind;
 use crate::tree::table::NO_PARENT;
 
+/// Parts that make no profile; the text says what is wrong with them (a column's length, an
+/// index out of range, a node outside its parent).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct PartsError(String);
+
+impl PartsError {
+    fn new(what: &str) -> PartsError {
+        PartsError(what.to_owned())
+    }
+}
+
 /// The arrays of a [`Profile`] (see there for what each column means).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ProfileParts {
@@ -79,27 +91,31 @@ impl Profile {
     }
 
     /// Puts a profile back together, checking everything; the error says what is wrong.
-    pub fn from_parts(parts: ProfileParts) -> Result<Profile, String> {
+    pub fn from_parts(parts: ProfileParts) -> Result<Profile, PartsError> {
         let names = split_names(&parts.names, &parts.name_ends)?;
         let kinds = parts
             .kinds
             .iter()
             .map(|&k| FrameKind::ALL.get(k as usize).copied())
             .collect::<Option<Vec<_>>>()
-            .ok_or("a function kind is out of range")?;
+            .ok_or(PartsError::new("a function kind is out of range"))?;
         if kinds.len() != names.len() {
-            return Err(format!("{} kinds for {} names", kinds.len(), names.len()));
+            return Err(PartsError(format!(
+                "{} kinds for {} names",
+                kinds.len(),
+                names.len()
+            )));
         }
         let server_function_values = match parts.server_function_values {
             Some(v) if v.len() == 2 * names.len() => {
                 Some(v.chunks_exact(2).map(|p| (p[0], p[1])).collect())
             }
             Some(v) => {
-                return Err(format!(
+                return Err(PartsError(format!(
                     "{} server values for {} names",
                     v.len(),
                     names.len()
-                ))
+                )))
             }
             None => None,
         };
@@ -133,7 +149,7 @@ impl Profile {
     }
 
     /// Verifies the invariants of the module docs (used on profiles from outside).
-    fn check(&self) -> Result<(), String> {
+    fn check(&self) -> Result<(), PartsError> {
         let n = self.func.len();
         let columns = [
             ("parent", self.parent.len()),
@@ -145,38 +161,45 @@ impl Profile {
             ("row_nodes", self.row_nodes.len()),
         ];
         if let Some((name, len)) = columns.iter().find(|(_, len)| *len != n) {
-            return Err(format!("{name} has {len} entries for {n} nodes"));
+            return Err(PartsError(format!(
+                "{name} has {len} entries for {n} nodes"
+            )));
         }
         if n > 0 && (self.parent[0] != NO_PARENT || self.depth[0] != 0 || self.start[0] != 0) {
-            return Err("node 0 is not a root".into());
+            return Err(PartsError::new("node 0 is not a root"));
         }
         for i in 0..n {
             if self.func[i] as usize >= self.names.len() {
-                return Err(format!("node {i} names function {}", self.func[i]));
+                return Err(PartsError(format!(
+                    "node {i} names function {}",
+                    self.func[i]
+                )));
             }
             if !(i as u32 + 1..=n as u32).contains(&self.end[i]) {
-                return Err(format!("node {i} ends at {}", self.end[i]));
+                return Err(PartsError(format!("node {i} ends at {}", self.end[i])));
             }
             if self.total[i] < self.self_value[i] {
-                return Err(format!("node {i} has a total below its self value"));
+                return Err(PartsError(format!(
+                    "node {i} has a total below its self value"
+                )));
             }
             if i == 0 {
                 continue;
             }
             let p = self.parent[i] as usize;
             if p >= i || self.end[i] > self.end[p] || self.depth[i] != self.depth[p] + 1 {
-                return Err(format!("node {i} does not nest in its parent"));
+                return Err(PartsError(format!("node {i} does not nest in its parent")));
             }
             let (start, end) = (self.start[i], self.start[i].saturating_add(self.total[i]));
             if start < self.start[p] || end > self.start[p].saturating_add(self.total[p]) {
-                return Err(format!("node {i} lies outside its parent"));
+                return Err(PartsError(format!("node {i} lies outside its parent")));
             }
         }
         self.check_rows()
     }
 
     /// Rows must list every node once, at its depth, in preorder.
-    fn check_rows(&self) -> Result<(), String> {
+    fn check_rows(&self) -> Result<(), PartsError> {
         let n = self.func.len();
         let offsets = &self.row_offsets;
         let well_formed = if n == 0 {
@@ -187,7 +210,7 @@ impl Profile {
                 && offsets.windows(2).all(|w| w[0] <= w[1])
         };
         if !well_formed {
-            return Err("row offsets do not cover the nodes".into());
+            return Err(PartsError::new("row offsets do not cover the nodes"));
         }
         for (d, w) in offsets.windows(2).enumerate() {
             let row = &self.row_nodes[w[0] as usize..w[1] as usize];
@@ -196,7 +219,9 @@ impl Profile {
                 .iter()
                 .all(|&node| (node as usize) < n && self.depth[node as usize] == d as u32);
             if !in_order || !at_depth {
-                return Err(format!("row {d} is not its depth's nodes in preorder"));
+                return Err(PartsError(format!(
+                    "row {d} is not its depth's nodes in preorder"
+                )));
             }
         }
         Ok(())
@@ -215,18 +240,18 @@ pub(crate) fn pack_names<S: AsRef<str>>(names: &[S]) -> (Vec<u8>, Vec<u32>) {
     (bytes, ends)
 }
 
-fn split_names(bytes: &[u8], ends: &[u32]) -> Result<Vec<Box<str>>, String> {
+fn split_names(bytes: &[u8], ends: &[u32]) -> Result<Vec<Box<str>>, PartsError> {
     let mut start = 0usize;
     ends.iter()
         .map(|&end| {
             let end = end as usize;
             let slice = bytes
                 .get(start..end)
-                .ok_or("function name offsets are out of range")?;
+                .ok_or(PartsError::new("function name offsets are out of range"))?;
             start = end;
             std::str::from_utf8(slice)
                 .map(Box::from)
-                .map_err(|_| "a function name is not UTF-8".to_string())
+                .map_err(|_| PartsError::new("a function name is not UTF-8"))
         })
         .collect()
 }
