@@ -95,6 +95,10 @@ pub fn by_second(tally: &Tally, window_time: i64, to_unit: impl Fn(u64) -> u64) 
     for s in &tally.stamps {
         timed = timed.saturating_add(s.value);
         let weight = to_unit(s.value);
+        // The service refuses weightless events (they would only cost storage).
+        if weight == 0 {
+            continue;
+        }
         let part = seconds.entry(s.time.div_euclid(1000)).or_default();
         part.0 = part.0.saturating_add(weight);
         part.1.push(TimedEvent {

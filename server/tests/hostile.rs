@@ -207,3 +207,23 @@ async fn a_jfr_recording_of_empty_values_is_refused_within_the_budget() {
     let text = refused_within_budget(&[], "/ingest?name=hostile&format=jfr", &[], body, 413).await;
     assert!(text.contains("JFR values"), "{text}");
 }
+
+#[tokio::test]
+async fn events_of_weight_zero_piled_on_one_sample_are_refused() {
+    // 30,000 weightless events and one of weight 1 on a sample of value 1 (~1 MB): without the
+    // rule they add up to the value and were all stored.
+    let mut events = vec![serde_json::json!({"offset_ms": 1, "tid": 1, "weight": 0}); 30_000];
+    events.push(serde_json::json!({"offset_ms": 2, "tid": 1, "weight": 1}));
+    let body = serde_json::json!({"app_service": "x", "profile_language_type": "eBPF",
+        "profile_event_type": "on-cpu", "time": 1_700_000_000, "folded": "main;spin 1\n",
+        "details": [{"sample": 0, "events": events}]});
+    let text = refused_within_budget(
+        &[],
+        "/v1/profile/ingest",
+        &[("content-type", "application/json")],
+        body.to_string().into_bytes(),
+        400,
+    )
+    .await;
+    assert!(text.contains("event 1 has weight 0"), "{text}");
+}

@@ -24,7 +24,9 @@ pub struct TimedEvent {
     pub offset_ms: u16,
     /// The OS thread (or the producer's thread id) the event happened on.
     pub tid: u32,
-    /// The event's share of the sample's value, in the sample's unit.
+    /// The event's share of the sample's value, in the sample's unit; at least 1, so a sample
+    /// holds at most as many events as its value.
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub weight: u64,
 }
 
@@ -51,6 +53,9 @@ pub enum DetailError {
     ZeroLine { frame: usize },
     /// An event offset outside its second.
     OffsetOutOfSecond { offset_ms: u16 },
+    /// An event of weight 0: it would add nothing but its own storage, so a sender could pile
+    /// events without end onto a sample of value 1.
+    ZeroWeight { event: usize },
     /// Event weights that do not add up to the sample's value.
     WeightSum { events: u64, value: u64 },
 }
@@ -66,6 +71,10 @@ impl std::fmt::Display for DetailError {
             Self::OffsetOutOfSecond { offset_ms } => write!(
                 f,
                 "event offset_ms {offset_ms} is outside its second (0-999)"
+            ),
+            Self::ZeroWeight { event } => write!(
+                f,
+                "event {event} has weight 0 (every event carries at least 1 of the sample's value)"
             ),
             Self::WeightSum { events, value } => write!(
                 f,
@@ -102,6 +111,9 @@ impl SampleDetail {
             return Err(DetailError::OffsetOutOfSecond {
                 offset_ms: e.offset_ms,
             });
+        }
+        if let Some(event) = self.events.iter().position(|e| e.weight == 0) {
+            return Err(DetailError::ZeroWeight { event: event + 1 });
         }
         if !self.events.is_empty() {
             let events = self
@@ -174,6 +186,28 @@ mod tests {
         };
         assert!(late.check(1, 1).unwrap_err().to_string().contains("0-999"));
         assert!(SampleDetail::default().is_empty());
+    }
+
+    #[test]
+    fn weightless_events_are_refused_so_a_sample_holds_at_most_its_value_in_events() {
+        let event = |weight| TimedEvent {
+            offset_ms: 1,
+            tid: 1,
+            weight,
+        };
+        // 30,000 events of weight 0 and one of 1 add up to a value of 1: refused at the first.
+        let mut events = vec![event(0); 30_000];
+        events.push(event(1));
+        let piled = SampleDetail {
+            lines: vec![],
+            events,
+        };
+        assert_eq!(piled.check(1, 1), Err(DetailError::ZeroWeight { event: 1 }));
+        assert!(piled
+            .check(1, 1)
+            .unwrap_err()
+            .to_string()
+            .contains("weight 0"));
     }
 
     #[test]
