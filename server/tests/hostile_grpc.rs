@@ -116,39 +116,7 @@ async fn exports_wait_behind_the_write_gate_like_every_ingest_route() {
     ])
     .await;
     // An HTTP ingest that announces a full body and sends none holds the whole gate.
-    let addr = receiver.http.trim_start_matches("http://").to_owned();
-    let mut held = tokio::net::TcpStream::connect(&addr)
-        .await
-        .expect("connect");
-    let head = format!(
-        "POST /v1/profile/ingest?app_service=held HTTP/1.1\r\nHost: {addr}\r\n\
-         Authorization: Bearer {TOKEN}\r\nContent-Type: application/octet-stream\r\n\
-         Content-Length: 1000000\r\n\r\n"
-    );
-    tokio::io::AsyncWriteExt::write_all(&mut held, head.as_bytes())
-        .await
-        .expect("write");
-    // The gate is full once a small HTTP ingest is turned away (nothing else is in flight).
-    let client = reqwest::Client::new();
-    let started = std::time::Instant::now();
-    loop {
-        let small = client
-            .post(format!("{}/v1/profile/ingest?app_service=x", receiver.http))
-            .header("authorization", format!("Bearer {TOKEN}"))
-            .header("content-type", "application/octet-stream")
-            .body("main 1\n")
-            .send()
-            .await
-            .expect("answered");
-        if small.status() == 503 {
-            break;
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(20),
-            "the gate never filled"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    let held = hold_the_gate(&receiver.http).await;
     // An empty request is a valid one: UNAVAILABLE while the gate is full, OK once it has room.
     assert_eq!(
         receiver.export(true, Vec::new()).await,
@@ -161,6 +129,59 @@ async fn exports_wait_behind_the_write_gate_like_every_ingest_route() {
             started.elapsed() < Duration::from_secs(20),
             "the gate never emptied"
         );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// An HTTP ingest that announces a full body (the whole gate) and sends none, once the gate is
+/// seen full: a small ingest is turned away. Should a small ingest be in flight when the held
+/// request asks for its bytes, the held one is refused instead (a 503 on its socket) and is sent
+/// again, so the gate fills however the service schedules the two connections.
+async fn hold_the_gate(http: &str) -> tokio::net::TcpStream {
+    let addr = http.trim_start_matches("http://").to_owned();
+    let head = format!(
+        "POST /v1/profile/ingest?app_service=held HTTP/1.1\r\nHost: {addr}\r\n\
+         Authorization: Bearer {TOKEN}\r\nContent-Type: application/octet-stream\r\n\
+         Content-Length: 1000000\r\n\r\n"
+    );
+    let client = reqwest::Client::new();
+    let started = std::time::Instant::now();
+    let mut held: Option<tokio::net::TcpStream> = None;
+    loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the gate never filled"
+        );
+        let stream = match held.take() {
+            Some(stream) => stream,
+            None => {
+                let mut stream = tokio::net::TcpStream::connect(&addr)
+                    .await
+                    .expect("connect");
+                tokio::io::AsyncWriteExt::write_all(&mut stream, head.as_bytes())
+                    .await
+                    .expect("write");
+                stream
+            }
+        };
+        let small = client
+            .post(format!("{http}/v1/profile/ingest?app_service=x"))
+            .header("authorization", format!("Bearer {TOKEN}"))
+            .header("content-type", "application/octet-stream")
+            .body("main 1\n")
+            .send()
+            .await
+            .expect("answered");
+        if small.status() == 503 {
+            // Only the held request can fill the gate (the small ones are sent one at a time).
+            return stream;
+        }
+        // Not full yet: keep the held request unless the service has answered it (refused).
+        let mut answer = [0u8; 64];
+        match stream.try_read(&mut answer) {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => held = Some(stream),
+            _ => eprintln!("the held ingest was answered or closed; sending it again"),
+        }
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
