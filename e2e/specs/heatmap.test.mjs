@@ -135,3 +135,40 @@ test('H3. keyboard: arrows move the cursor, Enter marks the start and the end', 
   assert.ok(names.includes(TICK.second) && !names.includes(TICK.first), names.join());
   v.assertNoErrors();
 });
+
+test('H4. the time views are an on-demand module: a plain query page fetches no view module; the Heatmap loads it with a note, the Stack chart needs nothing more', async (t) => {
+  ticks ??= await ingestTicks(env.server);
+  const v = await openViewer(t, env, { params: null });
+  const asked = [];
+  v.page.on('request', (r) => {
+    if (/_view(_bg)?\.(js|wasm)/.test(r.url())) asked.push(new URL(r.url()).pathname);
+  });
+  // The module's wasm is held until the loading note has been seen.
+  let seen;
+  const noteSeen = new Promise((resolve) => { seen = resolve; });
+  await v.page.route(/\/time_view_bg\.wasm/, async (route) => {
+    await noteSeen;
+    return route.continue();
+  });
+  const done = v.completed;
+  await v.goto({ ...ticks.request });
+  await v.waitForRequestsCompleted(done + 1);
+  await v.waitForGraph();
+  await v.el('heatmap-toggle').waitFor();
+  assert.deepEqual(asked, [], 'no view module on a plain query page');
+  await v.el('heatmap-toggle').click();
+  await v.el('view-loading').waitFor();
+  assert.match(await v.el('view-loading').textContent(), /Loading the time view/);
+  seen();
+  const grid = v.el('heatmap');
+  await grid.waitFor({ state: 'visible' });
+  assert.equal(await grid.getAttribute('data-max'), String(TICK.eventsPerSlot), 'the heatmap drawn from the module');
+  assert.equal(await v.el('view-loading').count(), 0, 'the note is gone');
+  assert.deepEqual([...asked].sort(), ['/time_view.js', '/time_view_bg.wasm']);
+  // The other time view is in the same module: switching fetches nothing.
+  await v.el('stack-chart-toggle').click();
+  await v.el('stack-chart').waitFor({ state: 'visible' });
+  assert.equal(new URL(v.frame.url()).searchParams.get('time_view'), 'stack');
+  assert.equal(asked.length, 2, `no second fetch: ${asked.join(' ')}`);
+  v.assertNoErrors();
+});

@@ -54,10 +54,17 @@ async function openGoFile(v) {
 
 test('S1. an opened Go pprof file: the hot function\'s lines, hottest (the loop body) first', async (t) => {
   const v = await openViewer(t, env);
+  // The panel is an on-demand module: fetched when it first opens, not with the page.
+  const asked = [];
+  v.page.on('request', (r) => {
+    if (/_view(_bg)?\.(js|wasm)/.test(r.url())) asked.push(new URL(r.url()).pathname);
+  });
   await openGoFile(v);
   await clickFrame(v, 'main.hotLoop');
+  assert.deepEqual(asked, [], 'no view module before the panel opens');
   await v.el('source-toggle').click();
   await v.el('source-panel').waitFor({ state: 'visible' });
+  assert.deepEqual([...asked].sort(), ['/source_view.js', '/source_view_bg.wasm']);
   assert.equal((await v.el('source-panel').locator('.source-function').textContent()).trim(), 'main.hotLoop');
   const rows = await v.poll(() => panelRows(v), (r) => r.length > 0, { what: 'the lines listed' });
   assert.deepEqual(rows.map((r) => r.line), [26, 25], 'the loop body burns most, then the loop header');
@@ -89,6 +96,7 @@ test('S1. an opened Go pprof file: the hot function\'s lines, hottest (the loop 
   await v.page.keyboard.press('o');
   await v.el('source-panel').waitFor({ state: 'visible' });
   await v.poll(() => panelRows(v), (r) => r[0]?.line === 26, { what: 'lines again' });
+  assert.equal(asked.length, 2, `opened again without a second fetch: ${asked.join(' ')}`);
   await v.screenshot('source-file-light');
   v.assertNoErrors();
 });

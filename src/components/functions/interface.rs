@@ -26,9 +26,11 @@ pub struct FunctionsInput {
     pub colorblind: bool,
 }
 
-/// What the user did in the lists.
+/// What the user did in the lists. Externally tagged (serde's default, `{"open_grown":{…}}`):
+/// the page reads it, and an internally tagged enum brought serde's `Content` buffering into
+/// the page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum FunctionsEvent {
     /// The tab's choices changed (metric, filter, baseline): the page keeps them (the URL).
     Tab { tab: HomeTab },
@@ -118,11 +120,11 @@ mod tests {
         );
         let event = FunctionsEvent::open_row(true, "api", "Golang", "main.f", Against::Yesterday);
         let json = serde_json::to_string(&event).unwrap();
-        assert!(json.contains(r#""event":"open_grown""#), "{json}");
+        assert!(json.starts_with(r#"{"open_grown":{"#), "{json}");
         assert_eq!(
             serde_json::from_str::<FunctionsEvent>(&json).unwrap(),
             event
         );
-        assert!(serde_json::from_str::<FunctionsEvent>(r#"{"event":"nope"}"#).is_err());
+        assert!(serde_json::from_str::<FunctionsEvent>(r#"{"nope":{}}"#).is_err());
     }
 }

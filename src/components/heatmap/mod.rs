@@ -1,7 +1,8 @@
 //! The sub-second heatmap of a process (or `Total`): columns are seconds, rows the slots of a
 //! second, colour the samples in a cell (`embers_model::view::heatmap` decides all of it; this
-//! only replays). A self-contained view with a narrow interface — a [`Heatmap`] and the
-//! intervals to mark in, [`HeatmapEvent`]s out — so it can move into an on-demand module as is.
+//! only replays). A self-contained view with a narrow interface — a [`Heatmap`], the
+//! intervals to mark and the theme in, [`HeatmapEvent`]s out — built into the time views'
+//! on-demand module (`crate::components::time_panel::module`), never into the page.
 //!
 //! - Drag across cells (or click a start cell, then an end cell) to select an interval:
 //!   [`HeatmapEvent::Select`]; Shift does the same for a second interval to compare with:
@@ -20,7 +21,6 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::components::size::observe_size;
-use crate::components::theme::theme_state;
 use crate::session::time::format_clock;
 
 /// Height of the grid, CSS px.
@@ -214,13 +214,14 @@ impl Grid {
 }
 
 /// The heatmap of `map`, `selected` and `baseline` marked; `unit` names what a count counts
-/// ("samples"). What the user selects goes to `on_event`.
+/// ("samples"); `dark` when the page is. What the user selects goes to `on_event`.
 #[component]
 pub fn HeatmapView(
     map: Heatmap,
     #[prop(into)] selected: Signal<Option<Interval>>,
     #[prop(into)] baseline: Signal<Option<Interval>>,
     unit: &'static str,
+    #[prop(into)] dark: Signal<bool>,
     on_event: Callback<HeatmapEvent>,
 ) -> impl IntoView {
     let host = NodeRef::<html::Div>::new();
@@ -236,7 +237,6 @@ pub fn HeatmapView(
         pending: RwSignal::new(None),
     };
     g.listen_for_drags(on_event);
-    let theme = theme_state();
     let canvas = NodeRef::<html::Canvas>::new();
     Effect::new(move |_| {
         let (Some(el), (width, _)) = (canvas.get(), size.get()) else {
@@ -249,7 +249,7 @@ pub fn HeatmapView(
             hover: g.hover.get().or_else(|| g.cursor.get()),
         };
         g.map
-            .with_value(|m| canvas::draw(&el, m, width, GRID_H, theme.is_dark(), &marks));
+            .with_value(|m| canvas::draw(&el, m, width, GRID_H, dark.get(), &marks));
     });
     let readout = move || readout(g, unit);
     view! {
@@ -270,7 +270,7 @@ pub fn HeatmapView(
             <div class="heatmap-foot">
                 <span class="heatmap-readout" data-testid="heatmap-readout" aria-live="polite">{readout}</span>
                 <span class="spacer"></span>
-                <legend::Legend max=max unit=unit dark=Signal::derive(move || theme.is_dark()) />
+                <legend::Legend max=max unit=unit dark=dark />
             </div>
         </div>
     }

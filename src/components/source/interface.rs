@@ -1,6 +1,6 @@
 //! What the page and the Source panel say to each other: the page sends [`SourceInput`]
 //! (again whenever it changes), the panel sends [`SourceEvent`]s. Plain serde data both ways,
-//! so the panel can run as an on-demand module (see `crate::on_demand`) without changes.
+//! so the panel runs as an on-demand module (`source_view`, see `crate::on_demand`).
 
 use embers_model::contract::request::ProfileRequest;
 use embers_model::tree::lines::LineStat;
@@ -55,9 +55,10 @@ pub enum LinesFrom {
     Unavailable,
 }
 
-/// What the user did in the panel.
+/// What the user did in the panel. Externally tagged (serde's default, `"close"`): the page
+/// reads it, and an internally tagged enum would bring serde's `Content` buffering into the page.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum SourceEvent {
     /// Close the panel.
     Close,
@@ -96,7 +97,11 @@ mod tests {
         let json = serde_json::to_string(&service).unwrap();
         assert_eq!(serde_json::from_str::<LinesFrom>(&json).unwrap(), service);
         let close = serde_json::to_string(&SourceEvent::Close).unwrap();
-        assert_eq!(close, r#"{"event":"close"}"#);
-        assert!(serde_json::from_str::<SourceEvent>(r#"{"event":"nope"}"#).is_err());
+        assert_eq!(close, r#""close""#);
+        assert_eq!(
+            serde_json::from_str::<SourceEvent>(&close).unwrap(),
+            SourceEvent::Close
+        );
+        assert!(serde_json::from_str::<SourceEvent>(r#""nope""#).is_err());
     }
 }

@@ -6,13 +6,16 @@
 //! words. Works on opened pprof files without a service (their lines come summed from the file
 //! reader).
 //!
-//! Self-contained for an on-demand module (`crate::on_demand`): [`SourcePanel`] takes its
-//! input as one serde value and sends [`interface::SourceEvent`]s; [`page`] is the page's side
-//! (input from the view state, events into it). Pure decisions are `embers_model::view::source`.
+//! An on-demand view (`crate::on_demand`): the page carries only its host ([`page`]: input
+//! from the view state, events into it); [`SourcePanel`] is built into its own module
+//! (`src/bin/source_view.rs`, [`module`]), loaded the first time the panel opens. It takes its
+//! input as one serde value and sends [`interface::SourceEvent`]s. Pure decisions are
+//! `embers_model::view::source`.
 
 pub mod code;
 pub mod fetch;
 pub mod interface;
+pub mod module;
 pub mod page;
 pub mod rows;
 

@@ -1,8 +1,9 @@
 //! The stack chart: a thread's stacks over time (x = time, y = depth), in the flame graph's
 //! colours and names (`embers_model::view::stack_chart` lays it out and paints it; the flame
 //! graph's canvas replays the list). A self-contained view with a narrow interface — a
-//! [`StackChart`], the search text and the window in, [`ChartEvent`]s out — so it can move
-//! into an on-demand module as is.
+//! [`StackChart`], the search text, the window and the theme in, [`ChartEvent`]s out — built
+//! into the time views' on-demand module (`crate::components::time_panel::module`), never into
+//! the page.
 //!
 //! Wheel zooms around the pointer (horizontal wheel pans), a drag pans; keys: `+`/`-` zoom,
 //! arrows pan and scroll, `0` shows everything. Hover reads the frame; "Open as flame graph"
@@ -12,6 +13,7 @@ mod canvas;
 
 use std::rc::Rc;
 
+use embers_model::view::color::Palette;
 use embers_model::view::layout::Bar;
 use embers_model::view::stack_chart::layout::{self as chart_layout, TimeViewport};
 use embers_model::view::stack_chart::StackChart;
@@ -20,7 +22,6 @@ use leptos::html;
 use leptos::prelude::*;
 
 use crate::components::size::observe_size;
-use crate::components::theme::theme_state;
 
 /// Height of the time axis above the rows, CSS px.
 const AXIS_H: f64 = 18.0;
@@ -194,15 +195,20 @@ impl Chart {
     }
 
     /// Draws into `el` whenever the window, size, thread, hover, search or theme change.
-    fn draw_on_change(self, el: NodeRef<html::Canvas>, search: Signal<String>) {
-        let theme = theme_state();
+    fn draw_on_change(
+        self,
+        el: NodeRef<html::Canvas>,
+        search: Signal<String>,
+        dark: Signal<bool>,
+        palette: Signal<Palette>,
+    ) {
         let found = canvas::search_memo(self.chart, search);
         let painter = canvas::Painter::default();
         Effect::new(move |_| {
             let Some(el) = el.get() else { return };
             let vp = self.viewport();
             let hovered = self.hover.get().map(|(b, _, _)| b);
-            let (dark, palette) = (theme.is_dark(), theme.palette.get());
+            let (dark, palette) = (dark.get(), palette.get());
             found.with(|f| {
                 self.chart.with_value(|chart| {
                     let Some(track) = chart.tracks().get(self.track.get()) else {
@@ -219,13 +225,16 @@ impl Chart {
 }
 
 /// The stack chart of `chart`: thread `track`, window `window` (Unix ms; the whole chart when
-/// empty), frames matching `search` lit; what the user does goes to `on_event`.
+/// empty), frames matching `search` lit, in the page's theme (`dark`, `palette`); what the user
+/// does goes to `on_event`.
 #[component]
 pub fn StackChartView(
     chart: Rc<StackChart>,
     #[prop(into)] search: Signal<String>,
     window: Option<(i64, i64)>,
     track: usize,
+    #[prop(into)] dark: Signal<bool>,
+    #[prop(into)] palette: Signal<Palette>,
     on_event: Callback<ChartEvent>,
 ) -> impl IntoView {
     let c = Chart::new(chart, window, track);
@@ -233,7 +242,7 @@ pub fn StackChartView(
     let released = window_event_listener(ev::mouseup, move |_| c.drag.set(None));
     on_cleanup(move || released.remove());
     let el = NodeRef::<html::Canvas>::new();
-    c.draw_on_change(el, search);
+    c.draw_on_change(el, search, dark, palette);
     let ticks = move || {
         let vp = c.viewport();
         chart_layout::ticks(&vp, c.bounds().0, 90.0)
