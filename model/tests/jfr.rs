@@ -177,3 +177,73 @@ fn recordings_in_a_folder_match_the_jdks_reader() {
     }
     assert!(compared > 0, "no NAME.jfr with NAME.tsv in {dir}");
 }
+
+/// The line of `Workload.java` holding `marker`, counted from 1.
+fn workload_line(marker: &str) -> u32 {
+    let path = embers_model::testkit::data_dir().join("jfr/Workload.java");
+    let text = std::fs::read_to_string(path).expect("source");
+    text.lines()
+        .position(|l| l.contains(marker))
+        .expect("marker") as u32
+        + 1
+}
+
+#[test]
+fn read_one_by_one_the_events_are_the_trees_with_times_and_lines() {
+    let bytes = recording();
+    let timed = jfr::read_timed(&bytes, &Budget::unlimited()).expect("read");
+    // Summed per event type and stack, the events are the trees the JDK's reader agrees with.
+    let mut summed: std::collections::BTreeMap<String, u64> = Default::default();
+    for e in &timed.events {
+        let stack = timed.stacks[e.stack as usize].frames.join(";");
+        *summed
+            .entry(format!("{}\t{stack}", e.event_type))
+            .or_default() += e.value;
+    }
+    let summed: Vec<String> = summed
+        .into_iter()
+        .map(|(k, v)| format!("{k}\t{v}"))
+        .collect();
+    assert_eq!(summed, lines(&jfr::read(&bytes, "workload").expect("read")));
+    // Times within the 4-second run, on real OS threads.
+    let start = jfr::read(&bytes, "x")
+        .expect("read")
+        .start_nanos
+        .expect("start");
+    let cpu: Vec<_> = timed
+        .events
+        .iter()
+        .filter(|e| e.event_type == "cpu")
+        .collect();
+    assert_eq!(cpu.len(), 369);
+    assert!(cpu
+        .iter()
+        .all(|e| (start..start + 6_000_000_000).contains(&e.unix_nanos)));
+    assert!(cpu.iter().all(|e| e.tid > 0));
+    // Each frame's line: spin's samples are on its loop, hot's on its call of spin.
+    let spin_loop = workload_line("for (long i = 0; i < n; i++) x =");
+    let hot_call = workload_line("static long hot()");
+    let mut on = (0, 0, 0);
+    for e in &cpu {
+        let s = &timed.stacks[e.stack as usize];
+        assert_eq!(s.lines.len(), s.frames.len(), "a line per frame: {s:?}");
+        for (frame, line) in s.frames.iter().zip(&s.lines) {
+            let Some(line) = line else { continue };
+            let class = frame.rsplit_once('.').map_or("", |(class, _)| class);
+            assert_eq!(line.file, class, "the class stands for the file");
+            match frame.as_str() {
+                "Workload.spin" => on.0 += usize::from(line.line == spin_loop),
+                "Workload.hot" => on.1 += usize::from(line.line == hot_call),
+                _ => {}
+            }
+        }
+        on.2 += usize::from(s.frames.iter().any(|f| f == "Workload.spin"));
+    }
+    assert!(
+        on.0 * 10 >= on.2 * 9,
+        "{} of {} spin samples on its loop",
+        on.0,
+        on.2
+    );
+    assert!(on.1 > 0, "hot's samples at its call");
+}

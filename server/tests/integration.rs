@@ -45,6 +45,7 @@ mod otlp;
 mod otlp_python;
 mod page;
 mod persistence;
+mod producer_detail;
 mod query;
 mod retention;
 mod safety;

@@ -9,6 +9,8 @@
 //! - [`jfr`]: JFR recordings → one batch per event type ([`embers_model::wire::jfr`]);
 //! - [`perf`]: `perf script` text → one batch per process;
 //! - [`push`]: Pyroscope's `PusherService/Push` (what Grafana Alloy's `pyroscope.write` sends);
+//! - [`timed`]: samples their producer timed one by one (perf, JFR, OTLP) as stored samples
+//!   with millisecond event times;
 //! - [`labels`]: the labels those senders attach → the tag columns of the field table;
 //! - [`gzip`]: gunzipping bounded by `--max-ingest-bytes` or by the request's budget.
 //!
@@ -28,6 +30,7 @@ pub mod perf;
 pub mod pprof;
 pub mod push;
 pub mod pyroscope;
+pub mod timed;
 
 use embers_model::budget::{Budget, OverBudget};
 use embers_model::contract::detail::SampleDetail;
@@ -121,8 +124,17 @@ pub fn batch_of_detailed(
     time: i64,
     limits: &StackLimits,
 ) -> Result<Batch, FormatError> {
+    batch_of_timed(meta, stacks.into_iter().map(|s| (time, s)), limits)
+}
+
+/// [`batch_of_detailed`] with each stack at its own Unix second ([`timed::Timed::finish`]).
+pub fn batch_of_timed(
+    meta: BatchMeta,
+    stacks: impl IntoIterator<Item = (i64, Detailed)>,
+    limits: &StackLimits,
+) -> Result<Batch, FormatError> {
     let mut samples = Vec::new();
-    for (stack, value, detail) in stacks {
+    for (time, (stack, value, detail)) in stacks {
         if value == 0 {
             continue;
         }

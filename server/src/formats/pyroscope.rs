@@ -284,7 +284,7 @@ fn perf_ingest(
         app_service: Some(&params.app),
         language: params.language.as_deref(),
         event_type: params.suffix_event.as_deref(),
-        time: params.time.unwrap_or_else(super::now_seconds),
+        time: params.time,
         tags,
     };
     super::perf::batches(text, &target, limits)

@@ -17,6 +17,7 @@
 use rustc_hash::FxHashMap;
 
 use super::names::{stack_frames, thread_frame};
+use super::timed::{Raw, Sink};
 use super::tree::{Nodes, Tree};
 use super::types::Types;
 use super::values::{Chunk, Value};
@@ -107,28 +108,35 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// An event's time at `ticks` in Unix nanoseconds.
+    pub fn unix_nanos(&self, ticks: i64) -> i64 {
+        let since = i128::from(ticks) - i128::from(self.start_ticks);
+        let nanos = i128::from(self.start_nanos)
+            + since * 1_000_000_000 / i128::from(self.ticks_per_second.max(1));
+        i64::try_from(nanos).unwrap_or(0)
+    }
+
     /// The bucket of an event at `ticks`: the Unix second its bucket starts at.
     fn bucket(&self, ticks: i64) -> i64 {
         let Some(size) = self.bucket.filter(|&s| s > 0) else {
             return 0;
         };
-        let since = i128::from(ticks) - i128::from(self.start_ticks);
-        let nanos = i128::from(self.start_nanos)
-            + since * 1_000_000_000 / i128::from(self.ticks_per_second.max(1));
-        let seconds = i64::try_from(nanos.div_euclid(1_000_000_000)).unwrap_or(0);
+        let seconds = self.unix_nanos(ticks).div_euclid(1_000_000_000);
         seconds - seconds.rem_euclid(size)
     }
 }
 
-/// One chunk's values, summed per event type, stack and thread.
+/// One chunk's values, summed per event type, stack and thread (or kept one by one).
 pub struct ChunkSums<'c> {
-    chunk: &'c Chunk,
+    pub chunk: &'c Chunk,
     kinds: &'c [(i64, Kind)],
-    clock: Clock,
+    pub clock: Clock,
     /// async-profiler's `event` setting: what its execution samples measure. Written in the
     /// first chunk only, so it carries over from chunk to chunk.
-    mode: Option<String>,
+    pub mode: Option<String>,
     sums: Vec<FxHashMap<Key, u64>>,
+    /// Each event's values, when read one by one.
+    pub raw: Option<Vec<Raw>>,
 }
 
 impl<'c> ChunkSums<'c> {
@@ -138,6 +146,7 @@ impl<'c> ChunkSums<'c> {
         kinds: &'c [(i64, Kind)],
         clock: Clock,
         mode: Option<String>,
+        timed: bool,
     ) -> Self {
         ChunkSums {
             chunk,
@@ -145,6 +154,7 @@ impl<'c> ChunkSums<'c> {
             clock,
             mode,
             sums: vec![FxHashMap::default(); EVENT_TYPES.len()],
+            raw: timed.then(Vec::new),
         }
     }
 
@@ -181,12 +191,9 @@ impl<'c> ChunkSums<'c> {
             Kind::AllocSample => ("alloc_space", [int("weight"), 0]),
             Kind::Lock => ("lock_count", [1, self.nanoseconds(int("duration"))]),
         };
-        let at = c.int(v, "startTime").unwrap_or(self.clock.start_ticks);
-        let key = (
-            self.key(v, "stackTrace"),
-            self.key_of_thread(v),
-            self.clock.bucket(at),
-        );
+        let ticks = c.int(v, "startTime").unwrap_or(self.clock.start_ticks);
+        let (stack, thread) = (self.key(v, "stackTrace"), self.key_of_thread(v));
+        let key = (stack, thread, self.clock.bucket(ticks));
         let at = output(first);
         // Kinds with two values put the second in the event type after the first.
         let pairs = [(at, values[0]), (at + 1, values[1])];
@@ -195,6 +202,18 @@ impl<'c> ChunkSums<'c> {
         } else {
             2
         };
+        if let Some(raw) = &mut self.raw {
+            for &(output, value) in pairs[..n].iter().filter(|(_, v)| *v > 0) {
+                raw.push(Raw {
+                    output,
+                    stack,
+                    thread,
+                    ticks,
+                    value,
+                });
+            }
+            return Ok(());
+        }
         for &(o, value) in &pairs[..n] {
             let sum = self.sums[o].entry(key).or_insert(0);
             *sum = sum.checked_add(value).ok_or_else(|| {
@@ -255,6 +274,20 @@ pub struct Builder {
     pub start_nanos: Option<i64>,
     /// The `event` setting of the chunks read so far ([`ChunkSums`]).
     pub mode: Option<String>,
+}
+
+impl Sink for Builder {
+    fn mode(&self) -> Option<String> {
+        self.mode.clone()
+    }
+
+    fn timed(&self) -> bool {
+        false
+    }
+
+    fn add(&mut self, sums: ChunkSums<'_>) -> Result<(), JfrError> {
+        Builder::add(self, sums)
+    }
 }
 
 impl Builder {

@@ -16,6 +16,7 @@
 mod bytes;
 mod events;
 mod names;
+mod timed;
 mod tree;
 mod types;
 mod values;
@@ -23,6 +24,7 @@ mod values;
 use thiserror::Error;
 
 pub use events::{JfrProfile, Recording};
+pub use timed::{JfrEvent, JfrStack, TimedRecording};
 
 use crate::budget::Budget;
 use bytes::Bytes;
@@ -146,21 +148,43 @@ pub fn read_within(
     }
     let bucket = bucket.map(|s| s.max(1));
     let mut recording = events::Builder::new(root, bytes.len(), bucket.is_some());
-    let mut at = 0;
+    recording.start_nanos = read_chunks(bytes, bucket, &mut recording, budget)?;
+    Ok(recording.finish())
+}
+
+/// Reads a recording's events one by one, each with its time, thread and stack's source lines
+/// ([`timed`]), every value decoded and every stack named charged to `budget`.
+pub fn read_timed(bytes: &[u8], budget: &Budget) -> Result<TimedRecording, JfrError> {
+    if !is_jfr(bytes) {
+        return Err(JfrError::NotJfr);
+    }
+    let mut timed = timed::TimedBuilder::new(budget);
+    read_chunks(bytes, None, &mut timed, budget)?;
+    Ok(timed.finish())
+}
+
+/// Reads every chunk into `sink`; when the first chunk began (Unix nanoseconds).
+fn read_chunks(
+    bytes: &[u8],
+    bucket: Option<i64>,
+    sink: &mut impl timed::Sink,
+    budget: &Budget,
+) -> Result<Option<i64>, JfrError> {
+    let (mut at, mut start) = (0, None);
     while at < bytes.len() {
         let h = header(&mut Bytes::new(bytes, at, false))?;
         let chunk = &bytes[at..at + h.size];
-        read_chunk(chunk, &h, bucket, &mut recording, budget).map_err(|e| match e {
+        read_chunk(chunk, &h, bucket, sink, budget).map_err(|e| match e {
             JfrError::Truncated { what, offset } => JfrError::Truncated {
                 what,
                 offset: offset + at,
             },
             e => e,
         })?;
-        recording.start_nanos.get_or_insert(h.start_nanos);
+        start.get_or_insert(h.start_nanos);
         at += h.size;
     }
-    Ok(recording.finish())
+    Ok(start)
 }
 
 /// An event's place in its chunk.
@@ -174,7 +198,7 @@ fn read_chunk(
     chunk: &[u8],
     h: &Header,
     bucket: Option<i64>,
-    out: &mut events::Builder,
+    out: &mut impl timed::Sink,
     budget: &Budget,
 ) -> Result<(), JfrError> {
     let mut c = Chunk::default();
@@ -215,7 +239,13 @@ fn read_chunk(
         ticks_per_second: h.ticks_per_second,
         bucket,
     };
-    let mut sums = events::ChunkSums::new(&c, &kinds, clock, out.mode.clone());
+    if out.timed() {
+        // Kept one by one, each event costs its record.
+        budget
+            .charge_items::<timed::Raw>(found.len().saturating_mul(2), "JFR events")
+            .map_err(|e| JfrError::TooLarge(e.to_string()))?;
+    }
+    let mut sums = events::ChunkSums::new(&c, &kinds, clock, out.mode(), out.timed());
     for f in ordered {
         let mut d = values::Decoder {
             types: &c.types,

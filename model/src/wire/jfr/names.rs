@@ -6,6 +6,7 @@
 //! ([`native::clean`]: no `;`, no control characters).
 
 use super::values::{Chunk, Value};
+use crate::contract::detail::SourceLine;
 use crate::wire::native;
 
 /// A class's name from the JVM's internal form: `java/util/HashMap$Node` →
@@ -68,6 +69,30 @@ pub fn frame_name(c: &Chunk, frame: &Value) -> String {
 /// The text of a `jdk.types.Symbol`, `""` when there is none.
 fn symbol<'v>(c: &'v Chunk, v: Option<&'v Value>) -> &'v str {
     v.and_then(|v| c.field_text(v, "string")).unwrap_or("")
+}
+
+/// The source line of each frame of a stack trace, outermost first as [`stack_frames`]: JFR
+/// records a line number (`lineNumber`, none for native and kernel frames) but not the source
+/// file, so a line's file is its class as Embers names it (`com.example.Foo$Bar`).
+pub fn stack_lines(c: &Chunk, stack: &Value) -> Vec<Option<SourceLine>> {
+    let Some(Value::Array(frames)) = c.field(stack, "frames") else {
+        return Vec::new();
+    };
+    let line = |frame: &Value| {
+        let line = u32::try_from(c.int(frame, "lineNumber")?)
+            .ok()
+            .filter(|&l| l > 0)?;
+        let class = c
+            .field(frame, "method")
+            .and_then(|m| c.field(m, "type"))
+            .and_then(|t| c.field(t, "name"));
+        let file = class_name(symbol(c, class));
+        (!file.is_empty()).then(|| SourceLine {
+            file: native::clean(&file).into_owned(),
+            line,
+        })
+    };
+    frames.iter().rev().map(line).collect()
 }
 
 /// The frames of a stack trace, outermost first (JFR lists them leaf first).

@@ -18,6 +18,10 @@
 //! ([`PerfScript::named_by_thread`]); without process ids at all, each thread name stands for
 //! its process ([`PerfScript::without_pids`]).
 //!
+//! `perf script -F +srcline` prints each frame's `file:line` under it: kept per frame
+//! ([`PerfScript::lines_of`]); frames it could not name (`??:0`, the kernel's) have none. Each
+//! sample keeps its time on perf's clock and its thread ([`PerfSample::time_ns`]).
+//!
 //! Values: with a clock event (`cpu-clock`, `task-clock`) and its period printed, each sample is
 //! the CPU time it stands for, in microseconds (period ns ÷ 1000), as DeepFlow's agent stores
 //! `on-cpu`; otherwise each sample counts 1 (`samples`). Only the first event's samples are read.
@@ -25,7 +29,9 @@
 use rustc_hash::FxHashMap;
 use thiserror::Error;
 
+use crate::contract::detail::SourceLine;
 use crate::wire::native::{self, origin_of_file, Origin};
+use header::{header, srcline, Header};
 
 /// Why text is not `perf script` output.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
@@ -57,6 +63,10 @@ pub struct PerfSample {
     pub frame_end: u32,
     /// Microseconds of CPU time (clock events) or 1.
     pub value: u64,
+    /// When it was taken, in nanoseconds on perf's clock ([`PerfScript::realtime`]).
+    pub time_ns: u64,
+    /// The thread it was taken on.
+    pub tid: u64,
 }
 
 /// A parsed `perf script` capture.
@@ -70,6 +80,11 @@ pub struct PerfScript {
     pub names: Vec<String>,
     /// Frame names of every sample, flattened.
     pub frames: Vec<u32>,
+    /// Per entry of `frames`, its source line (`perf script -F +srcline`): 0 for none, `k` for
+    /// `sources[k - 1]`.
+    pub frame_lines: Vec<u32>,
+    /// The distinct source lines `frame_lines` index.
+    pub sources: Vec<SourceLine>,
     /// The samples.
     pub samples: Vec<PerfSample>,
     /// Processes named after one of their threads, as (pid, name): neither a sample of their
@@ -95,76 +110,6 @@ pub fn is_perf_script(text: &str) -> bool {
     text.lines()
         .find(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .is_some_and(|l| !l.starts_with(char::is_whitespace) && header(l).is_some())
-}
-
-/// A sample's header fields.
-struct Header<'a> {
-    comm: &'a str,
-    pid: Option<u64>,
-    tid: u64,
-    period: Option<u64>,
-    event: &'a str,
-    /// A frame on the header line itself (`perf script` without call chains).
-    inline_frame: Option<&'a str>,
-}
-
-/// The whitespace-separated tokens of `line` with their byte offsets.
-fn tokens(line: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in line.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                out.push((s, &line[s..i]));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, &line[s..]));
-    }
-    out
-}
-
-/// Reads a header: `comm [pid/]tid [cpu] time: [period] event: [ip sym (dso)]`.
-fn header(line: &str) -> Option<Header<'_>> {
-    let tokens = tokens(line);
-    // The time ends in ':' and is `secs.frac:`; the thread id is before it (or before `[cpu]`).
-    let t = tokens.iter().position(|(_, t)| {
-        t.strip_suffix(':')
-            .is_some_and(|n| n.contains('.') && n.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
-    })?;
-    let mut id_at = t.checked_sub(1)?;
-    let cpu = tokens[id_at].1;
-    if cpu.starts_with('[') && cpu.ends_with(']') {
-        id_at = id_at.checked_sub(1)?;
-    }
-    if id_at == 0 {
-        return None;
-    }
-    let (id_offset, ids) = tokens[id_at];
-    let (pid, tid) = match ids.split_once('/') {
-        Some((pid, tid)) => (Some(pid.parse().ok()?), tid.parse().ok()?),
-        None => (None, ids.parse().ok()?),
-    };
-    let mut at = t + 1;
-    let period = tokens.get(at)?.1.parse::<u64>().ok();
-    if period.is_some() {
-        at += 1;
-    }
-    let (event_offset, event_token) = *tokens.get(at)?;
-    let event = event_token.split(':').next().filter(|e| !e.is_empty())?;
-    let inline = line[event_offset + event_token.len()..].trim();
-    Some(Header {
-        comm: line[..id_offset].trim(),
-        pid,
-        tid,
-        period,
-        event,
-        inline_frame: (!inline.is_empty()).then_some(inline),
-    })
 }
 
 /// A frame line `addr sym+off (dso)` as its stored name.
@@ -214,8 +159,11 @@ struct Parser {
     owners: Vec<(Option<u64>, u64, u32)>,
     /// Processes and their threads, from samples and task records.
     tasks: tasks::Tasks,
-    /// Frames of the current sample, leaf first, and whether it is of the first event.
-    current: Vec<u32>,
+    /// Frames of the current sample, leaf first, each with its line (as in `frame_lines`),
+    /// and whether it is of the first event.
+    current: Vec<(u32, u32)>,
+    /// The index in `sources` (plus 1) of each source line seen.
+    source_ids: FxHashMap<(String, u32), u32>,
     in_sample: bool,
     keep: bool,
     periods: Vec<Option<u64>>,
@@ -243,10 +191,14 @@ impl Parser {
             if !self.in_sample {
                 return Err(PerfError::Orphan(number));
             }
-            if self.keep {
-                let id = self.intern(&frame(line))?;
-                self.current.push(id);
+            if !self.keep {
+                return Ok(());
             }
+            if let Some(known) = srcline(line).filter(|_| !self.current.is_empty()) {
+                return self.source_line(known);
+            }
+            let id = self.intern(&frame(line))?;
+            self.current.push((id, 0));
             return Ok(());
         }
         if line.contains("PERF_RECORD_") {
@@ -281,17 +233,46 @@ impl Parser {
             frame_start: start,
             frame_end: start,
             value: 1,
+            time_ns: h.time_ns,
+            tid: h.tid,
         });
         if let Some(f) = h.inline_frame {
             let id = self.intern(&frame(f))?;
-            self.current.push(id);
+            self.current.push((id, 0));
+        }
+        Ok(())
+    }
+
+    /// The `srcline` under the current sample's last frame (perf prints one per frame).
+    fn source_line(&mut self, known: Option<(&str, u32)>) -> Result<(), PerfError> {
+        let Some((file, line)) = known else {
+            return Ok(());
+        };
+        let file = native::clean(file);
+        let id = match self.source_ids.get(&(file.to_string(), line)) {
+            Some(&id) => id,
+            None => {
+                self.out.sources.push(SourceLine {
+                    file: file.to_string(),
+                    line,
+                });
+                let id = u32::try_from(self.out.sources.len()).map_err(|_| PerfError::TooLarge)?;
+                self.source_ids.insert((file.into_owned(), line), id);
+                id
+            }
+        };
+        if let Some(last) = self.current.last_mut() {
+            last.1 = id;
         }
         Ok(())
     }
 
     fn end_sample(&mut self) -> Result<(), PerfError> {
         if self.in_sample && self.keep {
-            self.out.frames.extend(self.current.drain(..).rev());
+            for (id, line) in self.current.drain(..).rev() {
+                self.out.frames.push(id);
+                self.out.frame_lines.push(line);
+            }
             let end = u32::try_from(self.out.frames.len()).map_err(|_| PerfError::TooLarge)?;
             if let Some(s) = self.out.samples.last_mut() {
                 s.frame_end = end;
@@ -356,6 +337,7 @@ impl Parser {
     }
 }
 
+mod header;
 mod script;
 mod tasks;
 #[cfg(test)]

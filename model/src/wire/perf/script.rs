@@ -4,6 +4,7 @@
 use rustc_hash::FxHashMap;
 
 use super::{PerfSample, PerfScript};
+use crate::contract::detail::SourceLine;
 use crate::tree::build::TreeBuilder;
 use crate::tree::profile::Profile;
 
@@ -23,6 +24,42 @@ impl PerfScript {
         self.frames[sample.frame_start as usize..sample.frame_end as usize]
             .iter()
             .map(|&f| self.names[f as usize].as_str())
+    }
+
+    /// A sample's stored stack: `[t] thread;frame;...`, root first.
+    pub fn stack_of(&self, sample: &PerfSample) -> String {
+        let mut stack = self.names[sample.thread as usize].clone();
+        for f in self.frames_of(sample) {
+            stack.push(';');
+            stack.push_str(f);
+        }
+        stack
+    }
+
+    /// The source lines of [`Self::stack_of`]'s frames (none for the thread's), or nothing when
+    /// perf named none of them (no `srcline`, or a binary without `-g`).
+    pub fn lines_of(&self, sample: &PerfSample) -> Vec<Option<SourceLine>> {
+        let of = &self.frame_lines[sample.frame_start as usize..sample.frame_end as usize];
+        if of.iter().all(|&k| k == 0) {
+            return Vec::new();
+        }
+        let line = |k: u32| {
+            k.checked_sub(1)
+                .and_then(|i| self.sources.get(i as usize))
+                .cloned()
+        };
+        std::iter::once(None)
+            .chain(of.iter().map(|&k| line(k)))
+            .collect()
+    }
+
+    /// Whether its times are Unix time (`perf record -k CLOCK_REALTIME`) rather than perf's
+    /// default clock, time since boot: a machine up for 31 years is taken for the former.
+    pub fn realtime(&self) -> bool {
+        const SINCE_2001_NS: u64 = 1_000_000_000 * 1_000_000_000;
+        self.samples
+            .first()
+            .is_some_and(|s| s.time_ns >= SINCE_2001_NS)
     }
 
     /// The processes sampled, in order of first appearance.
@@ -69,12 +106,7 @@ impl PerfScript {
                     by.len() - 1
                 }
             };
-            let mut stack = self.names[s.thread as usize].clone();
-            for f in self.frames_of(s) {
-                stack.push(';');
-                stack.push_str(f);
-            }
-            let v = by[at].1.entry(stack).or_insert(0);
+            let v = by[at].1.entry(self.stack_of(s)).or_insert(0);
             *v = v.saturating_add(s.value);
         }
         by.into_iter()

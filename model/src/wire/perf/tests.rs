@@ -110,3 +110,63 @@ fn bad_input_is_named_with_its_line() {
     assert_eq!(frame("\tdead [unknown] ([unknown])"), "[unknown] 0xdead");
     assert_eq!(frame("\t10 f+0xzz (/bin/a)"), "f+0xzz");
 }
+
+/// `perf script -F comm,pid,tid,time,period,event,ip,sym,srcline` of a C program built with
+/// `-g`, recorded with `perf record -k CLOCK_REALTIME -g` on this machine.
+const SRCLINE: &str = "\
+hot 24786/24786 1795907346.840713:   10101010 cpu-clock:pppH: 
+\t            1162 hot
+  hot.c:8
+\t           2724a __libc_start_call_main
+  libc-start.c:74
+
+hot 24786/24787 1795907346.879769:   10101010 cpu-clock:pppH: 
+\tffffffff81000e06 asm_sysvec_apic_timer_interrupt
+  [kernel.kallsyms][ffffffff81000e06]
+\t            115b hot
+  hot.c:9
+\t           2724a __libc_start_call_main
+  ??:0
+";
+
+#[test]
+fn srclines_give_each_frame_its_line_and_headers_their_time() {
+    let p = parse_perf_script(SRCLINE).expect("perf script");
+    assert!(p.realtime(), "Unix time: recorded with -k CLOCK_REALTIME");
+    let (a, b) = (&p.samples[0], &p.samples[1]);
+    assert_eq!((a.time_ns, a.tid), (1_795_907_346_840_713_000, 24786));
+    assert_eq!((b.time_ns, b.tid), (1_795_907_346_879_769_000, 24787));
+    let frames: Vec<&str> = p.frames_of(b).collect();
+    assert_eq!(
+        frames,
+        [
+            "__libc_start_call_main",
+            "hot",
+            "asm_sysvec_apic_timer_interrupt"
+        ],
+        "srclines are not frames"
+    );
+    let line = |file: &str, line| {
+        Some(crate::contract::detail::SourceLine {
+            file: file.into(),
+            line,
+        })
+    };
+    assert_eq!(
+        p.lines_of(a),
+        [None, line("libc-start.c", 74), line("hot.c", 8)],
+        "the thread frame first, then root to leaf"
+    );
+    assert_eq!(
+        p.lines_of(b),
+        [None, None, line("hot.c", 9), None],
+        "??:0 and the kernel's are no lines"
+    );
+    assert_eq!(p.stack_of(a), "[t] hot;__libc_start_call_main;hot");
+    let plain = parse_perf_script(CAPTURE).expect("perf script");
+    assert!(
+        plain.lines_of(&plain.samples[0]).is_empty(),
+        "no srcline, no lines"
+    );
+    assert!(!plain.realtime(), "time since boot");
+}
