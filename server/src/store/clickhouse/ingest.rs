@@ -11,9 +11,10 @@ use rustc_hash::FxHashSet;
 use embers_model::contract::explore::thread_of;
 use embers_model::contract::fields::{self, FieldKind};
 
-use super::fn_ingest;
 use super::row_binary::{send, RowBinary};
+use super::{fn_ingest, lines};
 use super::{schema, Caches, ClickHouseStore};
+use crate::store::fine::blob;
 use crate::store::ingest::{int_tag, now_micros, text_tag, validate};
 use crate::store::{Batch, BatchMeta, InsertStats, StoreError};
 
@@ -80,8 +81,10 @@ struct Rows {
     samples: RowBinary,
     stacks: RowBinary,
     tagsets: RowBinary,
+    line_stacks: RowBinary,
     new_stacks: Vec<u64>,
     new_tagsets: Vec<u64>,
+    new_line_stacks: Vec<u64>,
 }
 
 /// The stack's `[t] ` frame, as [`thread_of`], without splitting the whole stack when the
@@ -93,10 +96,10 @@ fn thread(stack: &str) -> &str {
     thread_of(stack)
 }
 
-/// Bytes of a sample row besides its thread: the fixed-size columns and three strings with
-/// their one-byte lengths (a guess: the buffer grows if it is short).
+/// Bytes of a sample row besides its thread: the fixed-size columns and four strings with
+/// their one-byte lengths (a guess: the buffer grows if it is short, as with events).
 fn row_bytes(m: &BatchMeta) -> usize {
-    4 + 8 * 6 + 4 + m.app_service.len() + m.event_type.len() + m.language.len()
+    4 + 8 * 7 + 5 + m.app_service.len() + m.event_type.len() + m.language.len()
 }
 
 /// The samples of `batches` as `(batch, sample)` indexes in the order of the table's sort key
@@ -162,6 +165,16 @@ fn encode<'b>(
         // validate() checked that the value fits.
         let value = i64::try_from(s.value).unwrap_or(i64::MAX);
         functions.add(s.time, processes[b], stack, &s.stack, value);
+        let detail = s.detail.as_deref();
+        let line_stack = detail.map_or(0, |d| lines::line_stack_id(&s.stack, &d.lines));
+        if line_stack != 0
+            && !caches.line_stacks_written.contains(&line_stack)
+            && seen.insert(line_stack)
+        {
+            let at = detail.map_or(&[][..], |d| &d.lines[..]);
+            lines::encode_line_stack(&mut rows.line_stacks, line_stack, &s.stack, at);
+            rows.new_line_stacks.push(line_stack);
+        }
         let out = &mut rows.samples;
         // check_times() checked the time.
         out.u32(u32::try_from(s.time).unwrap_or(0));
@@ -176,6 +189,11 @@ fn encode<'b>(
         out.u64(tagsets[b]);
         out.i64(s.time.saturating_mul(1_000_000));
         out.i64(in_ts);
+        out.u64(line_stack);
+        match detail.filter(|d| !d.events.is_empty()) {
+            Some(d) => out.bytes(&blob::encode(&d.events)),
+            None => out.bytes(&[]),
+        }
     }
     rows
 }
@@ -196,6 +214,7 @@ impl ClickHouseStore {
     pub fn insert(&self, batches: &[Batch]) -> Result<InsertStats, StoreError> {
         validate(batches)?;
         check_times(batches)?;
+        lines::check_details(batches)?;
         let samples: u64 = batches.iter().map(|b| b.samples.len() as u64).sum();
         if samples == 0 {
             return Ok(InsertStats::default());
@@ -220,12 +239,15 @@ impl ClickHouseStore {
         let stacks_sql = schema::insert(db, "stacks", &[("id", ""), ("location_str", "")]);
         let tagsets_sql = schema::insert(db, "tagsets", &schema::tagset_columns());
         let samples_sql = schema::insert(db, "in_process", &schema::SAMPLE_COLUMNS);
+        let line_stacks_sql = schema::insert(db, "line_stacks", &schema::LINE_STACK_COLUMNS);
         let Rows {
             samples: sample_rows,
             stacks,
             tagsets,
+            line_stacks,
             new_stacks,
             new_tagsets,
+            new_line_stacks,
         } = rows;
         self.block_on(async {
             for node in self.nodes() {
@@ -234,6 +256,9 @@ impl ClickHouseStore {
                 }
                 if !new_stacks.is_empty() {
                     send(node, &stacks_sql, stacks.buf.clone()).await?;
+                }
+                if !new_line_stacks.is_empty() {
+                    send(node, &line_stacks_sql, line_stacks.buf.clone()).await?;
                 }
                 fn_ingest::send_names(node, db, &fn_rows).await?;
             }
@@ -254,6 +279,7 @@ impl ClickHouseStore {
         let mut caches = self.caches();
         caches.tagsets_written.extend(&new_tagsets);
         caches.stacks_written.extend(&new_stacks);
+        caches.line_stacks_written.extend(&new_line_stacks);
         caches.functions_written.extend(&fn_rows.new_names);
         caches.bound();
         Ok(InsertStats {

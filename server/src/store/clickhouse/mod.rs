@@ -15,6 +15,7 @@ mod functions;
 mod ingest;
 mod instant;
 mod lines;
+mod migrate;
 mod query;
 mod raw_rows;
 mod ready;
@@ -65,6 +66,7 @@ pub(crate) struct Caches {
     pub(crate) stacks_written: FxHashSet<u64>,
     pub(crate) tagsets_written: FxHashSet<u64>,
     pub(crate) functions_written: FxHashSet<u64>,
+    pub(crate) line_stacks_written: FxHashSet<u64>,
     pub(crate) stack_text: HashMap<u64, String>,
 }
 
@@ -80,6 +82,9 @@ impl Caches {
         }
         if full(self.functions_written.len()) {
             self.functions_written.clear();
+        }
+        if full(self.line_stacks_written.len()) {
+            self.line_stacks_written.clear();
         }
         if full(self.stack_text.len()) {
             self.stack_text.clear();

@@ -126,7 +126,7 @@ impl ClickHouseStore {
     }
 
     /// Find the app_services (other than `Total`) matching a query without one: 1 to 10, sorted.
-    fn discover(
+    pub(super) fn discover(
         &self,
         q: &Selection,
         statements: &mut Vec<String>,

@@ -44,10 +44,15 @@ impl<'a> RawRows<'a> {
         Err(short())
     }
 
+    /// A `String` as its bytes (which need not be UTF-8).
+    pub(crate) fn bytes(&mut self) -> Result<&'a [u8], StoreError> {
+        let n = self.len()?;
+        self.take(n)
+    }
+
     /// A `String`.
     pub(crate) fn string(&mut self) -> Result<&'a str, StoreError> {
-        let n = self.len()?;
-        std::str::from_utf8(self.take(n)?)
+        std::str::from_utf8(self.bytes()?)
             .map_err(|e| StoreError::ClickHouse(format!("a RowBinary string is not UTF-8: {e}")))
     }
 
@@ -55,6 +60,12 @@ impl<'a> RawRows<'a> {
     pub(crate) fn u64(&mut self) -> Result<u64, StoreError> {
         let b: [u8; 8] = self.take(8)?.try_into().map_err(|_| short())?;
         Ok(u64::from_le_bytes(b))
+    }
+
+    /// A `UInt32` (a `DateTime` too).
+    pub(crate) fn u32(&mut self) -> Result<u32, StoreError> {
+        let b: [u8; 4] = self.take(4)?.try_into().map_err(|_| short())?;
+        Ok(u32::from_le_bytes(b))
     }
 
     /// An `Int64`.

@@ -66,6 +66,9 @@ impl ClickHouseStore {
             for sql in tables.into_iter().chain(snapshots::ddl(db)) {
                 exec(sql).await?;
             }
+            self.add_sample_columns(&client)
+                .await
+                .map_err(|e| in_context(e, url))?;
         }
         // Reading the table touches every shard: a shard without its local table fails here,
         // at start, rather than on the first query.

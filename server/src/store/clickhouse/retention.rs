@@ -47,7 +47,7 @@ struct PartitionId {
 }
 
 /// Rows of `table` matching `condition` (fixed text) with its bound value.
-async fn count(
+pub(super) async fn count(
     node: &clickhouse::Client,
     table: &str,
     condition: &str,
@@ -226,7 +226,7 @@ impl ClickHouseStore {
 
     /// Run the mutation `sql` on `node` and wait until the node has no mutation of its table
     /// `local` left to do.
-    async fn mutate(
+    pub(super) async fn mutate(
         &self,
         node: &clickhouse::Client,
         local: &str,

@@ -24,8 +24,13 @@ impl RowBinary {
     }
 
     pub(crate) fn string(&mut self, s: &str) {
-        self.leb128(s.len());
-        self.buf.extend_from_slice(s.as_bytes());
+        self.bytes(s.as_bytes());
+    }
+
+    /// A `String` holding any bytes (ClickHouse's strings need not be UTF-8).
+    pub(crate) fn bytes(&mut self, b: &[u8]) {
+        self.leb128(b.len());
+        self.buf.extend_from_slice(b);
     }
 
     pub(crate) fn i64(&mut self, n: i64) {

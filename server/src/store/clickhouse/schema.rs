@@ -8,7 +8,12 @@
 //!   the explore endpoints), `profile_value`, `tagset_id` and the two timestamps.
 //!   `ENGINE = MergeTree() PARTITION BY toStartOfHour(time) ORDER BY (app_service,
 //!   profile_language_type, time)` — the syntax both 18.16 and current ClickHouse run. 18.16 has
-//!   no table TTL (19.6 brought it): retention drops whole hour partitions.
+//!   no table TTL (19.6 brought it): retention drops whole hour partitions. Below the sample
+//!   (docs/design/lines-and-time.md): `line_stack_id` (0 without lines) and `events` (the
+//!   millisecond, thread and weight of its events packed as `store::fine::blob`, empty without
+//!   them), both added to older stores by `migrate`;
+//! - `line_stacks`: each distinct line-level stack once, keyed by the xxh3 of its stack and
+//!   lines: per frame the function's name, file and line (`''` and 0 where unknown);
 //! - `stacks`: each distinct `profile_location_str` once, keyed by its 64-bit xxh3 hash;
 //! - `tagsets`: each distinct set of batch tags once (every settable column of the contract's
 //!   field table, `profile_value_unit` included, and the open families as DeepFlow's
@@ -39,7 +44,7 @@
 use embers_model::contract::fields::{self, FieldKind};
 
 /// The columns of `in_process` in table order; ingest writes them in this order.
-pub(crate) const SAMPLE_COLUMNS: [(&str, &str); 11] = [
+pub(crate) const SAMPLE_COLUMNS: [(&str, &str); 13] = [
     ("time", "DateTime"),
     ("_id", "Int64"),
     ("app_service", "String"),
@@ -51,6 +56,22 @@ pub(crate) const SAMPLE_COLUMNS: [(&str, &str); 11] = [
     ("tagset_id", "UInt64"),
     ("profile_create_timestamp", "Int64"),
     ("profile_in_timestamp", "Int64"),
+    ("line_stack_id", "UInt64"),
+    ("events", "String"),
+];
+
+/// The columns of [`SAMPLE_COLUMNS`] that stores made before them lack, with the value their
+/// old rows read: added by [`super::migrate`] in this order (the last ones of the table, so a
+/// migrated table and a new one have the same layout).
+pub(crate) const ADDED_SAMPLE_COLUMNS: [(&str, &str, &str); 2] =
+    [("line_stack_id", "UInt64", "0"), ("events", "String", "''")];
+
+/// The columns of `line_stacks` in table order.
+pub(crate) const LINE_STACK_COLUMNS: [(&str, &str); 4] = [
+    ("id", "UInt64"),
+    ("functions", "Array(String)"),
+    ("files", "Array(String)"),
+    ("lines", "Array(UInt32)"),
 ];
 
 /// The columns of `functions_rollup` in table order; ingest writes them in this order. A row
@@ -118,8 +139,8 @@ fn column_list(columns: &[(&str, &str)], with_types: bool) -> String {
 }
 
 /// The DDL of one node: the samples table (`in_process`, or `in_process_local` under a
-/// Distributed `in_process` with a cluster) and the two dictionaries. `db` and `cluster` are
-/// checked identifiers.
+/// Distributed `in_process` with a cluster), the rollups (likewise), the dictionaries and the
+/// markers. `db` and `cluster` are checked identifiers.
 pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
     let (samples, functions, fleet) = if cluster.is_some() {
         (
@@ -163,6 +184,34 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
             "CREATE TABLE IF NOT EXISTS {db}.functions (`id` UInt64, `name` String) \
              ENGINE = ReplacingMergeTree() ORDER BY id"
         ),
+        format!(
+            "CREATE TABLE IF NOT EXISTS {db}.line_stacks ({}) \
+             ENGINE = ReplacingMergeTree() ORDER BY id",
+            column_list(&LINE_STACK_COLUMNS, true)
+        ),
+    ];
+    out.extend(markers(db));
+    if let Some(cluster) = cluster {
+        out.push(format!(
+            "CREATE TABLE IF NOT EXISTS {db}.in_process AS {db}.in_process_local \
+             ENGINE = Distributed({cluster}, {db}, in_process_local, rand())"
+        ));
+        out.push(format!(
+            "CREATE TABLE IF NOT EXISTS {db}.functions_rollup AS {db}.functions_rollup_local \
+             ENGINE = Distributed({cluster}, {db}, functions_rollup_local, rand())"
+        ));
+        out.push(format!(
+            "CREATE TABLE IF NOT EXISTS {db}.functions_fleet AS {db}.functions_fleet_local \
+             ENGINE = Distributed({cluster}, {db}, functions_fleet_local, rand())"
+        ));
+    }
+    out
+}
+
+/// The DDL of the tables of markers every node keeps: retention's cutoffs and where the
+/// rollups' buckets are complete from.
+fn markers(db: &str) -> [String; 3] {
+    [
         // One row per retention cutoff (rounded up to the hour, so a few a day): reads take
         // the latest.
         format!(
@@ -180,22 +229,7 @@ pub(crate) fn ddl(db: &str, cluster: Option<&str>) -> Vec<String> {
             "CREATE TABLE IF NOT EXISTS {db}.fleet_from (`start` DateTime) \
              ENGINE = ReplacingMergeTree() ORDER BY start"
         ),
-    ];
-    if let Some(cluster) = cluster {
-        out.push(format!(
-            "CREATE TABLE IF NOT EXISTS {db}.in_process AS {db}.in_process_local \
-             ENGINE = Distributed({cluster}, {db}, in_process_local, rand())"
-        ));
-        out.push(format!(
-            "CREATE TABLE IF NOT EXISTS {db}.functions_rollup AS {db}.functions_rollup_local \
-             ENGINE = Distributed({cluster}, {db}, functions_rollup_local, rand())"
-        ));
-        out.push(format!(
-            "CREATE TABLE IF NOT EXISTS {db}.functions_fleet AS {db}.functions_fleet_local \
-             ENGINE = Distributed({cluster}, {db}, functions_fleet_local, rand())"
-        ));
-    }
-    out
+    ]
 }
 
 /// `INSERT INTO db.table (cols) FORMAT RowBinary` for `columns`.

@@ -51,11 +51,14 @@ impl Store {
     }
 
     /// One step of the fine retention: drop up to `limit` rows of event times of seconds before
-    /// `before` (ClickHouse keeps none yet); how many went.
+    /// `before` (ClickHouse: whole hours at once); how many went.
     pub fn expire_fine_step(&self, before: i64, limit: usize) -> Result<u64, StoreError> {
         match self {
             Store::Sqlite(s) => s.expire_fine_step(before, limit),
-            Store::ClickHouse(_) => Ok(0),
+            Store::ClickHouse(c) => {
+                c.ensure_schema()?;
+                c.expire_fine_step(before, limit)
+            }
         }
     }
 

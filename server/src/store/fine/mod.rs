@@ -8,8 +8,9 @@
 //!   b-tree, so retention by time needs no second index), `events` packed by [`blob`]. A
 //!   trigger drops a row with its sample (retention, delete); `--fine-retention` drops rows
 //!   older than it on their own ([`SqliteStore::expire_fine_step`]).
-//! - ClickHouse: `sample_times`, its own table partitioned by hour (see
-//!   `clickhouse::fine`), so the fine retention drops whole partitions.
+//! - ClickHouse: an `events` column of the sample row, packed the same way (see
+//!   `clickhouse::fine`); the fine retention empties it (whole hour partitions, then a
+//!   mutation for the older rows of the hour straddling the cutoff).
 //!
 //! Both answer [`FineRows`] (the sample rows of a selection with their events); the heatmap,
 //! the samples and ProfileTracing's millisecond windows are built from those once, for both
