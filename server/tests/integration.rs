@@ -11,6 +11,8 @@ mod alerts;
 mod arithmetic;
 mod availability;
 mod clickhouse;
+mod clickhouse_detail;
+mod clickhouse_detail_cost;
 mod clickhouse_fleet;
 mod clickhouse_retention;
 mod connections;
