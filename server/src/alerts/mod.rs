@@ -241,11 +241,11 @@ pub async fn run(alerts: Arc<Alerts>, store: Arc<Store>) {
     loop {
         ticks.tick().await;
         let (a, s) = (alerts.clone(), store.clone());
-        let done = tokio::task::spawn_blocking(move || a.check_once(&s)).await;
+        let done = crate::blocking::run("alert check", move || a.check_once(&s)).await;
         match done {
             Ok(Ok(())) => {}
             Ok(Err(e)) => tracing::warn!(error = %e, "alert check failed"),
-            Err(e) => tracing::warn!(error = %e, "alert check task failed"),
+            Err(failed) => tracing::warn!("{failed}"),
         }
         alerts.checks.fetch_add(1, Ordering::AcqRel);
     }

@@ -48,7 +48,7 @@ pub async fn run(store: Arc<Store>, mut feeder: Feeder) {
         tokio::time::sleep(TICK).await;
         let s = store.clone();
         let mut f = feeder.clone();
-        let step = tokio::task::spawn_blocking(move || {
+        let step = crate::blocking::run("live demo feeder", move || {
             let now = crate::store::ingest::now_micros() / 1_000_000;
             f.catch_up(&s, now).map(|n| (f, n))
         })
@@ -61,7 +61,7 @@ pub async fn run(store: Arc<Store>, mut feeder: Feeder) {
                 feeder = f;
             }
             Ok(Err(e)) => tracing::warn!(error = %e, "live demo: could not add samples"),
-            Err(e) => tracing::warn!(error = %e, "live demo: the feeder task failed"),
+            Err(failed) => tracing::warn!("{failed}"),
         }
     }
 }

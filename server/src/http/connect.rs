@@ -32,3 +32,27 @@ pub fn connect_error(e: &Error) -> Response {
     }
     response
 }
+
+/// An [`Error`] answered in Connect's terms ([`connect_error`]): what the push handler
+/// returns, so its steps use `?` as every other handler's do.
+#[derive(Debug)]
+pub struct ConnectError(pub Error);
+
+impl From<Error> for ConnectError {
+    fn from(e: Error) -> ConnectError {
+        ConnectError(e)
+    }
+}
+
+/// A blocking task that did not finish: `internal`, as [`Error`] has it.
+impl From<crate::blocking::TaskFailed> for ConnectError {
+    fn from(e: crate::blocking::TaskFailed) -> ConnectError {
+        ConnectError(e.into())
+    }
+}
+
+impl IntoResponse for ConnectError {
+    fn into_response(self) -> Response {
+        connect_error(&self.0)
+    }
+}

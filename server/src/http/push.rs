@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 
 use embers_model::budget::Budget;
 
-pub use super::connect::{connect_error, PATH};
+pub use super::connect::{connect_error, ConnectError, PATH};
 use crate::error::Error;
 use crate::formats::push;
 use crate::http::state::AppState;
@@ -49,11 +49,41 @@ pub async fn handle(
     State(state): State<AppState>,
     headers: HeaderMap,
     body: IngestBytes,
-) -> Response {
-    match answer(&state, &headers, body).await {
-        Ok(response) => response,
-        Err(e) => connect_error(&e),
+) -> Result<Response, ConnectError> {
+    let limit = state.limits.ingest;
+    // Held until the series are stored.
+    let (_in_flight, body) = body.0.map_err(|r| r.into_error(limit))?;
+    let codec = codec(&headers)?;
+    let budget = Budget::for_input(body.len(), state.limits.request_memory);
+    let body = super::pyroscope::decoded_body(&headers, body, limit, &budget)?;
+    let limits = state.limiter.caps().stacks;
+    let user_agent = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let ingest = crate::blocking::run("push", move || {
+        let series = match codec {
+            Codec::Proto => push::decode_proto(&body, &budget)?,
+            Codec::Json => push::decode_json(&body, &budget)?,
+        };
+        push::batches(&series, &limits, limit, &budget, user_agent.as_deref())
+    })
+    .await?
+    .map_err(super::pyroscope::format_error)?;
+    if !ingest.ignored_labels.is_empty() {
+        tracing::debug!(labels = ?ingest.ignored_labels, "push: labels that are no field left out");
     }
+    super::pyroscope::store(&state, ingest.batches, ingest.ignored_labels).await?;
+    let (content_type, body) = match codec {
+        Codec::Proto => ("application/proto", Vec::new()),
+        Codec::Json => ("application/json", b"{}".to_vec()),
+    };
+    Ok((
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
+        body,
+    )
+        .into_response())
 }
 
 /// How the request (and so the answer) is encoded.
@@ -78,45 +108,4 @@ fn codec(headers: &HeaderMap) -> Result<Codec, Error> {
              application/json (streaming and gRPC are not served here)"
         ))),
     }
-}
-
-async fn answer(
-    state: &AppState,
-    headers: &HeaderMap,
-    body: IngestBytes,
-) -> Result<Response, Error> {
-    let limit = state.limits.ingest;
-    // Held until the series are stored.
-    let (_in_flight, body) = body.0.map_err(|r| r.into_error(limit))?;
-    let codec = codec(headers)?;
-    let budget = Budget::for_input(body.len(), state.limits.request_memory);
-    let body = super::pyroscope::decoded_body(headers, body, limit, &budget)?;
-    let limits = state.limiter.caps().stacks;
-    let user_agent = headers
-        .get(header::USER_AGENT)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_owned);
-    let ingest = crate::blocking::run("push", move || {
-        let series = match codec {
-            Codec::Proto => push::decode_proto(&body, &budget)?,
-            Codec::Json => push::decode_json(&body, &budget)?,
-        };
-        push::batches(&series, &limits, limit, &budget, user_agent.as_deref())
-    })
-    .await?
-    .map_err(super::pyroscope::format_error)?;
-    if !ingest.ignored_labels.is_empty() {
-        tracing::debug!(labels = ?ingest.ignored_labels, "push: labels that are no field left out");
-    }
-    super::pyroscope::store(state, ingest.batches, ingest.ignored_labels).await?;
-    let (content_type, body) = match codec {
-        Codec::Proto => ("application/proto", Vec::new()),
-        Codec::Json => ("application/json", b"{}".to_vec()),
-    };
-    Ok((
-        StatusCode::OK,
-        [(header::CONTENT_TYPE, HeaderValue::from_static(content_type))],
-        body,
-    )
-        .into_response())
 }
