@@ -79,8 +79,11 @@ impl Collector {
     }
 
     /// Collect windows into `sink` until `stop` is set; the window in progress is sent then.
+    /// A stop asked for while a window was being ended (naming it can take seconds: a host's
+    /// first window names every module) is followed by one more window, which takes what
+    /// arrived meanwhile: without it those records were never read.
     pub fn run(&mut self, sink: &mut dyn Sink, stop: &AtomicBool) -> Result<(), AgentError> {
-        while !stop.load(Ordering::Relaxed) {
+        loop {
             let end = Instant::now() + self.options.interval;
             loop {
                 let now = Instant::now();
@@ -92,7 +95,11 @@ impl Collector {
                     memory.poll()?;
                 }
             }
+            let last = stop.load(Ordering::Relaxed);
             self.end_window(sink);
+            if last {
+                break;
+            }
         }
         sink.close(Duration::from_secs(5));
         Ok(())
@@ -184,8 +191,8 @@ impl Collector {
             &mut self.intake.borrow_mut().modules,
             |process| options.wants(process, false),
         );
-        for n in &named {
-            fold.add(n);
+        for (n, lines) in &named {
+            fold.add_with_lines(n, lines);
         }
         Some(report)
     }

@@ -19,6 +19,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 
+use embers_model::contract::detail::SourceLine;
+
 use crate::bpf::events::{Event, Kind, Regs};
 use crate::error::AgentError;
 use crate::intake::Intake;
@@ -43,6 +45,28 @@ pub struct Memory {
     scanned: Option<Instant>,
     stats_before: MemoryStats,
     probe: MemoryProbe,
+}
+
+/// A memory sample's stack named, with each frame's source line.
+pub type Lined = (Named, Vec<Option<SourceLine>>);
+
+/// Where a fresh sample was taken, named as on-CPU stacks are ([`Symbols::expand`]: functions
+/// inlined into a frame are frames of their own, with lines), the allocator's frame the leaf.
+fn site(f: &table::Fresh, symbols: &Symbols, modules: &Modules) -> Site {
+    let mut named = Vec::with_capacity(f.frames.len() + 1);
+    for frame in f.frames.iter().rev() {
+        symbols.expand(frame, modules, &mut named);
+    }
+    named.push((f.allocator.frame().to_owned(), None));
+    let (frames, lines) = named.into_iter().unzip();
+    Site {
+        pid: f.pid,
+        tid: f.tid,
+        process: f.process.clone(),
+        thread: f.thread.clone(),
+        frames,
+        lines,
+    }
 }
 
 /// A sampled allocation as the intake's unwinder takes it. The registers are those the
@@ -189,46 +213,37 @@ impl Memory {
     }
 
     /// End the window (after a last [`Self::poll`], which needs the intake, so not while the
-    /// caller holds its modules): name the window's samples with `symbols` (the same names on-CPU frames
-    /// get), and return the window's `mem-alloc` and the `mem-inuse` at its end, for `wants`ed
-    /// processes, with what happened.
+    /// caller holds its modules): name the window's samples with `symbols` (the frames and lines
+    /// on-CPU stacks get), and return the window's `mem-alloc` and the `mem-inuse` at its end,
+    /// for `wants`ed processes, with what happened.
     pub fn end_window(
         &mut self,
         symbols: &mut Symbols,
         modules: &mut Modules,
         wants: impl Fn(&str) -> bool,
-    ) -> (Vec<Named>, MemoryReport) {
+    ) -> (Vec<Lined>, MemoryReport) {
         let mut table = self.table.borrow_mut();
         symbols.resolve(table.fresh().iter().flat_map(|f| &f.frames), modules);
         let sites: Vec<Site> = table
             .fresh()
             .iter()
-            .map(|f| Site {
-                pid: f.pid,
-                tid: f.tid,
-                process: f.process.clone(),
-                thread: f.thread.clone(),
-                frames: f
-                    .frames
-                    .iter()
-                    .rev()
-                    .map(|fr| symbols.name(fr, modules))
-                    .chain(std::iter::once(f.allocator.frame().to_owned()))
-                    .collect(),
-            })
+            .map(|f| site(f, symbols, modules))
             .collect();
         let (allocated, in_use) = table.end_window(sites, targets::alive);
-        let named = |event, (site, value): (Rc<Site>, u64)| Named {
-            event,
-            pid: site.pid,
-            tid: site.tid,
-            wanted: wants(&site.process),
-            process: site.process.clone(),
-            thread: site.thread.clone(),
-            frames: site.frames.clone(),
-            value,
+        let named = |event, (site, value): (Rc<Site>, u64)| {
+            let n = Named {
+                event,
+                pid: site.pid,
+                tid: site.tid,
+                wanted: wants(&site.process),
+                process: site.process.clone(),
+                thread: site.thread.clone(),
+                frames: site.frames.clone(),
+                value,
+            };
+            (n, site.lines.clone())
         };
-        let mut out: Vec<Named> = allocated
+        let mut out: Vec<Lined> = allocated
             .into_iter()
             .map(|s| named(window::Event::MemAlloc, s))
             .collect();

@@ -8,6 +8,8 @@
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
+use embers_model::contract::detail::SourceLine;
+
 use super::events::Allocator;
 use crate::frame::Frame;
 use crate::report::TableCounters;
@@ -23,8 +25,11 @@ pub struct Site {
     pub process: String,
     /// The thread's name.
     pub thread: String,
-    /// Frames, root first, the allocator's frame last.
+    /// Frames, root first, the allocator's frame last (a user frame with functions inlined
+    /// into it is several, as in on-CPU stacks).
     pub frames: Vec<String>,
+    /// Each frame's source line, where known (one per frame).
+    pub lines: Vec<Option<SourceLine>>,
 }
 
 /// Bytes per site.
@@ -239,6 +244,7 @@ mod tests {
             process: "p".into(),
             thread: "p".into(),
             frames: vec![name.into(), "[l] malloc".into()],
+            lines: Vec::new(),
         }
     }
 
