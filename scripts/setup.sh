@@ -4,8 +4,8 @@
 #   scripts/setup.sh            build tools: wasm32 target, trunk, wasm-bindgen-cli, binaryen (npm),
 #                               and, when root with apt-get, what the collector's BPF build needs
 #                               (Debian clang, libelf-dev, zlib1g-dev, pkg-config)
-#   scripts/setup.sh --test     also Chromium + chromedriver, g++, golang-go and clickhouse-server
-#                               (Debian),
+#   scripts/setup.sh --test     also Chromium + chromedriver, g++, golang-go, libjemalloc2 and
+#                               clickhouse-server (Debian),
 #                               playwright-core (npm), the OTLP test client's venv (PyPI),
 #                               and the Python tools of scripts/test-requirements.txt
 #                               (schemathesis, the MCP client) in .tools/venv; the release tools
@@ -109,6 +109,14 @@ if $want_browser && ! command -v c++ >/dev/null; then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq g++ >/dev/null
+fi
+# The collector's memory tests also trace a program on jemalloc (Debian's libjemalloc2, ~250 KB).
+if $want_browser && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null \
+  && ! ldconfig -p 2>/dev/null | grep -q 'libjemalloc\.so\.2 '; then
+  say "installing Debian libjemalloc2 (the collector's memory test on jemalloc)"
+  export DEBIAN_FRONTEND=noninteractive
+  { apt-get update -qq && apt-get install -y -qq libjemalloc2 >/dev/null; } \
+    || say "could not install libjemalloc2: the collector's jemalloc test will fail with CI=true"
 fi
 # Python test tools in a venv of their own (.tools/, gitignored), reinstalled only when
 # scripts/test-requirements.txt changes.

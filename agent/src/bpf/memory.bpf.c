@@ -2,16 +2,21 @@
  *
  * The programs attach to an allocator library (glibc's libc.so.6, jemalloc, tcmalloc) for all
  * processes or, with a process filter, for each chosen process alone (user space attaches them).
- *  - alloc_enter (uprobe on malloc, calloc, realloc): the size asked for, kept in the thread's
- *    task storage until the call returns (realloc: also the block it replaces).
+ *  - alloc_enter (uprobe on malloc, calloc, realloc; libc's mmap of anonymous memory): the size
+ *    asked for, kept in the thread's task storage until the call returns (realloc: also the
+ *    block it replaces). A call made inside another (glibc's realloc(NULL, n) calls malloc, its
+ *    malloc of a large block calls mmap, jemalloc maps its extents through libc's mmap) is not
+ *    an allocation of the program's: it is told apart by the stack pointer (below the outer
+ *    call's at its entry) and ignored, entry and return, so nothing is counted twice.
  *  - alloc_return (uretprobe): sampling by bytes. Each thread counts down a random number of
  *    bytes (exponentially distributed with mean sample_bytes, from a table user space fills);
  *    the allocation that crosses zero is sampled: its address, size, the user registers at the
  *    return (ip in the caller, sp of the caller's frame) and the top of the user stack go to
  *    user space through `events`, which unwinds it as it unwinds on-CPU stacks, and the address
  *    goes into `live`. Only sampled allocations cost more than a counter.
- *  - on_free (uprobe on free; realloc's old block too): a tracked address is deleted from `live`
- *    and its free is sent, so user space keeps what each stack holds in use.
+ *  - on_free (uprobe on free and munmap; realloc's old block too): a tracked address is deleted
+ *    from `live` and its free is sent, so user space keeps what each stack holds in use. A
+ *    munmap frees a mapping tracked at its start address (a part unmapped is not followed).
  * The alloc event is sent before its address enters `live`: a free on another CPU can only find
  * it after it is in the ring buffer, so user space never sees a free before its allocation.
  * Every failure to record is counted in `stats`.
@@ -32,7 +37,10 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
 enum mem_kind { MEM_ALLOC = 1, MEM_FREE = 2 };
 /* Which function allocated (the leaf frame user space writes). Keep in step with memory/events.rs. */
-enum allocator { FN_MALLOC = 0, FN_CALLOC = 1, FN_REALLOC = 2 };
+enum allocator { FN_MALLOC = 0, FN_CALLOC = 1, FN_REALLOC = 2, FN_MMAP = 3 };
+
+#define MAP_ANONYMOUS 0x20
+#define MAP_FAILED ((u64)-1)
 
 /* Counters, one per CPU. Keep in step with memory/probe.rs. */
 enum mem_stat {
@@ -82,8 +90,11 @@ struct thread_state {
 	s64 remaining;
 	u64 size;
 	u64 old;
+	u64 outer_sp; /* sp at the entry of the call in progress: calls below it are inside it */
 	u32 allocator;
 	u32 started; /* remaining holds a draw */
+	u32 active;  /* a call is in progress (its return not seen yet) */
+	u32 pad;
 };
 
 /* Only here so the skeleton generates these types for the layout test in memory/events.rs. */
@@ -180,24 +191,47 @@ static __always_inline void freed(u32 pid, u64 addr)
 		count(MSTAT_LOST_EVENTS);
 }
 
-static __always_inline int enter(u64 size, u64 old, u32 allocator)
+/* Whether the thread is inside an allocator call: entered at or below its entry's stack
+ * pointer (at it: a tail call, as glibc's realloc(NULL, n) jumps to malloc; both returns then
+ * come at once and the outer call's is the one counted). User space attaches each return probe
+ * before its entry probe, so a call whose entry was seen always has its return seen; one whose
+ * return was missed anyway (a longjmp out of it) stops counting at the next call made from
+ * above its frame. */
+static __always_inline bool nested(struct thread_state *t, u64 sp)
+{
+	return t && t->active && sp <= t->outer_sp;
+}
+
+static __always_inline int enter(struct pt_regs *ctx, u64 size, u64 old, u32 allocator)
 {
 	u64 id = bpf_get_current_pid_tgid();
 	if ((u32)(id >> 32) == self_tgid)
 		return 0;
 	struct thread_state *t = state(true);
-	if (!t)
+	u64 sp = PT_REGS_SP(ctx);
+	if (!t || nested(t, sp))
 		return 0;
 	t->size = size;
 	t->old = old;
 	t->allocator = allocator;
+	t->outer_sp = sp;
+	t->active = 1;
 	return 0;
 }
 
 SEC("uprobe")
 int BPF_UPROBE(malloc_enter, u64 size)
 {
-	return enter(size, 0, FN_MALLOC);
+	return enter(ctx, size, 0, FN_MALLOC);
+}
+
+SEC("uprobe")
+int BPF_UPROBE(mmap_enter, u64 addr, u64 len, u64 prot, u64 flags)
+{
+	/* Only anonymous memory: a file's mapping is not an allocation. */
+	if (!(flags & MAP_ANONYMOUS))
+		return 0;
+	return enter(ctx, len, 0, FN_MMAP);
 }
 
 SEC("uprobe")
@@ -206,14 +240,14 @@ int BPF_UPROBE(calloc_enter, u64 n, u64 size)
 	/* Factors under 2^32 cannot overflow; larger ones are not counted (an overflowing request
 	 * fails in calloc, and clang turns an exact check into a 128-bit multiply BPF lacks). */
 	if ((n >> 32) || (size >> 32))
-		return enter(0, 0, FN_CALLOC);
-	return enter(n * size, 0, FN_CALLOC);
+		return enter(ctx, 0, 0, FN_CALLOC);
+	return enter(ctx, n * size, 0, FN_CALLOC);
 }
 
 SEC("uprobe")
 int BPF_UPROBE(realloc_enter, u64 old, u64 size)
 {
-	return enter(size, old, FN_REALLOC);
+	return enter(ctx, size, old, FN_REALLOC);
 }
 
 /* Sends a sampled allocation at `addr` with the caller's registers and stack, then tracks it. */
@@ -261,8 +295,13 @@ int BPF_URETPROBE(alloc_return, u64 addr)
 	if (pid == self_tgid)
 		return 0;
 	struct thread_state *t = state(false);
-	if (!t)
+	/* After the return sp is above the entry's (the return address was popped); a nested
+	 * call's return is still below the outer call's entry. */
+	if (!t || !t->active || PT_REGS_SP(ctx) <= t->outer_sp)
 		return 0;
+	t->active = 0;
+	if (t->allocator == FN_MMAP && addr == MAP_FAILED)
+		addr = 0;
 	/* realloc: the old block is gone when it moved or was freed (size 0), not when it failed. */
 	if (t->allocator == FN_REALLOC && t->old && (addr || !t->size))
 		freed(pid, t->old);
@@ -285,6 +324,21 @@ int BPF_UPROBE(free_enter, u64 addr)
 	u64 id = bpf_get_current_pid_tgid();
 	u32 pid = id >> 32;
 	if (pid == self_tgid)
+		return 0;
+	freed(pid, addr);
+	return 0;
+}
+
+SEC("uprobe")
+int BPF_UPROBE(munmap_enter, u64 addr)
+{
+	u64 id = bpf_get_current_pid_tgid();
+	u32 pid = id >> 32;
+	if (pid == self_tgid)
+		return 0;
+	/* The allocator's own unmapping (free of a large block, jemalloc's purges) is not the
+	 * program's: its blocks are tracked by their free. */
+	if (nested(state(false), PT_REGS_SP(ctx)))
 		return 0;
 	freed(pid, addr);
 	return 0;

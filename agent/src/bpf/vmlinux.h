@@ -81,6 +81,8 @@ struct pt_regs {
 	long unsigned int ax; /* a return value (uretprobes) */
 	long unsigned int di; /* the first arguments (uprobes) */
 	long unsigned int si;
+	long unsigned int dx; /* the third and fourth (mmap's prot and flags) */
+	long unsigned int cx;
 } __attribute__((preserve_access_index));
 
 struct mm_struct {

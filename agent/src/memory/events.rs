@@ -24,6 +24,8 @@ pub enum Allocator {
     Calloc,
     /// `realloc`.
     Realloc,
+    /// glibc's `mmap` of anonymous memory.
+    Mmap,
 }
 
 impl Allocator {
@@ -34,6 +36,7 @@ impl Allocator {
             Allocator::Malloc => "[l] malloc",
             Allocator::Calloc => "[l] calloc",
             Allocator::Realloc => "[l] realloc",
+            Allocator::Mmap => "[l] mmap",
         }
     }
 }
@@ -105,6 +108,7 @@ pub fn parse(b: &[u8]) -> Result<MemEvent<'_>, MemEventError> {
         0 => Allocator::Malloc,
         1 => Allocator::Calloc,
         2 => Allocator::Realloc,
+        3 => Allocator::Mmap,
         _ => return Err(MemEventError::Kind(kind, allocator)),
     };
     let stack_len = (u32_at(b, 12) as usize).min(MAX_STACK_BYTES);
@@ -196,6 +200,11 @@ mod tests {
                 addr: 0x5000
             })
         );
+        let mapped = record(KIND_ALLOC, 3, &[]);
+        let Ok(MemEvent::Alloc(m)) = parse(&mapped) else {
+            panic!("an allocation")
+        };
+        assert_eq!(m.allocator.frame(), "[l] mmap");
         assert_eq!(parse(&b[..50]), Err(MemEventError::Short(50)));
         assert_eq!(parse(&record(7, 0, &[])), Err(MemEventError::Kind(7, 0)));
         assert_eq!(

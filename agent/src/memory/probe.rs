@@ -31,8 +31,10 @@ use skel::{MemorySkel, MemorySkelBuilder};
 /// How many counters the program keeps (`MSTAT_COUNT`).
 const STATS: usize = 6;
 
-/// The functions each attachment traps: (function, entry program, with a return probe).
+/// The functions each attachment traps, in every allocator library.
 const FUNCTIONS: [&str; 4] = ["malloc", "calloc", "realloc", "free"];
+/// Trapped in glibc alone: anonymous memory mapped by the program itself.
+const MAPPING: [&str; 2] = ["mmap", "munmap"];
 
 /// The loaded program. Field order is drop order: the ring buffer and links before the maps.
 pub struct MemoryProbe {
@@ -89,18 +91,25 @@ impl MemoryProbe {
         Ok(MemoryProbe { ring, skel })
     }
 
-    /// Attach the uprobes to the allocator in `library` for process `pid` (-1: every process).
+    /// Attach the uprobes to the allocator in `library` for process `pid` (-1: every process):
+    /// its allocation functions, and in glibc also `mmap`/`munmap`.
     pub fn attach(&self, library: &Path, pid: i32) -> Result<Vec<Link>, String> {
         let progs = &self.skel.progs;
+        let glibc = library.file_name().is_some_and(|n| n == "libc.so.6");
+        let mapping = MAPPING.iter().filter(|_| glibc);
         let mut links = Vec::new();
-        for function in FUNCTIONS {
+        for &function in FUNCTIONS.iter().chain(mapping) {
             let (entry, ret) = match function {
                 "malloc" => (&progs.malloc_enter, Some(&progs.alloc_return)),
                 "calloc" => (&progs.calloc_enter, Some(&progs.alloc_return)),
                 "realloc" => (&progs.realloc_enter, Some(&progs.alloc_return)),
+                "mmap" => (&progs.mmap_enter, Some(&progs.alloc_return)),
+                "munmap" => (&progs.munmap_enter, None),
                 _ => (&progs.free_enter, None),
             };
-            let probes = std::iter::once((entry, false)).chain(ret.map(|r| (r, true)));
+            // The return first: every call whose entry is seen then has its return seen too
+            // (the program takes a call without one for still running).
+            let probes = ret.map(|r| (r, true)).into_iter().chain([(entry, false)]);
             for (prog, retprobe) in probes {
                 let opts = UprobeOpts {
                     retprobe,

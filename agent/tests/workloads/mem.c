@@ -8,6 +8,14 @@
  * each freed at once. So keep allocates 75% of the bytes and holds all 40 MiB in use, churn 25%
  * and holds nothing; both under main -> run. Built with -O2 -fomit-frame-pointer.
  *
+ * Kinds mode (`mem --kinds SECONDS`): as test mode, but allocating with calloc, realloc and
+ * anonymous mmap, 100 rounds a second: zeroed() callocs 1 MiB, resized() reallocs a new block
+ * to 512 KiB and then to 1 MiB (glibc's realloc(NULL, n) calls malloc: counted once, as
+ * realloc), mapped() maps 1 MiB of anonymous memory; each keeps its last 8 blocks (8 MiB live),
+ * freeing or unmapping the oldest. So zeroed and mapped allocate 2/7 of the bytes each,
+ * resized 3/7, and each holds a third of the 24 MiB in use. The allocation sits in an inlined
+ * helper (place(), always inlined into mapped) so its name and line come from DWARF.
+ *
  * Cost mode (`mem --rate N SECONDS SIZE`): prints "ready", waits for a line, then makes N
  * malloc+free pairs of SIZE bytes per second on one thread (0: as fast as it can) for SECONDS,
  * and prints `pairs=P cpu_ns=C wall_ns=W`: bench/memory_cost.sh compares them with and without
@@ -17,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define MIB (1024 * 1024)
@@ -68,6 +77,59 @@ __attribute__((noinline)) void run(double seconds)
 	}
 }
 
+#define KINDS_KEPT 8
+static void *zeroed_ring[KINDS_KEPT], *resized_ring[KINDS_KEPT], *mapped_ring[KINDS_KEPT];
+void *volatile nothing;
+
+__attribute__((noinline)) void zeroed(unsigned slot)
+{
+	free(zeroed_ring[slot]);
+	zeroed_ring[slot] = calloc(256, 4096);
+	sink = zeroed_ring[slot];
+}
+
+__attribute__((noinline)) void resized(unsigned slot)
+{
+	free(resized_ring[slot]);
+	/* From a volatile NULL: the compiler turns realloc(NULL, n) into malloc(n). */
+	char *p = realloc(nothing, MIB / 2);
+	sink = p;
+	resized_ring[slot] = realloc(p, MIB);
+	sink = resized_ring[slot];
+}
+
+static inline __attribute__((always_inline)) void *place(void)
+{
+	return mmap(NULL, MIB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+}
+
+__attribute__((noinline)) void mapped(unsigned slot)
+{
+	if (mapped_ring[slot])
+		munmap(mapped_ring[slot], MIB);
+	void *p = place();
+	mapped_ring[slot] = p == MAP_FAILED ? NULL : p;
+	sink = mapped_ring[slot];
+}
+
+__attribute__((noinline)) void kinds(double seconds)
+{
+	double start = now(CLOCK_MONOTONIC);
+	for (unsigned long round = 0;; round++) {
+		double due = start + round / 100.0;
+		if (due - start >= seconds)
+			break;
+		while (now(CLOCK_MONOTONIC) < due) {
+			struct timespec nap = { 0, 200000 };
+			nanosleep(&nap, NULL);
+		}
+		unsigned slot = round % KINDS_KEPT;
+		zeroed(slot);
+		resized(slot);
+		mapped(slot);
+	}
+}
+
 __attribute__((noinline)) void pairs(double rate, double seconds, size_t size)
 {
 	double start = now(CLOCK_MONOTONIC), cpu = now(CLOCK_PROCESS_CPUTIME_ID);
@@ -106,6 +168,13 @@ int main(int argc, char **argv)
 		if (!ready())
 			return 1;
 		pairs(atof(argv[2]), atof(argv[3]), (size_t)atol(argv[4]));
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "--kinds")) {
+		if (!ready())
+			return 1;
+		kinds(atof(argv[2]));
+		printf("done\n");
 		return 0;
 	}
 	double seconds = argc > 1 ? atof(argv[1]) : 2.5;

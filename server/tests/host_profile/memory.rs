@@ -5,9 +5,15 @@
 //! filter picks the new process up; its windows go straight into the store), and the service's
 //! `mem-alloc` must show those shares (±10 points) under whole `main → run → keep|churn`
 //! stacks, and `mem-inuse`, read over the whole run, ≥ 90% on `keep` with a total near 40 MiB:
-//! one instant (each process's latest window), not a sum over the windows in the range.
+//! one instant (each process's latest window), not a sum over the windows in the range. The
+//! same program with jemalloc preloaded (Debian's `libjemalloc2`) is traced through jemalloc's
+//! own `malloc`/`free`; [`kinds`] traces calloc, realloc and anonymous mmap.
+
+#[path = "memory/kinds.rs"]
+mod kinds;
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -56,15 +62,18 @@ fn wait_for(what: &str, limit: Duration, ready: impl Fn() -> bool) {
     }
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_c_program_without_frame_pointers_shows_where_its_bytes_go() {
-    let _one = SERIAL.lock().await;
-    if !allowed() {
-        return;
-    }
-    let dir = tempfile::tempdir().expect("dir");
-    let program = workloads::c_mem(dir.path());
-    let db = TempDb::new();
+/// One run of `program args` (with `env`) under the collector, `--memory-comm ^embers-mem$`
+/// sampling every `sample_bytes` on average, windows of a second into a fresh store in `db`:
+/// the service over that store and the run's range. The program waits for a line on stdin, sent once
+/// a window's report says its uprobes are attached.
+async fn profile_run(
+    program: PathBuf,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    sample_bytes: u64,
+    dir: &Path,
+    db: &TempDb,
+) -> (TestServer, (i64, i64)) {
     let store = Arc::new(Store::open(&db.path()).expect("store"));
     let attached = Arc::new(AtomicUsize::new(0));
     let sink = Watched {
@@ -75,15 +84,13 @@ async fn a_c_program_without_frame_pointers_shows_where_its_bytes_go() {
         },
         attached: attached.clone(),
     };
-    // 256 KiB, not the default 512: the 40 blocks kept live are then sampled almost surely,
-    // so the in-use total is within a few percent of 40 MiB every time.
     let options = Options {
         interval: Duration::from_secs(1),
         process_regex: regex::Regex::new("^embers-mem$").ok(),
         memory: MemoryOptions {
             enabled: true,
             comm: comm_filter("^embers-mem$").ok(),
-            sample_bytes: 256 << 10,
+            sample_bytes,
             ..MemoryOptions::default()
         },
         ..Options::default()
@@ -93,7 +100,8 @@ async fn a_c_program_without_frame_pointers_shows_where_its_bytes_go() {
     let seen = attached.clone();
     tokio::task::spawn_blocking(move || {
         let mut child = Command::new(&program)
-            .arg(SECONDS.to_string())
+            .args(&args)
+            .envs(env)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -115,10 +123,67 @@ async fn a_c_program_without_frame_pointers_shows_where_its_bytes_go() {
     .await
     .expect("join");
     let range = (start, now() + 1);
-    let server = TestServer::start_over(store, dir.path().join("no-viewer"), |_| {}).await;
+    let server = TestServer::start_over(store, dir.join("no-viewer"), |_| {}).await;
+    (server, range)
+}
+
+/// `mem.c`'s test mode under the collector (with `env`), checked: keep/churn shares, in use.
+async fn keep_and_churn(env: Vec<(String, String)>) {
+    let dir = tempfile::tempdir().expect("dir");
+    let program = workloads::c_mem(dir.path());
+    // 256 KiB, not the default 512: the 40 blocks kept live are then sampled almost surely,
+    // so the in-use total is within a few percent of 40 MiB every time.
+    let args = vec![SECONDS.to_string()];
+    let db = TempDb::new();
+    let (server, range) = profile_run(program, args, env, 256 << 10, dir.path(), &db).await;
     check_alloc(&server, range).await;
     check_in_use(&server, range).await;
     server.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_c_program_without_frame_pointers_shows_where_its_bytes_go() {
+    let _one = SERIAL.lock().await;
+    if !allowed() {
+        return;
+    }
+    keep_and_churn(Vec::new()).await;
+}
+
+/// Debian's jemalloc (`libjemalloc2`, which `scripts/setup.sh` installs for the collector's
+/// tests), if this machine has it: CI must.
+fn jemalloc() -> Option<PathBuf> {
+    let found = [
+        "/usr/lib/x86_64-linux-gnu/libjemalloc.so.2",
+        "/usr/lib/aarch64-linux-gnu/libjemalloc.so.2",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists());
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI=true but libjemalloc.so.2 is missing (scripts/setup.sh installs libjemalloc2)"
+        );
+        eprintln!("skipped: libjemalloc.so.2 is not installed (apt-get install libjemalloc2)");
+    }
+    found
+}
+
+/// With jemalloc preloaded the program's malloc and free are jemalloc's (glibc's are never
+/// called): the same shares and the same 40 MiB in use, through the probes on jemalloc's
+/// exported functions (its own mmap of extents, inside its malloc, is not counted again).
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_program_on_jemalloc_is_traced_through_jemalloc() {
+    let _one = SERIAL.lock().await;
+    if !allowed() {
+        return;
+    }
+    let Some(library) = jemalloc() else {
+        return;
+    };
+    let preload = ("LD_PRELOAD".to_owned(), library.display().to_string());
+    keep_and_churn(vec![preload]).await;
 }
 
 /// `mem-alloc`: keep 75%, churn 25%, each under main → run, the allocator the leaf.
