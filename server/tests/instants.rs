@@ -1,7 +1,9 @@
 //! In-use event types are instants (`inuse_space`, `inuse_objects`, `goroutines`, `mem-inuse`):
 //! every reader of a range takes each process's latest upload and sums over processes, never
 //! the sum of every upload — on SQLite, on ClickHouse (one node and two shards), and through
-//! MCP, for graphs, services, timelines, functions and one function's timeline. Process `web`
+//! MCP, for graphs, services, timelines, functions and one function's timeline; with
+//! `--upstream`, services and timelines ask the querier for each process's last value (as
+//! DeepFlow's own querier reads in-use types) and sum those. Process `web`
 //! on host a uploads 100 bytes, then 300 a minute later; on host b (another
 //! process) 40 + 10 in between; an on-CPU control over the same times is summed.
 
@@ -180,5 +182,53 @@ async fn mcp_reads_in_use_as_the_latest_upload() {
         .to_owned();
     assert!(text.contains("Total: 300 B"), "{text}");
     assert!(text.contains("live at 2023-11-14 22:14:20 UTC"), "{text}");
+    server.stop().await;
+}
+
+/// `--upstream`: the querier is asked for each process's `Last(profile_value)` (per bucket for a
+/// timeline), never a sum, and the answer sums those over processes: the heap service is
+/// 300 + 40, not its uploads' sums (999 + 50); on-CPU beside it is summed; a heap timeline is
+/// 100 + 40 at the first bucket and 300 at the second.
+#[tokio::test]
+async fn upstream_asks_for_each_process_s_last_value_and_sums_those() {
+    use common::querier::{result, start_stub, statements, stub, H};
+    use embers_server::http::upstream::UpstreamOptions;
+
+    let (base, stub) = start_stub(stub(true)).await;
+    let (_db, server) = common::http::proxying(&base, UpstreamOptions::default()).await;
+    let range = json!({"time_start": H, "time_end": H + 3599});
+    assert_eq!(
+        result(&server, "/v1/profile/services", range.clone()).await["values"],
+        json!([
+            ["heap-app", "Golang", "inuse_space", 340],
+            ["redis-server", "eBPF", "on-cpu", 187]
+        ])
+    );
+    let heap = with(range, json!({"profile_event_type": "inuse_space"}));
+    assert_eq!(
+        result(&server, "/v1/profile/services", heap.clone()).await["values"],
+        json!([["heap-app", "Golang", "inuse_space", 340]])
+    );
+    let timeline = with(
+        heap,
+        json!({"app_service": "heap-app", "profile_language_type": "Golang", "interval": 60}),
+    );
+    assert_eq!(
+        result(&server, "/v1/profile/timeline", timeline).await,
+        json!({"interval": 60, "columns": ["time", "value"], "values": [[H, 140], [H + 60, 300]]})
+    );
+    let sent = statements(&stub);
+    assert_eq!(sent.len(), 3, "{sent:#?}");
+    assert!(
+        sent[0].contains("Sum(profile_value) AS v, Last(profile_value) AS l"),
+        "{}",
+        sent[0]
+    );
+    assert!(
+        sent[1..].iter().all(
+            |s| s.contains("agent, process_id, Last(profile_value) AS v") && !s.contains("Sum(")
+        ),
+        "{sent:#?}"
+    );
     server.stop().await;
 }

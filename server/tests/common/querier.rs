@@ -27,7 +27,13 @@ pub const TAG_COLUMNS: &str = "app_instance, region, az, host, chost, vpc, route
 #[derive(Debug, Clone, PartialEq)]
 pub enum Kind {
     Services,
+    /// Services read per process: in-use types' last values (`both`: also every type's sums).
+    ServicesPerProcess {
+        both: bool,
+    },
     Timeline(Option<String>),
+    /// An in-use type's timeline: each process's last value per bucket.
+    InUseTimeline,
     Tags,
     TagValues(String),
 }
@@ -35,7 +41,9 @@ pub enum Kind {
 /// The statement templates, as regular expressions.
 pub struct Templates {
     services: Regex,
+    services_per_process: Regex,
     timeline: Regex,
+    in_use_timeline: Regex,
     tags: Regex,
     tag_values: Regex,
 }
@@ -52,12 +60,19 @@ impl Templates {
         let re = |s: String| Regex::new(&format!("^{s}$")).expect("template regex");
         let keys = "app_service, profile_language_type, profile_event_type";
         let cols = regex::escape(TAG_COLUMNS);
+        let stack = "(?:, profile_location_str)?";
         Templates {
             services: re(format!(
                 r"SELECT {keys}, Sum\(profile_value\) AS v FROM {t} WHERE {w} GROUP BY {keys} ORDER BY v DESC LIMIT 1000"
             )),
+            services_per_process: re(format!(
+                r"SELECT {keys}, agent, process_id, (Sum\(profile_value\) AS v, )?Last\(profile_value\) AS [vl]{stack} FROM {t} WHERE {w} GROUP BY {keys}, agent, process_id{stack} LIMIT 200000"
+            )),
             timeline: re(format!(
                 r"SELECT time\(time, [1-9]\d*\) AS toi(?:, ({name}))?, Sum\(profile_value\) AS v FROM {t} WHERE {w} GROUP BY toi(?:, ({name}))? ORDER BY toi LIMIT 200000"
+            )),
+            in_use_timeline: re(format!(
+                r"SELECT time\(time, [1-9]\d*\) AS toi, agent, process_id, Last\(profile_value\) AS v{stack} FROM {t} WHERE {w} GROUP BY toi, agent, process_id{stack} ORDER BY toi LIMIT 200000"
             )),
             tags: re(format!(
                 r"SELECT {cols}, Count\(row\) AS n FROM {t} WHERE {w} GROUP BY {cols} LIMIT 10000"
@@ -72,6 +87,14 @@ impl Templates {
         let group = |c: &regex::Captures<'_>, i| c.get(i).map(|m| m.as_str().to_owned());
         if self.services.is_match(sql) {
             return Some(Kind::Services);
+        }
+        if let Some(c) = self.services_per_process.captures(sql) {
+            return Some(Kind::ServicesPerProcess {
+                both: c.get(1).is_some(),
+            });
+        }
+        if self.in_use_timeline.is_match(sql) {
+            return Some(Kind::InUseTimeline);
         }
         if self.tags.is_match(sql) {
             return Some(Kind::Tags);
@@ -176,6 +199,45 @@ async fn query(
             ];
             table(&columns, Value::Array(rows))
         }
+        // Go heaps of one service on two processes: the querier's last values (300 and 40;
+        // their sums, 999 and 50, are what a sum would read).
+        Kind::ServicesPerProcess { both } => {
+            let keys = ["app_service", "profile_language_type", "profile_event_type"];
+            let per = ["agent", "process_id"];
+            let mut columns: Vec<&str> = keys.iter().chain(&per).copied().collect();
+            let (heap_a, heap_b) = if both {
+                columns.extend(["v", "l"]);
+                (json!([999, 300]), json!([50, 40]))
+            } else {
+                columns.push("v");
+                (json!([300]), json!([40]))
+            };
+            let row = |cells: Value, values: &Value| {
+                let mut cells = cells.as_array().cloned().unwrap_or_default();
+                cells.extend(values.as_array().cloned().unwrap_or_default());
+                Value::Array(cells)
+            };
+            let mut rows = vec![
+                row(
+                    json!(["heap-app", "Golang", "inuse_space", "a", 7]),
+                    &heap_a,
+                ),
+                row(
+                    json!(["heap-app", "Golang", "inuse_space", "b", 8]),
+                    &heap_b,
+                ),
+            ];
+            if both {
+                rows.push(json!(["redis-server", "eBPF", "on-cpu", "a", 1, 150, 3]));
+                rows.push(json!(["redis-server", "eBPF", "on-cpu", "b", 2, 37, 9]));
+            }
+            table(&columns, Value::Array(rows))
+        }
+        // One process's heap at 100 then 300 bytes, another's at 40: per bucket, per process.
+        Kind::InUseTimeline => table(
+            &["toi", "agent", "process_id", "v"],
+            json!([[H, "a", 7, 100], [H, "b", 8, 40], [H + 60, "a", 7, 300]]),
+        ),
         // Columns in another order than selected, as the querier may answer.
         Kind::Timeline(None) => table(&["v", "toi"], json!([[57, H + 60], [130, H]])),
         Kind::Timeline(Some(g)) if g == "profile_location_str" => {

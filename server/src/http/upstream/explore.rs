@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use axum::http::HeaderMap;
 use embers_model::contract::envelope::Table;
+use embers_model::contract::event::is_instant;
 use embers_model::contract::explore::{
     rank_counts, rank_services, thread_of, Dimension, ServiceRow, ServicesQuery, TagValuesQuery,
     TagsQuery, TimelineAnswer, TimelineQuery, TimelineRow, ValueCount,
@@ -14,7 +15,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::sql_api::{column, integer, number, text, Rows, SqlApiError};
-use super::statements::{self, RenderError, TAG_ROWS, TIMELINE_ROWS};
+use super::statements::{self, RenderError, LAST, PROCESS_KEYS, TAG_ROWS, TIMELINE_ROWS};
 use super::{Org, Upstream};
 use crate::error::Error;
 use crate::http::explore::{success, Explore};
@@ -97,6 +98,9 @@ impl Upstream {
 
     pub(super) async fn services(&self, h: &Org, q: &ServicesQuery) -> Outcome<Table<ServiceRow>> {
         let rows = self.select(h, &statements::services(q)?).await?;
+        if rows.values.len() >= TIMELINE_ROWS {
+            return Err(UpstreamExploreError::TooManyRows(TIMELINE_ROWS));
+        }
         let at = |name| column(&rows, name);
         let (app, language, event, v) = (
             at("app_service")?,
@@ -104,16 +108,26 @@ impl Upstream {
             at("profile_event_type")?,
             at("v")?,
         );
-        let mut out = Vec::with_capacity(rows.values.len());
+        // Rows per process (in-use types, or any type): each its last value or its sum, the
+        // event type says which, summed per service here.
+        let last = column(&rows, LAST).ok();
+        let mut sums: HashMap<(String, String, String), u64> = HashMap::new();
         for row in &rows.values {
             let cell = |i: usize| row.get(i).unwrap_or(&Value::Null);
-            out.push(ServiceRow::from((
-                text(cell(app)),
-                text(cell(language)),
-                text(cell(event)),
-                number(cell(v))?,
-            )));
+            let event = text(cell(event));
+            let value = match last {
+                Some(l) if is_instant(&event) => cell(l),
+                _ => cell(v),
+            };
+            let sum = sums
+                .entry((text(cell(app)), text(cell(language)), event))
+                .or_default();
+            *sum = sum.saturating_add(number(value)?);
         }
+        let out = sums
+            .into_iter()
+            .map(|((app, language, event), v)| ServiceRow::from((app, language, event, v)))
+            .collect();
         Ok(rank_services(out))
     }
 
@@ -124,7 +138,10 @@ impl Upstream {
         }
         let (toi, v) = (column(&rows, "toi")?, column(&rows, "v")?);
         let group = match &q.group_by {
-            Some((_, dimension)) => Some((other_column(&rows, &["toi", "v"])?, dimension)),
+            Some((_, dimension)) => {
+                let skip = ["toi", "v", PROCESS_KEYS[0], PROCESS_KEYS[1]];
+                Some((other_column(&rows, &skip)?, dimension))
+            }
             None => None,
         };
         let mut points = Vec::with_capacity(rows.values.len());
@@ -139,7 +156,8 @@ impl Upstream {
                 value: number(cell(v))?,
             });
         }
-        // `finish` also floors every time to its bucket, whatever alignment the querier used.
+        // `finish` also floors every time to its bucket, whatever alignment the querier used,
+        // and sums the rows of a bucket (an in-use type's are one per process).
         Ok(TimelineAnswer::finish(q, points))
     }
 

@@ -7,14 +7,16 @@
 //! | endpoint | template |
 //! |---|---|
 //! | services | `SELECT app_service, profile_language_type, profile_event_type, Sum(profile_value) AS v FROM T WHERE W GROUP BY app_service, profile_language_type, profile_event_type ORDER BY v DESC LIMIT 1000` |
+//! | services, in-use or any type | `SELECT K, agent, process_id, [Sum(profile_value) AS v, ]Last(profile_value) AS v\|l FROM T WHERE W GROUP BY K, agent, process_id LIMIT N` (`K` the keys above) |
 //! | timeline | `SELECT time(time, I) AS toi[, G], Sum(profile_value) AS v FROM T WHERE W GROUP BY toi[, G] ORDER BY toi LIMIT N` |
+//! | timeline, in-use | `SELECT time(time, I) AS toi[, G], agent, process_id, Last(profile_value) AS v FROM T WHERE W GROUP BY toi[, G], agent, process_id ORDER BY toi LIMIT N` |
 //! | tags | `SELECT C1, ..., Cn, Count(row) AS n FROM T WHERE W GROUP BY C1, ..., Cn LIMIT 10000` |
 //! | tag_values | `SELECT G, Count(row) AS n FROM T WHERE W[ AND G ILIKE 'P%'] GROUP BY G ORDER BY n DESC LIMIT 10000` |
 //!
 //! `T` is `in_process_metrics` (DeepFlow ≥ v7.1's 1-second aggregate) or `in_process` (older
 //! servers, per-sample fields, and `thread`, which needs the stack text: then `G` is
 //! `profile_location_str`). `W` is `time>=S AND time<=E` plus the process, language, event type
-//! and filter conditions.
+//! and filter conditions. In-use event types are read as instants instead ([`instants`]).
 
 use embers_model::contract::explore::{
     Dimension, ServicesQuery, TagValuesQuery, TagsQuery, TimelineQuery, MAX_SERVICES,
@@ -26,7 +28,10 @@ use embers_model::contract::tag_filter::{
     quote_tag_value, render_conditions, render_name, Dialect, TagFilter, UnwritableName,
 };
 
-use embers_model::contract::event::TOTAL_APP_SERVICE;
+use embers_model::contract::event::{is_instant, TOTAL_APP_SERVICE};
+
+mod instants;
+pub(crate) use instants::{LAST, PROCESS_KEYS};
 
 /// Most rows of a timeline statement (buckets × groups, or × stacks for `thread`).
 pub(crate) const TIMELINE_ROWS: usize = 200_000;
@@ -66,13 +71,21 @@ pub(crate) struct Statement {
     tail: String,
     /// Whether `in_process_metrics` can answer it.
     pub(crate) metrics: bool,
+    /// Read from `in_process`, also grouped by the stack (an instant's `Last` per process is
+    /// of one stack's row there, not of the upload's second, as in `in_process_metrics`).
+    per_stack: bool,
 }
 
 impl Statement {
     /// The SQL text for `source`.
     pub(crate) fn sql(&self, source: Source) -> String {
+        let stack = if self.per_stack && source == Source::Samples {
+            format!(", {STACK}")
+        } else {
+            String::new()
+        };
         format!(
-            "SELECT {} FROM {} WHERE {} GROUP BY {}{}",
+            "SELECT {}{stack} FROM {} WHERE {} GROUP BY {}{stack}{}",
             self.select,
             source.table(),
             self.condition,
@@ -158,6 +171,9 @@ pub(crate) fn dimension_column(d: &Dimension) -> Result<Option<String>, RenderEr
     })
 }
 
+/// The stack text's column.
+const STACK: &str = "profile_location_str";
+
 /// The column `G` reads: the dimension's, or the stack text for `thread`.
 fn group_column(d: &Dimension) -> Result<(String, bool), RenderError> {
     Ok(match dimension_column(d)? {
@@ -165,44 +181,60 @@ fn group_column(d: &Dimension) -> Result<(String, bool), RenderError> {
             let metrics = !matches!(d, Dimension::Tag(f) if !metrics_has(f.name()));
             (column, metrics)
         }
-        None => ("profile_location_str".to_owned(), false),
+        None => (STACK.to_owned(), false),
     })
 }
 
-/// The services statement.
+/// The keys of a services row.
+const SERVICE_KEYS: &str = "app_service, profile_language_type, profile_event_type";
+
+/// The services statement: summed over the range, or for an in-use event type each process's
+/// last value ([`instants`]); for any event type both, per process.
 pub(crate) fn services(q: &ServicesQuery) -> Result<Statement, RenderError> {
     let (condition, metrics) = condition_of(&q.selection, false)?;
-    let keys = "app_service, profile_language_type, profile_event_type";
-    Ok(Statement {
-        select: format!("{keys}, Sum(profile_value) AS v"),
-        condition,
-        group: keys.to_owned(),
-        tail: format!(" ORDER BY v DESC LIMIT {MAX_SERVICES}"),
-        metrics,
+    Ok(match q.selection.event_type.as_deref() {
+        Some(event) if is_instant(event) => instants::services(condition, metrics, false),
+        Some(_) => Statement {
+            select: format!("{SERVICE_KEYS}, Sum(profile_value) AS v"),
+            condition,
+            group: SERVICE_KEYS.to_owned(),
+            tail: format!(" ORDER BY v DESC LIMIT {MAX_SERVICES}"),
+            metrics,
+            per_stack: false,
+        },
+        None => instants::services(condition, metrics, true),
     })
 }
 
-/// The timeline statement.
+/// The timeline statement; for an in-use event type each process's last value in each bucket
+/// ([`instants`]), which the answer's reader sums per bucket.
 pub(crate) fn timeline(q: &TimelineQuery) -> Result<Statement, RenderError> {
+    let instant = q.selection.event_type.as_deref().is_some_and(is_instant);
     let (condition, mut metrics) = condition_of(&q.selection, q.skips_total())?;
-    let toi = format!("time(time, {}) AS toi", q.interval);
-    let (select, group) = match &q.group_by {
-        None => (format!("{toi}, Sum(profile_value) AS v"), "toi".to_owned()),
-        Some((_, dimension)) => {
-            let (column, ok) = group_column(dimension)?;
-            metrics &= ok;
-            (
-                format!("{toi}, {column}, Sum(profile_value) AS v"),
-                format!("toi, {column}"),
-            )
-        }
-    };
+    let mut keys = vec!["toi".to_owned()];
+    let mut per_stack = instant;
+    if let Some((_, dimension)) = &q.group_by {
+        let (column, ok) = group_column(dimension)?;
+        metrics &= ok;
+        // Grouped by thread, the rows are per stack already.
+        per_stack &= column != STACK;
+        keys.push(column);
+    }
+    if instant {
+        keys.extend(instants::PROCESS_KEYS.map(str::to_owned));
+    }
+    let value = if instant { "Last" } else { "Sum" };
+    let others: String = keys[1..].iter().map(|k| format!(", {k}")).collect();
     Ok(Statement {
-        select,
+        select: format!(
+            "time(time, {}) AS toi{others}, {value}(profile_value) AS v",
+            q.interval
+        ),
         condition,
-        group,
+        group: keys.join(", "),
         tail: format!(" ORDER BY toi LIMIT {TIMELINE_ROWS}"),
         metrics,
+        per_stack,
     })
 }
 
@@ -217,6 +249,7 @@ pub(crate) fn tags(q: &TagsQuery) -> Result<Statement, RenderError> {
         group: columns,
         tail: format!(" LIMIT {TAG_ROWS}"),
         metrics,
+        per_stack: false,
     })
 }
 
@@ -238,6 +271,7 @@ pub(crate) fn tag_values(q: &TagValuesQuery) -> Result<Statement, RenderError> {
         group: column,
         tail: format!(" ORDER BY n DESC LIMIT {TAG_ROWS}"),
         metrics: metrics && ok,
+        per_stack: false,
     })
 }
 
