@@ -362,34 +362,49 @@ async fn pushed_language(server: &TestServer, user_agent: &str, labels: Value) -
     row[1].as_str().expect("language").to_owned()
 }
 
-/// pyroscope-rs SDKs (Python's and Ruby's packages) name their spy only in the user agent,
-/// `pyroscope-rs/<spy>/<version>` (the form of the example; the SDK's source was not
-/// at hand): it maps to the language by `/ingest`'s `spyName` table; a `pyroscope_spy` label
-/// wins, and another agent's user agent says nothing.
+/// pyroscope-rs SDKs (Python's and Ruby's packages) name their spy only in the user agent: its
+/// session sends `pyroscope-rs/<spy>/<spy version> reqwest` (`pyroscope-rs/<spy> reqwest` before
+/// versions were added), with labels `__name__`, `service_name`, `otel.scope.name`,
+/// `otel.scope.version`, `process.runtime.name` and `process.runtime.version` and no
+/// `pyroscope_spy` (grafana/pyroscope-rs, `src/backend/session.rs` or `src/session.rs`). The spy
+/// maps to the language by `/ingest`'s `spyName` table; a `pyroscope_spy` label wins, and
+/// another agent's user agent says nothing. (The SDK's body is protobuf, gzipped; the push
+/// decoding of that is `formats_go`'s test; here it is JSON.)
 #[tokio::test]
 async fn pushed_profiles_take_their_language_from_the_pyroscope_rs_user_agent() {
     let db = TempDb::new();
     let server = TestServer::start(&db.path()).await;
-    let labels = |app: &str| json!([{"name": "__name__", "value": "process_cpu"}, {"name": "service_name", "value": app}]);
-    let py = pushed_language(&server, "pyroscope-rs/pyspy/1.4.0", labels("py-app")).await;
+    let labels = |app: &str, runtime: &str| {
+        json!([{"name": "__name__", "value": "process_cpu"}, {"name": "service_name", "value": app},
+               {"name": "otel.scope.name", "value": format!("com.grafana.pyroscope/{runtime}")},
+               {"name": "otel.scope.version", "value": "1.0.12"},
+               {"name": "process.runtime.name", "value": runtime},
+               {"name": "process.runtime.version", "value": "3.12.4"}])
+    };
+    let py = pushed_language(
+        &server,
+        "pyroscope-rs/pyspy/1.0.12 reqwest",
+        labels("py-app", "cpython"),
+    )
+    .await;
     assert_eq!(py, "python");
     let rb = pushed_language(
         &server,
-        "pyroscope-rs/rbspy/0.3.2 reqwest",
-        labels("rb-app"),
+        "pyroscope-rs/rbspy reqwest",
+        labels("rb-app", "ruby"),
     )
     .await;
     assert_eq!(rb, "ruby");
-    let mut spied = labels("go-app");
+    let mut spied = labels("go-app", "go");
     spied
         .as_array_mut()
         .expect("labels")
         .push(json!({"name": "pyroscope_spy", "value": "gospy"}));
     assert_eq!(
-        pushed_language(&server, "pyroscope-rs/pyspy/1.4.0", spied).await,
+        pushed_language(&server, "pyroscope-rs/pyspy/1.0.12 reqwest", spied).await,
         "Golang"
     );
-    let other = pushed_language(&server, "Go-http-client/1.1", labels("other-app")).await;
+    let other = pushed_language(&server, "Go-http-client/1.1", labels("other-app", "go")).await;
     assert_ne!(other, "python");
     server.stop().await;
 }
