@@ -1,6 +1,6 @@
 //! What source lines and event times cost on ClickHouse, measured (`cargo test -p
-//! embers-server --test integration --release clickhouse_detail_cost -- --ignored
-//! --nocapture`; docs/time-inside-a-range.md and docs/source-lines.md have the numbers): one
+//! embers-server --test integration clickhouse_detail_cost -- --ignored --nocapture`;
+//! docs/time-inside-a-range.md has the numbers, from a debug build): one
 //! hour of one process at 99 Hz (20 distinct stacks a second of 8 to 27 frames, 4 threads, as
 //! `store::fine::measure` on SQLite) stored four ways — plain, with lines, with event times,
 //! with both — and the compressed bytes each takes once merged (`system.columns`, every table
@@ -121,7 +121,7 @@ async fn stored(lines: bool, timed: bool, name: &str) -> Option<(u64, u64, u64, 
 }
 
 #[tokio::test]
-#[ignore = "a measurement: run it with --ignored --nocapture (release)"]
+#[ignore = "a measurement: run it with --ignored --nocapture"]
 async fn an_hour_at_99_hz_with_and_without_lines_and_times() {
     let samples = (3600 * HZ) as f64;
     let mut plain = 0;
