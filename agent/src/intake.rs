@@ -143,11 +143,15 @@ impl Intake {
             user,
             kernel: kernel_frames(&d.kernel),
         };
-        self.add(
-            key,
-            names_of(&d.thread, &d.process, d.kernel_thread),
-            d.count,
-        );
+        // A count comes with the names of the thread's last on-CPU sample, which for a thread
+        // that mostly sleeps may be older than its off-CPU records of this window: a thread
+        // named just after it started (pthread_setname_np) kept its parent's name. The
+        // records, read at each wait's end, know better.
+        let now = names_of(&d.thread, &d.process, d.kernel_thread);
+        if !self.names.contains_key(&key.tid) {
+            self.set_names(key.tid, now);
+        }
+        *self.stacks.entry(key).or_default() += d.count;
     }
 
     /// One ring buffer record, as bytes.
@@ -163,7 +167,21 @@ impl Intake {
     }
 
     fn add(&mut self, key: StackKey, now: NamesRef<'_>, value: u64) {
-        let names = self.names.entry(key.tid).or_default();
+        self.set_names(key.tid, now);
+        if let Some(time) = self.stamp {
+            let stamp = Stamp {
+                time,
+                tid: key.tid,
+                value,
+            };
+            self.times.entry(key.clone()).or_default().push(stamp);
+        }
+        *self.stacks.entry(key).or_default() += value;
+    }
+
+    /// Thread `tid`'s names are `now`.
+    fn set_names(&mut self, tid: u32, now: NamesRef<'_>) {
+        let names = self.names.entry(tid).or_default();
         if names.thread != now.thread
             || names.process != now.process
             || names.kernel_thread != now.kernel_thread
@@ -174,15 +192,6 @@ impl Intake {
                 kernel_thread: now.kernel_thread,
             };
         }
-        if let Some(time) = self.stamp {
-            let stamp = Stamp {
-                time,
-                tid: key.tid,
-                value,
-            };
-            self.times.entry(key.clone()).or_default().push(stamp);
-        }
-        *self.stacks.entry(key).or_default() += value;
     }
 
     /// The window's record times per stack (monotonic ns), taken with [`Intake::take`].
@@ -279,6 +288,32 @@ mod tests {
             stack_start: 0,
             stack: &[],
         }
+    }
+
+    #[test]
+    fn a_count_does_not_rename_a_thread_its_records_named() {
+        let mut intake = Intake::new();
+        let mut wait = kernel_sample(7, false);
+        wait.kind = Kind::OffCpu;
+        wait.thread = "sleeper".into();
+        wait.process = "prog".into();
+        intake.event(&wait);
+        let count = |tid, thread: &str| Drained {
+            pid: 7,
+            tid,
+            kernel_thread: false,
+            thread: thread.into(),
+            process: "prog".into(),
+            kernel: vec![0xffff_ffff_8100_0010],
+            user: Vec::new(),
+            count: 3,
+        };
+        intake.counted(&count(7, "prog"));
+        intake.counted(&count(8, "worker"));
+        let (stacks, names, _) = intake.take();
+        assert_eq!(names[&7].thread, "sleeper");
+        assert_eq!(names[&8].thread, "worker");
+        assert_eq!(stacks.values().sum::<u64>(), 7);
     }
 
     #[test]

@@ -25,6 +25,8 @@ mod kernel_threads;
 mod lines;
 #[path = "host_profile/memory.rs"]
 mod memory;
+#[path = "host_profile/stop.rs"]
+mod stop;
 #[path = "host_profile/workloads.rs"]
 mod workloads;
 
@@ -49,8 +51,11 @@ const SHARES: [f64; 3] = [0.5, 0.3, 0.2];
 const SECONDS: f64 = 2.5;
 const NAPS: u32 = 15;
 
-/// Whether this machine lets the collector run; with CI=true it must.
+/// Whether this machine lets the collector run; with CI=true it must. Also captures the
+/// collector's log (each window's stats line, the HTTP sink's `N refused`, what was lost) with
+/// the test's output, so a failing test shows what the collector saw.
 fn allowed() -> bool {
+    capture_logs();
     match embers_agent::preflight::check() {
         Ok(_) => true,
         Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
@@ -61,6 +66,19 @@ fn allowed() -> bool {
             false
         }
     }
+}
+
+/// The collector's and the in-process profiler's log at info, everything else's warnings, into
+/// the test harness's captured output (printed for failing tests, or with `--nocapture`).
+fn capture_logs() {
+    let filter = tracing_subscriber::EnvFilter::new(
+        "warn,embers_agent=info,embers_server::host_profile=info",
+    );
+    // A second call (every test calls it) finds the subscriber set: nothing to do.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_test_writer()
+        .try_init();
 }
 
 fn now() -> i64 {
@@ -376,7 +394,9 @@ async fn frame_pointer_mode_counts_in_the_kernel() {
         process_regex: None,
         ..options(Unwind::Fp)
     };
+    let work = kernel_threads::KernelWork::start();
     let run = profile(&[&fp], every, Box::new(sink)).await;
+    drop(work);
     check_program(&server, &fp, run.slept[0], run.range, true).await;
     kernel_threads::check_no_services(&server, run.range, true).await;
     server.stop().await;

@@ -118,6 +118,11 @@ pub fn time_ns(b: &[u8]) -> Option<u64> {
     (b.len() >= EVENT_BYTES).then(|| u64_at(b, TIME_AT))
 }
 
+/// Whether a record is an off-CPU wait (read before [`parse`], to keep waits first).
+pub fn is_off_cpu(b: &[u8]) -> bool {
+    b.len() >= 2 && u16_at(b, 0) == KIND_OFF_CPU
+}
+
 /// Read one record.
 pub fn parse(b: &[u8]) -> Result<Event<'_>, EventError> {
     if b.len() < EVENT_BYTES {

@@ -1,10 +1,12 @@
 //! The kernel side, from user space: loads `profile.bpf.c` (its libbpf-rs skeleton is built by
 //! `build.rs`), sets its options, opens a CPU-clock perf event on every online CPU and attaches
 //! the on-CPU program to each, attaches the off-CPU programs (to `sched_switch` and
-//! `rseq_update`) when asked, and hands every ring buffer record to a callback. It also reads the program's counters and keeps
-//! the CPUs sampled in step with the CPUs online.
+//! `rseq_update`) when asked, and hands every ring buffer record to a callback (read out of the
+//! kernel by a thread of its own, [`drain`], so naming a window never overflows it). It also
+//! reads the program's counters and keeps the CPUs sampled in step with the CPUs online.
 
 pub mod counts;
+pub mod drain;
 pub mod events;
 pub mod perf;
 
@@ -80,10 +82,14 @@ struct Cpu {
     _link: Link,
 }
 
-/// The loaded, attached program. Field order is drop order: the ring buffer and links go
-/// before the maps and programs they use.
+/// What each ring buffer record is handed to.
+type OnRecord = Box<dyn FnMut(&[u8])>;
+
+/// The loaded, attached program. Field order is drop order: the ring buffer (in its reader)
+/// and links go before the maps and programs they use.
 pub struct Probe {
-    ring: RingBuffer<'static>,
+    drain: drain::Drain,
+    on_record: OnRecord,
     cpus: Vec<Cpu>,
     _switch: Vec<Link>,
     skel: ProfileSkel<'static>,
@@ -99,20 +105,20 @@ fn ring_bytes(unwind: Unwind, cpus: usize, stack_bytes: u32) -> u32 {
     wanted.clamp(8 << 20, 256 << 20).next_power_of_two() as u32
 }
 
-/// The program's ring buffer, each record handed to `on_record`.
-fn ring_buffer(
-    skel: &ProfileSkel<'static>,
-    mut on_record: impl FnMut(&[u8]) + 'static,
-) -> Result<RingBuffer<'static>, AgentError> {
+/// The program's ring buffer, read by a [`drain::Drain`] into a queue of at most `cap` bytes.
+fn ring_buffer(skel: &ProfileSkel<'static>, cap: usize) -> Result<drain::Drain, AgentError> {
+    let (mut push, queued) = drain::Drain::queue(cap);
     let mut builder = RingBufferBuilder::new();
     builder
         .add(&skel.maps.events, move |data: &[u8]| {
-            on_record(data);
+            push(data);
             0
         })
         .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
-    builder
+    let ring: RingBuffer<'static> = builder
         .build()
+        .map_err(|e| AgentError::bpf("connected to its ring buffer", e))?;
+    drain::Drain::start(ring, queued)
         .map_err(|e| AgentError::bpf("connected to its ring buffer", e))
 }
 
@@ -124,6 +130,7 @@ impl Probe {
         on_record: impl FnMut(&[u8]) + 'static,
     ) -> Result<Probe, AgentError> {
         let online = perf::online_cpus().map_err(AgentError::NoCpu)?;
+        let ring_size = ring_bytes(options.unwind, online.len(), options.stack_bytes);
         // The skeleton borrows its object for its whole life; one small leak per start.
         let object: &'static mut MaybeUninit<OpenObject> =
             Box::leak(Box::new(MaybeUninit::uninit()));
@@ -146,11 +153,7 @@ impl Probe {
             .map_err(|e| AgentError::bpf("configured", e))?;
         open.maps
             .events
-            .set_max_entries(ring_bytes(
-                options.unwind,
-                online.len(),
-                options.stack_bytes,
-            ))
+            .set_max_entries(ring_size)
             .map_err(|e| AgentError::bpf("configured", e))?;
         open.progs.on_switch.set_autoload(options.off_cpu);
         let rseq = options.off_cpu && has_rseq_tracepoint();
@@ -171,9 +174,12 @@ impl Probe {
         } else {
             Vec::new()
         };
-        let ring = ring_buffer(&skel, on_record)?;
+        // Four times the kernel's buffer: seconds of naming a window without losing a record,
+        // in memory only while that lasts.
+        let drain = ring_buffer(&skel, 4 * ring_size as usize)?;
         let mut probe = Probe {
-            ring,
+            drain,
+            on_record: Box::new(on_record),
             cpus: Vec::new(),
             _switch,
             skel,
@@ -215,17 +221,17 @@ impl Probe {
         }
     }
 
-    /// Wait up to `timeout` (less when the ring buffer fills up to half), then hand every
-    /// record waiting to the callback.
-    pub fn poll(&self, timeout: Duration) -> Result<(), AgentError> {
-        let read = |e: libbpf_rs::Error| match e.kind() {
-            // A signal (SIGINT asking to stop, or any signal the service's own threads get)
-            // interrupted the wait: nothing to read yet, and no reason to stop.
-            libbpf_rs::ErrorKind::Interrupted => Ok(()),
-            _ => Err(AgentError::bpf("read (ring buffer)", e)),
-        };
-        self.ring.poll(timeout).or_else(read)?;
-        self.ring.consume().or_else(read)
+    /// Wait up to `timeout` for records, then hand every record read out of the ring buffer
+    /// to the callback; with a zero `timeout`, also those still in the kernel's buffer.
+    pub fn poll(&mut self, timeout: Duration) -> Result<(), AgentError> {
+        let records = self
+            .drain
+            .take(timeout)
+            .map_err(|e| AgentError::bpf("read (ring buffer)", e))?;
+        for record in &records {
+            (self.on_record)(record);
+        }
+        Ok(())
     }
 
     /// Follow CPUs going offline (their samples stop; said once) and coming online (sampled
@@ -261,7 +267,10 @@ impl Probe {
                     .sum();
             }
         }
-        from_slots(&slots)
+        let mut stats = from_slots(&slots);
+        // Records the reader had no room for are lost as if the kernel's buffer was full.
+        stats.lost_events += self.drain.dropped();
+        stats
     }
 
     /// CPUs sampled.

@@ -1,10 +1,17 @@
 //! Kernel threads in a real run: which processes of this machine are kernel threads (the
 //! `PF_KTHREAD` flag in `/proc/<pid>/stat`), found in `Total` as `[p] <name>`, to check that none
 //! of them got a per-process graph (they are left out unless `--include-kernel-threads`, or
-//! `serve --profile-host-kernel-threads`, with which they get graphs).
+//! `serve --profile-host-kernel-threads`, with which they get graphs). Kernel threads are made
+//! to work while the tests sample ([`KernelWork`]): on an idle machine they run a few
+//! milliseconds a second, and a run could sample none of them.
 
 use std::collections::BTreeSet;
+use std::fs::File;
+use std::io::{Read, Write};
+use std::os::fd::FromRawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use embers_server::host_profile::{self, HostProfileArgs};
@@ -34,6 +41,68 @@ pub fn now() -> Vec<String> {
         .collect()
 }
 
+/// CPU time only kernel threads spend: bytes written into a pseudo-terminal reach its reader
+/// through the tty's work queue (`flush_to_ldisc` runs on a `kworker`), ~15% of a CPU while
+/// this pumps. Without it a quiet machine's kernel threads ran too little for a 2.5 s run at
+/// 997 Hz to sample one every time. Stopped when dropped.
+pub struct KernelWork {
+    stop: Arc<AtomicBool>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl KernelWork {
+    /// Start pumping bytes through a new pseudo-terminal in raw mode.
+    pub fn start() -> KernelWork {
+        let (mut master, mut slave) = (0, 0);
+        // SAFETY: openpty writes the two descriptors it opens; no name, settings or size.
+        let opened = unsafe {
+            libc::openpty(
+                &mut master,
+                &mut slave,
+                std::ptr::null_mut(),
+                std::ptr::null(),
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(opened, 0, "openpty: {}", std::io::Error::last_os_error());
+        // SAFETY: a termios filled by tcgetattr on the slave we just opened, made raw (no echo
+        // to read back, no line editing) and set on it.
+        unsafe {
+            let mut t: libc::termios = std::mem::zeroed();
+            assert_eq!(libc::tcgetattr(slave, &mut t), 0, "tcgetattr");
+            libc::cfmakeraw(&mut t);
+            assert_eq!(libc::tcsetattr(slave, libc::TCSANOW, &t), 0, "tcsetattr");
+        }
+        // SAFETY: both descriptors were just opened and are owned by these files alone.
+        let (mut master, mut slave) =
+            unsafe { (File::from_raw_fd(master), File::from_raw_fd(slave)) };
+        let stop = Arc::new(AtomicBool::new(false));
+        let writing = stop.clone();
+        let writer = std::thread::spawn(move || {
+            let chunk = [b'x'; 4096];
+            while !writing.load(Ordering::Relaxed) && master.write_all(&chunk).is_ok() {}
+            // Dropping the master ends the reader's reads.
+        });
+        let reader = std::thread::spawn(move || {
+            let mut buf = vec![0u8; 1 << 16];
+            while slave.read(&mut buf).is_ok_and(|n| n > 0) {}
+        });
+        KernelWork {
+            stop,
+            threads: vec![writer, reader],
+        }
+    }
+}
+
+impl Drop for KernelWork {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
 /// Whether `name` (a task's 15-byte comm, as the collector sampled it) is one of `kernel`.
 pub fn is_one(name: &str, kernel: &[String]) -> bool {
     !name.is_empty()
@@ -54,8 +123,8 @@ pub fn in_total(total: &str) -> BTreeSet<String> {
 }
 
 /// Kernel threads are only in `Total`: no stored service is one of this machine's kernel
-/// threads. With `must_see`, `Total` must show one (at 997 Hz some always runs in a 2.5 s run),
-/// so the check cannot pass for want of kernel threads.
+/// threads. With `must_see`, `Total` must show one (the run made them work: [`KernelWork`]), so
+/// the check cannot pass for want of kernel threads.
 pub async fn check_no_services(server: &TestServer, range: (i64, i64), must_see: bool) {
     let kernel = now();
     let total = graph_of(server, "Total", "on-cpu", range).await;
@@ -86,7 +155,7 @@ pub async fn check_no_services(server: &TestServer, range: (i64, i64), must_see:
 }
 
 /// `serve --profile-host --profile-host-kernel-threads`: a kernel thread gets a graph of its
-/// own (at 997 Hz on every CPU some kernel thread runs within seconds).
+/// own (at 99 Hz, within seconds of [`KernelWork`]).
 #[tokio::test(flavor = "multi_thread")]
 async fn serve_can_give_kernel_threads_graphs() {
     let _one = SERIAL.lock().await;
@@ -108,6 +177,7 @@ async fn serve_can_give_kernel_threads_graphs() {
         .expect("starts")
         .expect("asked for");
     let server = TestServer::start_over(store, db.dir.path().join("no-viewer"), |_| {}).await;
+    let work = KernelWork::start();
     let deadline = Instant::now() + Duration::from_secs(20);
     let found = loop {
         let body = json!({"time_start": start, "time_end": super::now() + 1});
@@ -128,6 +198,7 @@ async fn serve_can_give_kernel_threads_graphs() {
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     };
+    drop(work);
     drop(profiler);
     assert!(
         !found.is_empty(),
