@@ -4,14 +4,16 @@
 //! module read inside its root, blazesym on the sealed copy), expands to the same functions at
 //! the same lines, inlined ones as their own frames, outermost first. The same program stripped,
 //! with its DWARF in a separate debug file under `/usr/lib/debug/.build-id/`, gives the same
-//! answer. Needs cc, objcopy and addr2line (binutils); the separate file needs root.
+//! answer. A program met after a window's DWARF budget ran out gets its lines in the next
+//! window. Needs cc, objcopy and addr2line (binutils); the separate file needs root.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use embers_agent::frame::Frame;
+use embers_agent::frame::{Frame, ModuleId};
 use embers_agent::maps::{parse_executable, Mapped};
 use embers_agent::modules::elf::Elf;
 use embers_agent::modules::Modules;
@@ -36,13 +38,20 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+fn source() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/workloads/lines.c")
+}
+
 fn build(dir: &Path) -> PathBuf {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/workloads/lines.c");
+    build_from(dir, &source())
+}
+
+fn build_from(dir: &Path, src: &Path) -> PathBuf {
     let bin = dir.join("embers-lines");
     run(Command::new("cc")
         .args(["-O2", "-g", "-fomit-frame-pointer", "-o"])
         .arg(&bin)
-        .arg(&src));
+        .arg(src));
     bin
 }
 
@@ -96,9 +105,18 @@ fn addr2line(bin: &Path, addr: u64) -> Vec<Place> {
 /// What the collector's symbolizer says of each linked address of `bin`'s code, as the
 /// running `child` maps it.
 fn collector(child: &Child, bin: &Path, addrs: &[u64]) -> Vec<Vec<Place>> {
+    let mut modules = Modules::new();
+    let frames = frames_of(child, bin, addrs, &mut modules);
+    let mut symbols = Symbols::new();
+    symbols.resolve(&frames, &mut modules);
+    named(&symbols, &modules, &frames)
+}
+
+/// The frames of linked addresses `addrs` of `bin`, as the running `child` maps it (its module
+/// read into `modules`).
+fn frames_of(child: &Child, bin: &Path, addrs: &[u64], modules: &mut Modules) -> Vec<Frame> {
     let pid = child.id();
     let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).expect("maps");
-    let mut modules = Modules::new();
     let name = bin.to_str().expect("utf-8 path");
     let id = parse_executable(&maps)
         .iter()
@@ -108,7 +126,7 @@ fn collector(child: &Child, bin: &Path, addrs: &[u64]) -> Vec<Vec<Place>> {
         })
         .expect("the program's own mapping");
     let elf = Elf::read(&File::open(bin).expect("open")).expect("elf");
-    let frames: Vec<Frame> = addrs
+    addrs
         .iter()
         .map(|&a| {
             let s = elf
@@ -122,9 +140,11 @@ fn collector(child: &Child, bin: &Path, addrs: &[u64]) -> Vec<Vec<Place>> {
                 exe: true,
             }
         })
-        .collect();
-    let mut symbols = Symbols::new();
-    symbols.resolve(&frames, &mut modules);
+        .collect()
+}
+
+/// `frames` expanded as the collector expands them (inlined functions as frames of their own).
+fn named(symbols: &Symbols, modules: &Modules, frames: &[Frame]) -> Vec<Vec<Place>> {
     frames
         .iter()
         .map(|f| {
@@ -204,4 +224,65 @@ fn a_stripped_program_takes_its_lines_from_its_separate_debug_file() {
     if let Err(e) = result {
         std::panic::resume_unwind(e);
     }
+}
+
+/// The DWARF budget of a window is spent on the modules met first; one met past it is named
+/// without lines in that window, and in the next gets its DWARF (its cached names forgotten,
+/// blazesym's parse of its old copy evicted): lines and inlined frames do not depend on the
+/// order modules were met in. Before, it stayed without them for as long as it was held.
+#[test]
+fn a_module_met_past_the_dwarf_budget_gets_its_lines_in_the_next_window() {
+    let dir = dir().join("budget");
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).expect("dir");
+    let first = build(&dir);
+    // The same source from another path: another program (another build id).
+    let copy = other.join("lines.c");
+    std::fs::copy(source(), &copy).expect("copy");
+    let second = build_from(&other, &copy);
+    let (mut a, mut b) = (start(&first), start(&second));
+    let (code_a, code_b): (Vec<u64>, Vec<u64>) =
+        (hot_loop(&first).collect(), hot_loop(&second).collect());
+    // One byte: the first module's DWARF spends the whole window's budget.
+    let mut modules = Modules::with_dwarf_budget(1);
+    let frames_a = frames_of(&a, &first, &code_a, &mut modules);
+    let frames_b = frames_of(&b, &second, &code_b, &mut modules);
+    let mut symbols = Symbols::new();
+    symbols.resolve(frames_a.iter().chain(&frames_b), &mut modules);
+    let has_lines = |named: &[Vec<Place>]| named.iter().flatten().any(|(_, l)| l.is_some());
+    assert!(
+        has_lines(&named(&symbols, &modules, &frames_a)),
+        "the first module has lines"
+    );
+    let before = named(&symbols, &modules, &frames_b);
+    assert!(
+        !has_lines(&before),
+        "the second is past the budget this window: {before:?}"
+    );
+    let mapped: HashSet<ModuleId> = frames_a
+        .iter()
+        .chain(&frames_b)
+        .filter_map(|f| match *f {
+            Frame::File { module, .. } => Some(module),
+            _ => None,
+        })
+        .collect();
+    assert!(modules.end_window(&mapped).is_empty());
+    symbols.resolve(&frames_b, &mut modules);
+    let after = named(&symbols, &modules, &frames_b);
+    for child in [&mut a, &mut b] {
+        drop(child.stdin.take());
+        let _ = child.wait();
+    }
+    for (addr, got) in code_b.iter().zip(&after) {
+        assert_eq!(
+            got,
+            &addr2line(&second, *addr),
+            "at {addr:#x}, the next window"
+        );
+    }
+    assert!(
+        has_lines(&after) && after.iter().any(|f| f.len() > 1),
+        "lines and inlined frames"
+    );
 }

@@ -25,9 +25,21 @@ pub const MAX_MODULE_BYTES: u64 = 256 << 20;
 /// time (builds, tests) does not keep each one's sections.
 pub const IDLE_WINDOWS: u64 = 6;
 /// Most bytes of DWARF copied (and so parsed by blazesym) per window: a host starting many
-/// binaries built with debug information must not stall a window's naming for long (the ring
-/// buffer fills meanwhile). Modules met past it are named without lines while they are held.
+/// binaries built with debug information must not stall a window's naming for long. Modules
+/// met past it are named without lines in that window, and get their DWARF in a later one
+/// ([`Modules::upgrade`]): which frames have lines and inlined functions must not depend on
+/// the order modules were met in.
 pub const MAX_DWARF_PER_WINDOW: u64 = 32 << 20;
+
+/// The DWARF budget of a window ([`MAX_DWARF_PER_WINDOW`] unless a test sets another).
+#[derive(Clone, Copy, Debug)]
+struct DwarfBudget(u64);
+
+impl Default for DwarfBudget {
+    fn default() -> Self {
+        DwarfBudget(MAX_DWARF_PER_WINDOW)
+    }
+}
 
 /// Every module held.
 #[derive(Default)]
@@ -42,6 +54,7 @@ pub struct Modules {
     window: u64,
     /// DWARF bytes copied this window.
     dwarf_copied: u64,
+    dwarf_budget: DwarfBudget,
     /// Problems since the last [`Modules::take_problems`].
     problems: Unreadable,
 }
@@ -50,6 +63,15 @@ impl Modules {
     /// No modules yet.
     pub fn new() -> Modules {
         Modules::default()
+    }
+
+    /// No modules yet, copying at most `bytes` of DWARF a window (tests; see
+    /// [`MAX_DWARF_PER_WINDOW`]).
+    pub fn with_dwarf_budget(bytes: u64) -> Modules {
+        Modules {
+            dwarf_budget: DwarfBudget(bytes),
+            ..Modules::default()
+        }
     }
 
     /// The module `id`.
@@ -86,11 +108,38 @@ impl Modules {
         if !room && module.copy.is_none() {
             return None;
         }
-        let dwarf = self.dwarf_copied < MAX_DWARF_PER_WINDOW;
+        let dwarf = self.dwarf_copied < self.dwarf_budget.0;
         let (source, added, dwarf_bytes) = module.symbol_source(dwarf);
         self.bytes += added;
         self.dwarf_copied += dwarf_bytes;
         source
+    }
+
+    /// Whether module `id`'s copy lacks its DWARF and this window has the budget (and the
+    /// table the room) to copy it now with [`Modules::upgrade`].
+    pub fn may_upgrade(&self, id: ModuleId) -> bool {
+        self.dwarf_copied < self.dwarf_budget.0
+            && self.bytes < MAX_MODULE_BYTES
+            && self.get(id).is_some_and(Module::deferred)
+    }
+
+    /// Copy module `id` again with its DWARF (its names cached so far are forgotten). The old
+    /// copy's descriptor closes: blazesym must have forgotten its path first. Whether it was.
+    pub fn upgrade(&mut self, id: ModuleId) -> bool {
+        if !self.may_upgrade(id) {
+            return false;
+        }
+        let window = self.window;
+        let Some(module) = self.get_mut(id) else {
+            return false;
+        };
+        module.last_used = window;
+        let Some((grown, dwarf_bytes)) = module.upgrade() else {
+            return false;
+        };
+        self.bytes = self.bytes.saturating_add_signed(grown);
+        self.dwarf_copied += dwarf_bytes;
+        true
     }
 
     /// The module of a file mapping of process `pid`, read on first sight.

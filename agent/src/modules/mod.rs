@@ -49,6 +49,9 @@ pub struct Module {
     separate: Option<debug::Separate>,
     /// The sealed copy of its symbol tables (`None` until first needed; `Err` if it failed).
     copy: Option<Result<Copy, ()>>,
+    /// Its copy was made without the DWARF it has, for want of the window's budget: `file`
+    /// (and `separate`) are kept to copy it with its DWARF in a later window.
+    deferred: bool,
     /// The last window it was mapped in or named in.
     last_used: u64,
 }
@@ -77,9 +80,7 @@ impl Module {
             added = made.as_ref().map_or(0, |c| c.bytes);
             dwarf_bytes = made.as_ref().map_or(0, |c| c.dwarf_bytes);
             self.copy = Some(made);
-            // The copy is all naming needs: the originals' descriptors are not kept.
-            self.file = None;
-            self.separate = None;
+            self.keep_file_if_deferred(dwarf);
         }
         let source = match &self.copy {
             Some(Ok(c)) => Some(SymbolSource {
@@ -90,6 +91,46 @@ impl Module {
             _ => None,
         };
         (source, added, dwarf_bytes)
+    }
+
+    /// After a copy: the originals' descriptors go (the copy is all naming needs), unless the
+    /// copy lacks DWARF the file has only because `dwarf` was not allowed this window.
+    fn keep_file_if_deferred(&mut self, dwarf: bool) {
+        let has_dwarf =
+            self.separate.is_some() || self.elf.as_ref().is_some_and(|e| e.dwarf.is_some());
+        let copied = matches!(&self.copy, Some(Ok(_)));
+        self.deferred = !dwarf && has_dwarf && copied && self.file.is_some();
+        if !self.deferred {
+            self.file = None;
+            self.separate = None;
+        }
+    }
+
+    /// Whether its copy lacks the DWARF it has (see [`Module::upgrade`]).
+    pub fn deferred(&self) -> bool {
+        self.deferred
+    }
+
+    /// A deferred module's copy made again, with its DWARF; the names cached from the old copy
+    /// are forgotten (they lack lines and inlined functions). Returns the bytes the new copy
+    /// holds more than the old, and its DWARF's; `None` if it could not be made (the old copy
+    /// stays, and the file goes: it is not tried again).
+    fn upgrade(&mut self) -> Option<(i64, u64)> {
+        if !self.deferred {
+            return None;
+        }
+        let made = self.copy_symbols(true);
+        self.keep_file_if_deferred(true);
+        let made = made.ok()?;
+        let old = match &self.copy {
+            Some(Ok(c)) => c.bytes,
+            _ => 0,
+        };
+        let grown = made.bytes as i64 - old as i64;
+        let dwarf_bytes = made.dwarf_bytes;
+        self.copy = Some(Ok(made));
+        self.symbols.clear();
+        Some((grown, dwarf_bytes))
     }
 
     /// The symbol copy's path, if it was made (without making it).
@@ -108,7 +149,7 @@ impl Module {
             return Err(());
         };
         if !dwarf {
-            self.separate = None;
+            // Tables alone (the separate debug file is kept for a later copy with it).
         } else if let Some(d) = &elf.dwarf {
             let ranges: Vec<_> = elf.symbol_ranges.iter().chain(&d.ranges).cloned().collect();
             if let Ok(c) = sealed_copy(file, elf.file_len, &ranges, &d.hidden_names) {
@@ -221,6 +262,7 @@ fn read(file: File, path: &str, deleted: bool, window: u64) -> Result<Module, St
         file: Some(file),
         separate: None,
         copy: None,
+        deferred: false,
         last_used: window,
     })
 }
@@ -235,6 +277,7 @@ fn unreadable(path: &str, deleted: bool, reason: &str, window: u64) -> Module {
         file: None,
         separate: None,
         copy: Some(Err(())),
+        deferred: false,
         last_used: window,
     }
 }

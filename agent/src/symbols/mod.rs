@@ -12,7 +12,8 @@ pub mod jit;
 pub mod lines;
 pub mod perf_map;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::path::PathBuf;
 use std::rc::Rc;
 
 use blazesym::symbolize::evict::{self, Evict};
@@ -76,6 +77,8 @@ impl Symbols {
         frames: impl IntoIterator<Item = &'a Frame>,
         modules: &mut Modules,
     ) {
+        let frames: Vec<&Frame> = frames.into_iter().collect();
+        self.upgrade(&frames, modules);
         let mut jit: HashMap<u32, Vec<u64>> = HashMap::new();
         let mut by_module: BTreeMap<ModuleId, Vec<u64>> = BTreeMap::new();
         let mut kernel = Vec::new();
@@ -99,6 +102,39 @@ impl Symbols {
             offsets.sort_unstable();
             offsets.dedup();
             self.resolve_module(id, &offsets, modules);
+        }
+    }
+
+    /// The modules of `frames` whose copies were made without their DWARF (an earlier
+    /// window's budget ran out) are copied again with it, as far as this window's budget goes:
+    /// blazesym forgets the old copy first, and their frames are looked up again.
+    fn upgrade(&mut self, frames: &[&Frame], modules: &mut Modules) {
+        let deferred: BTreeSet<ModuleId> = frames
+            .iter()
+            .filter_map(|f| match **f {
+                Frame::File { module, .. } => Some(module),
+                _ => None,
+            })
+            .filter(|&id| modules.get(id).is_some_and(Module::deferred))
+            .collect();
+        for id in deferred {
+            if !modules.may_upgrade(id) {
+                continue;
+            }
+            if let Some(old) = modules.get(id).and_then(Module::symbol_copy_path) {
+                self.evict(old);
+            }
+            if modules.upgrade(id) {
+                self.warned.remove(&id);
+            }
+        }
+    }
+
+    /// blazesym's parse of a symbol copy forgotten, before the copy's descriptor closes (its
+    /// `/proc/self/fd/N` path is reused by the next file opened).
+    fn evict(&mut self, path: PathBuf) {
+        if let Err(e) = self.symbolizer.evict(&Evict::Elf(evict::Elf::new(path))) {
+            tracing::debug!("symbolizer cache not evicted: {e}");
         }
     }
 
@@ -290,14 +326,12 @@ impl Symbols {
     }
 
     /// Forget evicted modules: blazesym's parse of each symbol copy goes before the copy's
-    /// descriptor closes (its `/proc/self/fd/N` path is reused by the next file opened).
+    /// descriptor closes ([`Symbols::evict`]).
     pub fn forget(&mut self, evicted: &[(ModuleId, Module)]) {
         for (id, module) in evicted {
             self.warned.remove(id);
             if let Some(path) = module.symbol_copy_path() {
-                if let Err(e) = self.symbolizer.evict(&Evict::Elf(evict::Elf::new(path))) {
-                    tracing::debug!("symbolizer cache not evicted: {e}");
-                }
+                self.evict(path);
             }
         }
     }
