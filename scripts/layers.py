@@ -52,7 +52,7 @@ LAYERS = {
         "tree": ["store"],
         "store_args": ["store"],
         "retention": ["store", "store_args", "blocking"],
-        "demo": ["store"],
+        "demo": ["store", "blocking"],
         "host_profile": ["input", "limits", "store"],
         "listen": ["error"],
         "api_types": [],
@@ -62,7 +62,7 @@ LAYERS = {
             "api_types", "host_profile", "listen", "blocking", "alerts",
         ],
         "openapi": ["http", "error", "store", "tree", "api_types", "mcp"],
-        "mcp": ["http", "error", "store_args", "limits", "store"],
+        "mcp": ["http", "error", "store_args", "limits", "store", "blocking"],
         "router": ["http", "error", "limits", "mcp", "openapi"],
         "cli": ["*"],
         "bin": ["*"],
@@ -167,8 +167,10 @@ def layer_imports(root):
     graph = {}
     for dirpath, _, files in os.walk(root):
         for f in sorted(files):
-            # `tests.rs` is a module's `#[cfg(test)] mod tests;` moved to its own file.
-            if not f.endswith(".rs") or f == "tests.rs":
+            # `tests.rs` (or `tests/mod.rs` and its files) is a module's `#[cfg(test)] mod
+            # tests;` moved to its own file.
+            in_tests = "tests" in os.path.relpath(dirpath, root).split(os.sep)
+            if not f.endswith(".rs") or f == "tests.rs" or in_tests:
                 continue
             path = os.path.join(dirpath, f)
             layer = os.path.relpath(path, root).split(os.sep)[0].removesuffix(".rs")
