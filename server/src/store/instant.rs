@@ -2,14 +2,16 @@
 //! upload of each process, summed over processes, never as the sum of every upload in the range.
 //!
 //! A *process* is what DeepFlow's `(agent_id, process_id)` is here: app_service, language, event
-//! type and batch tag set (host, agent, pod, gprocess, ...). Its latest upload in a window is the
-//! latest second with matching samples, found by one backward seek of the samples' index
+//! type and batch tag set (host, agent, pod, gprocess, ...). When the selection's conditions are
+//! all series conditions (the usual case), a process's uploads over the range are read from the
+//! one-second rollup in one range read per series (`rollup_1s_by_series`, schema version 7): the
+//! latest second with rows in each bucket is that bucket's upload, and its rows are the upload's
+//! per-thread sums. A per-sample filter (a stack or function condition) needs the samples: the
+//! latest upload in a window is then found by one backward seek of the samples' index
 //! (`ORDER BY time DESC LIMIT 1` under the leading `(app_service, language, event type)`
-//! columns); a timeline walks back from the range's end, so only buckets with an upload cost a
-//! seek. An upload's per-thread sums are point lookups of the one-second rollup (its stacks are
-//! read only for per-sample filters), so the cost is a few seeks per process and bucket with an
-//! upload, however many stacks or uploads the range holds (`benches/instant_bench.rs`). The summed rollups cannot answer this (a bucket's sum of snapshots is
-//! no snapshot) and are not read for instants.
+//! columns), walked back from the range's end bucket by bucket, and its stacks are read
+//! (`benches/instant_bench.rs` prints what either costs). The summed rollups cannot answer this
+//! (a bucket's sum of snapshots is no snapshot) and are not read for instants.
 //!
 //! DeepFlow's querier takes `Last(profile_value)` per stack, agent and process; Embers takes
 //! the whole latest upload of each process, so a stack absent from it (freed since) reads as
@@ -20,19 +22,31 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use super::saturate::SAT_SUM;
-use super::sql::{common_where, Sql};
+use super::sql::{common_where, needs_samples, Sql};
 use super::StoreError;
 use embers_model::contract::event::{is_instant, INSTANT_EVENT_TYPES};
 use embers_model::contract::explore::bucket_start;
 use embers_model::contract::selection::Selection;
 
-/// The rows of one second's rollup of one process: its series (a few threads) by the series'
-/// unique index, then each one's row by the rollup's key `(time, series_id)`.
-const THREADS_AT: &str = "SELECT se.thread, r.profile_value, r.samples \
+/// The index of schema version 7: the one-second rollup by series, covering its sums, so a
+/// process's uploads over a range are one range read per series (a few threads) instead of a
+/// seek of the samples and a lookup of the rollup per bucket.
+pub(crate) const V7_SQL: &str = "CREATE INDEX profile.rollup_1s_by_series \
+     ON rollup_1s (series_id, time, profile_value, samples);";
+
+/// Every second of one process's series in `[?1, ?2]` with its sum per thread: its series by
+/// the series' unique index, then each one's range of `rollup_1s_by_series`.
+const THREADS_OVER: &str = "SELECT se.thread, r.time, r.profile_value, r.samples \
      FROM profile.series AS se JOIN profile.rollup_1s AS r \
-       ON r.time = ?1 AND r.series_id = se.id \
-     WHERE se.app_service = ?2 AND se.profile_language_type = ?3 \
-       AND se.profile_event_type = ?4 AND se.tagset_id = ?5";
+       ON r.series_id = se.id AND r.time >= ?1 AND r.time <= ?2 \
+     WHERE se.app_service = ?3 AND se.profile_language_type = ?4 \
+       AND se.profile_event_type = ?5 AND se.tagset_id = ?6";
+
+/// `(thread, value, samples)` of each thread of one upload.
+pub(crate) type Threads = Vec<(String, i64, i64)>;
+
+/// One upload per bucket: `(bucket start, second, its threads)`.
+pub(crate) type Uploads = Vec<(i64, i64, Threads)>;
 
 /// A process of an instant event type: `[app_service, language, event type]` and its tag set.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -93,6 +107,10 @@ impl Process {
         sel: &Selection,
         interval: Option<i64>,
     ) -> Result<Vec<(i64, i64)>, StoreError> {
+        if !needs_samples(&sel.filter) {
+            let uploads = self.rollup_uploads(conn, sel, interval)?;
+            return Ok(uploads.into_iter().map(|(b, at, _)| (b, at)).collect());
+        }
         let (start, mut end) = (sel.time_start, sel.time_end);
         let mut out = Vec::new();
         while end >= start {
@@ -110,6 +128,53 @@ impl Process {
         Ok(out)
     }
 
+    /// The latest upload in each bucket of `interval` over `sel`'s range (the whole range as
+    /// bucket 0 without an interval) with its per-thread sums, read from the one-second rollup
+    /// in one range read per series, newest bucket first. Only for selections whose conditions
+    /// are all series conditions, which the rollup can answer (a second holds at most one
+    /// upload of a process, so its rollup rows are that upload's sums).
+    pub(crate) fn rollup_uploads(
+        &self,
+        conn: &Connection,
+        sel: &Selection,
+        interval: Option<i64>,
+    ) -> Result<Uploads, StoreError> {
+        let interval = interval.filter(|i| *i > 0);
+        let mut range = (sel.time_start, sel.time_end);
+        if interval.is_none() {
+            // One bucket: its upload is found by one seek, then read at that second only.
+            let Some(at) = self.latest(conn, sel, range)? else {
+                return Ok(Vec::new());
+            };
+            range = (at, at);
+        }
+        let mut stmt = conn.prepare_cached(THREADS_OVER)?;
+        let [app, language, event] = &self.names;
+        let params = rusqlite::params![range.0, range.1, app, language, event, self.tagset_id];
+        let mut rows = stmt.query(params)?;
+        // Per bucket, the latest second seen so far and its threads' sums: rows come series
+        // by series, so an older second of one thread is dropped when a newer one arrives.
+        let mut buckets: HashMap<i64, (i64, Threads)> = HashMap::new();
+        while let Some(row) = rows.next()? {
+            let time: i64 = row.get(1)?;
+            let bucket = interval.map_or(0, |i| bucket_start(time, i));
+            let latest = buckets.entry(bucket).or_insert((time, Vec::new()));
+            if time < latest.0 {
+                continue;
+            }
+            if time > latest.0 {
+                *latest = (time, Vec::new());
+            }
+            latest.1.push((row.get(0)?, row.get(2)?, row.get(3)?));
+        }
+        let mut out: Uploads = buckets
+            .into_iter()
+            .map(|(bucket, (at, threads))| (bucket, at, threads))
+            .collect();
+        out.sort_unstable_by_key(|u| std::cmp::Reverse(u.0));
+        Ok(out)
+    }
+
     /// The upload at second `at`: `(stack_id, value, samples)` per stack.
     pub(crate) fn upload(
         &self,
@@ -122,24 +187,6 @@ impl Process {
         sql.push(" GROUP BY stack_id");
         let mut stmt = conn.prepare_cached(&sql.text)?;
         let rows = stmt.query_map(sql.params(), |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        Ok(rows.collect::<Result<_, _>>()?)
-    }
-
-    /// The upload at second `at` summed per thread, from the one-second rollup (a point
-    /// lookup per thread rather than a read of every stack): `(thread, value, samples)`. Only
-    /// for selections whose conditions are all series conditions, which the rollup can answer
-    /// (a second holds at most one upload of a process, so its rollup row is that upload's sum).
-    pub(crate) fn threads_at(
-        &self,
-        conn: &Connection,
-        at: i64,
-    ) -> Result<Vec<(String, i64, i64)>, StoreError> {
-        let mut stmt = conn.prepare_cached(THREADS_AT)?;
-        let [app, language, event] = &self.names;
-        let rows = stmt.query_map(
-            rusqlite::params![at, app, language, event, self.tagset_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }
@@ -218,21 +265,28 @@ mod tests {
         plan.join("\n")
     }
 
-    /// An upload's threads are point lookups: the series by its unique index, the rollup by
-    /// its key, never a scan of every series of that second.
+    /// A process's uploads are one range read of `rollup_1s_by_series` per series (found by
+    /// the series' unique index), never a scan of the rollup or a sort.
     #[test]
-    fn an_uploads_threads_are_point_lookups_of_the_rollup() {
+    fn a_process_s_uploads_are_a_range_read_per_series() {
         let dir = tempfile::tempdir().expect("dir");
         let path = dir.path().join("p.db");
         drop(crate::store::Store::open(&path).expect("open"));
         let conn = crate::store::connect(&path).expect("conn");
-        let plan = plan(&conn, THREADS_AT, rusqlite::params![1, "a", "b", "c", 1]);
+        let plan = plan(
+            &conn,
+            THREADS_OVER,
+            rusqlite::params![1, 2, "a", "b", "c", 1],
+        );
         assert!(
-            plan.contains("USING PRIMARY KEY (time=? AND series_id=?)"),
+            plan.contains(
+                "USING COVERING INDEX rollup_1s_by_series (series_id=? AND time>? AND time<?)"
+            ),
             "{plan}"
         );
         assert!(plan.contains("SEARCH se USING"), "{plan}");
         assert!(!plan.contains("SCAN"), "{plan}");
+        assert!(!plan.contains("TEMP B-TREE"), "{plan}");
     }
 
     /// The latest upload is found by a backward seek of the samples' index, not a sort.

@@ -36,14 +36,19 @@
 //!
 //! Version 6 adds event times (see [`super::fine`]): `profile.sample_times` and the trigger that
 //! drops a sample's times with it; old samples have none.
+//!
+//! Version 7 keys `profile.frames_at` by the ids of its function and file (`profile.files`),
+//! the rows carried over under their own ids (see [`super::lines`]), and indexes the one-second
+//! rollup by series, so an in-use timeline reads each series' range once (see
+//! [`super::instant`]).
 
 use rusqlite::Connection;
 
-use super::{fine, fn_rollup, lines, rollup, saturate, snapshots, StoreError};
+use super::{fine, fn_rollup, instant, lines, rollup, saturate, snapshots, StoreError};
 use embers_model::contract::fields::{self, FieldKind};
 
 /// The schema version this build writes.
-pub const CURRENT_VERSION: i64 = 6;
+pub const CURRENT_VERSION: i64 = 7;
 
 /// Bring the attached `profile` schema up to [`CURRENT_VERSION`], one transaction per step.
 pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
@@ -77,6 +82,10 @@ pub fn migrate_to(conn: &mut Connection, target: i64) -> Result<(), StoreError> 
             }
             5 => tx.execute_batch(lines::V5_SQL)?,
             6 => tx.execute_batch(fine::V6_SQL)?,
+            7 => {
+                lines::v7::migrate(&tx)?;
+                tx.execute_batch(instant::V7_SQL)?;
+            }
             other => {
                 return Err(StoreError::Schema(format!(
                     "no migration to version {other}"

@@ -31,8 +31,8 @@ pub(super) fn replace(conn: &Connection, r: &Read<'_>, out: &mut Points) -> Resu
         .collect();
     let mut threads: HashMap<i64, String> = HashMap::new();
     for process in processes(conn, r.selection, named.as_deref(), skip)? {
-        for (bucket, at) in process.latest_per_bucket(conn, r.selection, r.interval)? {
-            for (thread, (value, samples)) in per_thread(conn, r, &process, at, &mut threads)? {
+        for (bucket, sums) in uploads(conn, r, &process, &mut threads)? {
+            for (thread, (value, samples)) in sums {
                 let key = Series {
                     app_service: process.names[0].clone(),
                     language: process.names[1].clone(),
@@ -57,29 +57,41 @@ pub(super) fn replace(conn: &Connection, r: &Read<'_>, out: &mut Points) -> Resu
     Ok(())
 }
 
-/// The upload of `process` at second `at`, summed per thread: `thread -> (value, samples)`;
-/// from the rollup when the filter has series conditions only, else from its samples.
-fn per_thread(
+/// `thread -> (value, samples)` of one upload.
+type ThreadSums = HashMap<String, (i64, i64)>;
+
+/// The latest upload of `process` in each bucket, summed per thread: `(bucket, thread ->
+/// (value, samples))`; from the rollup when the filter has series conditions only, else from
+/// each upload's samples.
+fn uploads(
     conn: &Connection,
     r: &Read<'_>,
     process: &Process,
-    at: i64,
     threads: &mut HashMap<i64, String>,
-) -> Result<HashMap<String, (i64, i64)>, StoreError> {
-    let mut out: HashMap<String, (i64, i64)> = HashMap::new();
-    if !needs_samples(&r.selection.filter) {
-        for (thread, value, samples) in process.threads_at(conn, at)? {
-            let sum = out.entry(thread).or_default();
-            sum.0 = sum.0.saturating_add(value);
-            sum.1 = sum.1.saturating_add(samples);
-        }
-        return Ok(out);
-    }
-    for (stack, value, samples) in process.upload(conn, r.selection, at)? {
-        let thread = stack_thread(conn, threads, stack)?;
-        let sum = out.entry(thread).or_default();
+) -> Result<Vec<(i64, ThreadSums)>, StoreError> {
+    let sum_into = |out: &mut HashMap<String, (i64, i64)>, thread: String, value, samples| {
+        let sum: &mut (i64, i64) = out.entry(thread).or_default();
         sum.0 = sum.0.saturating_add(value);
         sum.1 = sum.1.saturating_add(samples);
+    };
+    let mut all = Vec::new();
+    if !needs_samples(&r.selection.filter) {
+        for (bucket, _, rows) in process.rollup_uploads(conn, r.selection, r.interval)? {
+            let mut out = HashMap::new();
+            for (thread, value, samples) in rows {
+                sum_into(&mut out, thread, value, samples);
+            }
+            all.push((bucket, out));
+        }
+        return Ok(all);
     }
-    Ok(out)
+    for (bucket, at) in process.latest_per_bucket(conn, r.selection, r.interval)? {
+        let mut out = HashMap::new();
+        for (stack, value, samples) in process.upload(conn, r.selection, at)? {
+            let thread = stack_thread(conn, threads, stack)?;
+            sum_into(&mut out, thread, value, samples);
+        }
+        all.push((bucket, out));
+    }
+    Ok(all)
 }

@@ -42,8 +42,10 @@ pub(crate) fn line_samples(
         conn.prepare_cached("SELECT location_str FROM profile.stacks WHERE id = ?1")?;
     let mut line_text =
         conn.prepare_cached("SELECT frames FROM profile.line_stacks WHERE id = ?1")?;
-    let mut frame =
-        conn.prepare_cached("SELECT file, line FROM profile.frames_at WHERE id = ?1")?;
+    let mut frame = conn.prepare_cached(
+        "SELECT p.path, f.line FROM profile.frames_at AS f \
+         JOIN profile.files AS p ON p.id = f.file_id WHERE f.id = ?1",
+    )?;
     let mut places: HashMap<i64, Option<SourceLine>> = HashMap::new();
     let mut out = Vec::with_capacity(sums.len());
     for ((stack, lines), value) in sums {

@@ -3,7 +3,8 @@
 //! tag-set series, written once per transaction like the function rollup. The ids of
 //! committed frames and line stacks are remembered across transactions ([`LineIds`]), so a
 //! repeated stack costs no lookup (a frame is keyed by a 128-bit hash of its text: no
-//! allocation per frame).
+//! allocation per frame). A frame is stored by the ids of its function and file
+//! ([`super::v7`]).
 
 use std::collections::HashMap;
 
@@ -11,7 +12,10 @@ use embers_model::contract::detail::{DetailError, SourceLine};
 use embers_model::contract::explore::bucket_start;
 use rusqlite::{params, OptionalExtension, Transaction};
 
+use super::v7::{file_id, name_ids};
 use super::BUCKET;
+use crate::store::fn_rollup::stored_id;
+use crate::store::functions::function_id;
 use crate::store::StoreError;
 
 /// Most ids [`LineIds`] remembers of each kind; past that it starts over.
@@ -127,12 +131,26 @@ impl LineIngest {
         if let Some(&id) = self.frames.get(&key).or_else(|| known.frames.get(&key)) {
             return Ok(id);
         }
-        let id = find_or_add(
-            tx,
-            "SELECT id FROM profile.frames_at WHERE function = ?1 AND file = ?2 AND line = ?3",
-            "INSERT INTO profile.frames_at (function, file, line) VALUES (?1, ?2, ?3)",
-            params![function, at.file, at.line],
-        )?;
+        let (function_id, file_id) = (stored_id(function_id(function)), file_id(&at.file));
+        let find = "SELECT id FROM profile.frames_at \
+                    WHERE function_id = ?1 AND file_id = ?2 AND line = ?3";
+        let found = tx
+            .prepare_cached(find)?
+            .query_row(params![function_id, file_id, at.line], |r| r.get(0))
+            .optional()?;
+        let id = match found {
+            Some(id) => id,
+            None => {
+                // A new frame: its function and file are named (once) before it is stored.
+                name_ids(tx, function, &at.file)?;
+                tx.prepare_cached(
+                    "INSERT INTO profile.frames_at (function_id, file_id, line) \
+                     VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![function_id, file_id, at.line])?;
+                tx.last_insert_rowid()
+            }
+        };
         self.frames.insert(key, id);
         Ok(id)
     }

@@ -2,7 +2,8 @@
 //! what a function's lines cost, summed over any range and filter without re-reading every
 //! raw sample, and each sample's line-level stack for exports (pprof `Line`).
 //!
-//! - `profile.frames_at`: each distinct (function, file, line) once, by id;
+//! - `profile.frames_at`: each distinct (function, file, line) once, by id, as the ids of its
+//!   function (`profile.functions`) and file (`profile.files`) since version 7 ([`v7`]);
 //! - `profile.line_stacks`: each distinct line-level stack once, its `frames_at` ids root
 //!   first, `;`-joined, `0` where a frame's line is unknown; `samples.line_stack_id` (NULL for
 //!   samples without lines: everything stored before version 5, and producers without lines);
@@ -40,6 +41,7 @@ CREATE TABLE profile.lines_10m (
 
 mod export;
 pub(crate) mod ingest;
+pub(crate) mod v7;
 
 /// The bucket of the line sums (seconds): ten minutes, as the function rollup's finest level.
 pub(crate) const BUCKET: i64 = 600;

@@ -11,8 +11,8 @@ use embers_model::contract::selection::Selection;
 use rusqlite::Connection;
 
 use super::BUCKET;
-use crate::store::fn_rollup::horizon;
-use crate::store::functions::plan;
+use crate::store::fn_rollup::{horizon, stored_id};
+use crate::store::functions::{function_id, plan};
 use crate::store::sql::{common_where, conditions_where, needs_samples, series_selection, Sql};
 use crate::store::StoreError;
 
@@ -60,9 +60,12 @@ pub(crate) fn function_lines(
 
 /// The `frames_at` rows of `function`: id → (file, line).
 fn frames_of(conn: &Connection, function: &str) -> Result<HashMap<i64, (String, u32)>, StoreError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT id, file, line FROM profile.frames_at WHERE function = ?1")?;
-    let rows = stmt.query_map([function], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT f.id, p.path, f.line FROM profile.frames_at AS f \
+         JOIN profile.files AS p ON p.id = f.file_id WHERE f.function_id = ?1",
+    )?;
+    let id = stored_id(function_id(function));
+    let rows = stmt.query_map([id], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 

@@ -171,3 +171,93 @@ fn retention_and_delete_remove_line_sums() {
     store.delete_app("app", 1000).expect("delete");
     assert!(ask(&store, 1, 10_000, "main.hot", "").values.is_empty());
 }
+
+/// The frames of a store as `(id, function, file, line)`, by `sql`.
+fn frames(conn: &rusqlite::Connection, sql: &str) -> Vec<(i64, String, String, i64)> {
+    conn.prepare(sql)
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect()
+        })
+        .expect("frames")
+}
+
+/// Turns the store at `path` back into version 6: `frames_at` with version 5's DDL, by texts,
+/// under the same ids, without version 7's tables and index. Its frames.
+fn back_to_version_6(path: &std::path::Path) -> Vec<(i64, String, String, i64)> {
+    let conn = crate::store::connect(path).expect("conn");
+    conn.execute_batch(
+        "CREATE TABLE profile.frames_at_v5 (
+           id INTEGER PRIMARY KEY,
+           function TEXT NOT NULL,
+           file TEXT NOT NULL,
+           line INTEGER NOT NULL,
+           UNIQUE (function, file, line)
+         );
+         INSERT INTO profile.frames_at_v5 (id, function, file, line)
+           SELECT f.id, n.name, p.path, f.line FROM profile.frames_at AS f
+           JOIN profile.functions AS n ON n.id = f.function_id
+           JOIN profile.files AS p ON p.id = f.file_id;
+         DROP TABLE profile.frames_at;
+         DROP TABLE profile.files;
+         DROP INDEX profile.rollup_1s_by_series;
+         ALTER TABLE profile.frames_at_v5 RENAME TO frames_at;
+         PRAGMA profile.user_version = 6;",
+    )
+    .expect("made version 6");
+    frames(
+        &conn,
+        "SELECT id, function, file, line FROM profile.frames_at ORDER BY id",
+    )
+}
+
+/// A version-6 store (`frames_at` by texts, as version 5 wrote it) opened by this build: the
+/// frames are carried over under their own ids and every lines answer is as before.
+#[test]
+fn a_version_6_store_keeps_its_lines_through_the_migration() {
+    let (dir, store) = filled();
+    let sel = embers_model::contract::selection::Selection {
+        app_service: Some("app".into()),
+        language: Some("Golang".into()),
+        event_type: Some("cpu".into()),
+        time_start: 1,
+        time_end: 10_000,
+        filter: Default::default(),
+    };
+    let answers = |store: &Store| {
+        (
+            ask(store, 6_000, 7_200, "main.hot", ""),
+            ask(store, 1, 10_000, "main.main", "pod='b'"),
+            store.line_samples(&sel).expect("export"),
+        )
+    };
+    let before = answers(&store);
+    assert!(before.2.is_some(), "the export has lines");
+    drop(store);
+    let path = dir.path().join("l.db");
+    let v6 = back_to_version_6(&path);
+    assert_eq!(v6.len(), 3, "{v6:?}");
+    let store = Store::open(&path).expect("migrated");
+    assert_eq!(answers(&store), before);
+    let conn = crate::store::connect(&path).expect("conn");
+    let v7 = frames(
+        &conn,
+        "SELECT f.id, n.name, p.path, f.line FROM profile.frames_at AS f \
+         JOIN profile.functions AS n ON n.id = f.function_id \
+         JOIN profile.files AS p ON p.id = f.file_id ORDER BY f.id",
+    );
+    assert_eq!(v7, v6, "the same frames under the same ids");
+    // New samples at a known line reuse its frame; a new line adds one.
+    let deeper = vec![at("m.go", 5), at("m.go", 12), at("m.go", 40)];
+    let again = sample(9_000, "main.main;main.hot;main.hot", 1, deeper);
+    store.insert(&[batch("a", vec![again])]).expect("insert");
+    let n: i64 = conn
+        .query_row("SELECT COUNT(*) FROM profile.frames_at", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(n, 4);
+    let hot = ask(&store, 9_000, 9_000, "main.hot", "");
+    assert_eq!(
+        hot.values,
+        vec![row("m.go", 40, 1, 1), row("m.go", 12, 0, 1)]
+    );
+}
