@@ -5,6 +5,7 @@
 //! at millisecond resolution with times that follow the recording's own clock.
 
 mod jfr;
+mod otlp;
 mod perf;
 
 use crate::common::TestServer;

@@ -18,8 +18,9 @@
 //! | an Embers tag name itself (`pod_service`, `k8s.label.team`, ...) | that tag |
 //! | `span.name` | `span_name` (else the linked span's id) |
 //! | `profile.frame.type` (on a location) | the frame's kind ([`super::frames`]) |
+//! | `thread.id` | the thread of each timestamped sample's event (the samples endpoint) |
 //!
-//! Everything else is dropped: `container.id`, `process.pid`, `thread.id`,
+//! Everything else is dropped: `container.id`, `process.pid`,
 //! `cpu.logical_number`, `process.context.label.*`, build ids, values that are arrays, lists
 //! or bytes, and open-family keys outside the Kubernetes key charset.
 
@@ -66,6 +67,8 @@ pub(super) enum Meaning<'a> {
     Executable(Cow<'a, str>),
     /// The thread's name.
     Thread(Cow<'a, str>),
+    /// `thread.id`: the thread of each event's time.
+    ThreadId(u32),
     /// A tag: its Embers name and value.
     Tag(Cow<'a, str>, Cow<'a, str>),
     /// `profile.frame.type` of a location.
@@ -116,6 +119,7 @@ pub(super) fn meaning<'a>(
             _ => Meaning::Ignored,
         },
         "thread.name" => Meaning::Thread(text),
+        "thread.id" => text.parse().map_or(Meaning::Ignored, Meaning::ThreadId),
         "profile.frame.type" => Meaning::FrameType(text),
         _ => tag(key, text),
     }
@@ -183,6 +187,8 @@ pub(super) struct Names<'m> {
     executable: Option<&'m str>,
     /// The thread's name.
     pub thread: Option<&'m str>,
+    /// The thread's id.
+    pub tid: Option<u32>,
 }
 
 impl<'m> Names<'m> {
@@ -193,6 +199,7 @@ impl<'m> Names<'m> {
                 Meaning::Service(s) => self.service = Some(s),
                 Meaning::Executable(e) => self.executable = Some(e),
                 Meaning::Thread(t) => self.thread = Some(t),
+                Meaning::ThreadId(id) => self.tid = Some(*id),
                 _ => {}
             }
         }

@@ -1,7 +1,9 @@
 //! A request → the store's batches. Samples are summed per batch (app_service, event type,
 //! tags, trace and span), second, thread and stack, in nanoseconds ([`super::sums`]), and stored
 //! as microseconds rounded once per row: one row per second and stack, as a folded ingest of
-//! the same stacks would write, however many timestamps the samples carry.
+//! the same stacks would write, however many timestamps the samples carry. A row keeps its
+//! stack's source lines and, when every observation in it was timestamped, each one's
+//! millisecond and thread as events whose microseconds add up to the row's.
 
 use opentelemetry_proto::tonic::profiles::v1development::ProfilesDictionary;
 
@@ -9,11 +11,12 @@ use super::attrs::{self, Layers, Meaning, Names};
 use super::budget::{Bounds, Budget};
 use super::check;
 use super::frames::Frames;
-use super::sums::{BatchKey, Row, Sums};
+use super::sums::{BatchKey, Row, RowSum, Stamp, Sums};
 use super::{ExportProfilesServiceRequest, OtlpError};
 use crate::input::check_stack_size;
 use crate::limits::StackLimits;
 use crate::store::{Batch, BatchMeta, Sample as Stored, Tags};
+use embers_model::contract::detail::{SampleDetail, SourceLine, TimedEvent};
 use embers_model::contract::event::{DEFAULT_LANGUAGE, DEFAULT_UNIT};
 
 /// Nanoseconds in a microsecond.
@@ -75,11 +78,12 @@ fn finish(mut sums: Sums<'_>, limits: &StackLimits) -> Result<Vec<Batch>, OtlpEr
     let batches = std::mem::take(&mut sums.batches);
     let mut out = Vec::with_capacity(batches.len());
     for (key, rows) in batches {
-        let mut rows: Vec<(Row, u128)> = rows.into_iter().collect();
+        let mut rows: Vec<(Row, RowSum)> = rows.into_iter().collect();
         // Sorted, so the same request always writes the same rows in the same order.
         rows.sort_unstable_by_key(|(row, _)| *row);
         let mut samples = Vec::with_capacity(rows.len());
-        for (row, ns) in rows {
+        for (row, sum) in rows {
+            let ns = sum.ns;
             let micros = (ns + NS_PER_US / 2) / NS_PER_US;
             if micros == 0 {
                 continue;
@@ -97,12 +101,17 @@ fn finish(mut sums: Sums<'_>, limits: &StackLimits) -> Result<Vec<Batch>, OtlpEr
                         ),
                     )
                 })?;
-            let stack = stack_text(&mut sums, row, limits)?;
+            let (stack, lines) = stack_text(&mut sums, row, limits)?;
+            let events = match sum.untimed {
+                true => Vec::new(),
+                false => events_of(sum.events, value),
+            };
+            let detail = SampleDetail { lines, events };
             samples.push(Stored {
                 time: row.time,
                 stack,
                 value,
-                detail: None,
+                detail: (!detail.is_empty()).then(|| Box::new(detail)),
             });
         }
         if !samples.is_empty() {
@@ -115,9 +124,37 @@ fn finish(mut sums: Sums<'_>, limits: &StackLimits) -> Result<Vec<Batch>, OtlpEr
     Ok(out)
 }
 
+/// A row's events in time order, their nanoseconds rounded to microseconds as they add up, so
+/// that their weights add up to the row's `micros` (events that round to nothing are left out).
+fn events_of(mut stamps: Vec<Stamp>, micros: u64) -> Vec<TimedEvent> {
+    stamps.sort_by_key(|s| s.offset_ms);
+    let (mut ns, mut given) = (0u128, 0u64);
+    let mut out = Vec::with_capacity(stamps.len());
+    for s in stamps {
+        ns = ns.saturating_add(s.ns);
+        let upto = u64::try_from((ns + NS_PER_US / 2) / NS_PER_US)
+            .unwrap_or(micros)
+            .min(micros);
+        let weight = upto - given;
+        given = upto;
+        if weight > 0 {
+            out.push(TimedEvent {
+                offset_ms: s.offset_ms,
+                tid: s.tid,
+                weight,
+            });
+        }
+    }
+    out
+}
+
 /// A row's stack as stored: `[t] thread` first, then the stack's frames; `[unknown]` when
-/// neither exists.
-fn stack_text(sums: &mut Sums<'_>, row: Row, limits: &StackLimits) -> Result<String, OtlpError> {
+/// neither exists. With the frames' source lines (none when no frame has one).
+fn stack_text(
+    sums: &mut Sums<'_>,
+    row: Row,
+    limits: &StackLimits,
+) -> Result<(String, Vec<Option<SourceLine>>), OtlpError> {
     let thread = row
         .thread
         .and_then(|t| sums.threads.get(t as usize))
@@ -127,6 +164,11 @@ fn stack_text(sums: &mut Sums<'_>, row: Row, limits: &StackLimits) -> Result<Str
     let longest = named.longest.max(thread.as_ref().map_or(0, String::len));
     check_stack_size(frames, longest, limits)
         .map_err(|e| OtlpError::field(format!("dictionary.stack_table[{}]", row.stack), e))?;
+    let mut lines = Vec::new();
+    if named.lines.iter().any(Option::is_some) {
+        lines.extend(thread.as_ref().map(|_| None));
+        lines.extend(named.lines.iter().cloned());
+    }
     let text = match (thread, named.text.is_empty()) {
         (Some(t), true) => t,
         (Some(t), false) => format!("{t};{}", named.text),
@@ -134,7 +176,7 @@ fn stack_text(sums: &mut Sums<'_>, row: Row, limits: &StackLimits) -> Result<Str
         (None, true) => "[unknown]".to_owned(),
     };
     sums.budget.take(text.len())?;
-    Ok(text)
+    Ok((text, lines))
 }
 
 /// The store's metadata for a batch key.

@@ -10,12 +10,16 @@
 //! | a function with only a file name | `[file]` |
 //!
 //! Inlined functions (several lines in one location) are several frames, the caller first.
+//! Each frame keeps its `Line`'s line number and its function's file name when both are given
+//! (a frame without one has no line: nothing is guessed).
 //! Names are untrusted text: `;` becomes `:` (as DeepFlow stores it) and control characters
 //! become U+FFFD, so a name can neither split a stack nor break a line of folded text.
 
 use std::collections::HashMap;
 
 use opentelemetry_proto::tonic::profiles::v1development::{Location, ProfilesDictionary};
+
+use embers_model::contract::detail::SourceLine;
 
 use super::attrs::Meaning;
 use super::budget::Budget;
@@ -32,6 +36,8 @@ pub(super) struct Named {
     pub frames: usize,
     /// Bytes of the longest frame.
     pub longest: usize,
+    /// Each frame's source line, when known.
+    pub lines: Vec<Option<SourceLine>>,
 }
 
 impl Named {
@@ -43,14 +49,16 @@ impl Named {
         self.text.push_str(&other.text);
         self.frames += other.frames;
         self.longest = self.longest.max(other.longest);
+        self.lines.extend(other.lines.iter().cloned());
     }
 
-    /// Append one frame.
-    fn push(&mut self, frame: &str) {
+    /// Append one frame at `line`.
+    fn push(&mut self, frame: &str, line: Option<SourceLine>) {
         self.extend(&Named {
             text: frame.to_owned(),
             frames: 1,
             longest: frame.len(),
+            lines: vec![line],
         });
     }
 }
@@ -142,12 +150,21 @@ impl<'a> Frames<'a> {
                 .into_iter()
                 .map(|i| self.string(i))
                 .find(|n| !n.is_empty());
-            let frame = match (name, self.string(f.filename_strindex)) {
-                (Some(name), _) => format!("{}{}", look.prefix, clean(name)),
-                (None, file) if !file.is_empty() => format!("[{}]", clean(file)),
-                _ => continue,
+            let file = self.string(f.filename_strindex);
+            let frame = match name {
+                Some(name) => format!("{}{}", look.prefix, clean(name)),
+                None if !file.is_empty() => format!("[{}]", clean(file)),
+                None => continue,
             };
-            self.add(&mut named, &frame, l, budget)?;
+            let source = u32::try_from(line.line)
+                .ok()
+                .filter(|&n| n > 0 && !file.is_empty())
+                .map(|line| SourceLine {
+                    file: clean(file),
+                    line,
+                });
+            budget.take(source.as_ref().map_or(0, |s| s.file.len()))?;
+            self.add(&mut named, &frame, source, l, budget)?;
         }
         if named.frames == 0 {
             let unsymbolized = format!(
@@ -159,21 +176,22 @@ impl<'a> Frames<'a> {
                 ),
                 location.address
             );
-            self.add(&mut named, &unsymbolized, l, budget)?;
+            self.add(&mut named, &unsymbolized, None, l, budget)?;
         }
         Ok(named)
     }
 
-    /// Add `frame` to location `l`'s frames, within the limits and the budget.
+    /// Add `frame` at `line` to location `l`'s frames, within the limits and the budget.
     fn add(
         &self,
         named: &mut Named,
         frame: &str,
+        line: Option<SourceLine>,
         l: usize,
         budget: &mut Budget,
     ) -> Result<(), OtlpError> {
         budget.take(frame.len() + 1)?;
-        named.push(frame);
+        named.push(frame, line);
         check_stack_size(named.frames, named.longest, &self.limits)
             .map_err(|e| OtlpError::field(format!("dictionary.location_table[{l}]"), e))
     }

@@ -1,5 +1,6 @@
 //! The running sums of one request: each sample's observations added, in nanoseconds, to the
-//! row of its batch, second, thread and stack.
+//! row of its batch, second, thread and stack, each timestamped one also kept as an event of
+//! the row (its millisecond, `thread.id` and nanoseconds).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -27,6 +28,24 @@ pub(super) struct Row {
     pub stack: usize,
 }
 
+/// A row's sum in nanoseconds and its timestamped observations.
+#[derive(Debug, Default)]
+pub(super) struct RowSum {
+    pub ns: u128,
+    pub events: Vec<Stamp>,
+    /// Whether an observation without a timestamp is in it (then its events do not add up to
+    /// it, and none are kept).
+    pub untimed: bool,
+}
+
+/// One timestamped observation: its millisecond in its second, thread id and nanoseconds.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Stamp {
+    pub offset_ms: u16,
+    pub tid: u32,
+    pub ns: u128,
+}
+
 /// What names a batch: app_service, event type and tags (trace and span included).
 pub(super) type BatchKey = (String, &'static str, BTreeMap<String, String>);
 
@@ -37,7 +56,7 @@ pub(super) struct Sums<'a> {
     pub frames: Frames<'a>,
     pub budget: Budget,
     /// The batches, in the order first seen, with their rows' sums in nanoseconds.
-    pub batches: Vec<(BatchKey, HashMap<Row, u128>)>,
+    pub batches: Vec<(BatchKey, HashMap<Row, RowSum>)>,
     batch_of: HashMap<BatchKey, usize>,
     /// Thread names, cleaned.
     pub threads: Vec<String>,
@@ -159,6 +178,11 @@ impl<'a> Sums<'a> {
             .filter(|l| link > 0 && !check::is_null_link(l))
             .map(|_| link);
         let thread = self.thread(sample, shared.names);
+        let tid = shared
+            .names
+            .with(self.own(sample).map(|(_, m)| m))
+            .tid
+            .unwrap_or(0);
         let batch = self.batch_of_sample(sample, shared, link, thread)?;
         let row = |time| Row {
             time,
@@ -168,12 +192,20 @@ impl<'a> Sums<'a> {
         let ns_per_unit = shared.measure.ns_per_unit;
         let rows = &mut self.batches[batch].1;
         for (j, observed) in observations(sample, shared.time, at).enumerate() {
-            let (time, count) = observed?;
+            let (time, offset_ms, count) = observed?;
             let add = u128::from(count)
                 .checked_mul(ns_per_unit)
                 .ok_or_else(|| overflow(format!("{}.values[{j}]", at())))?;
-            let sum = rows.entry(row(time)).or_insert(0);
-            *sum = sum.checked_add(add).ok_or_else(|| overflow(at()))?;
+            let sum = rows.entry(row(time)).or_default();
+            sum.ns = sum.ns.checked_add(add).ok_or_else(|| overflow(at()))?;
+            match offset_ms {
+                Some(offset_ms) => sum.events.push(Stamp {
+                    offset_ms,
+                    tid,
+                    ns: add,
+                }),
+                None => sum.untimed = true,
+            }
         }
         Ok(())
     }
@@ -266,13 +298,14 @@ fn overflow(field: String) -> OtlpError {
     )
 }
 
-/// A sample's observations as (Unix second, count): one per timestamp (count 1 when there are
-/// no values), or its values at `time` when there are no timestamps.
+/// A sample's observations as (Unix second, millisecond in it, count): one per timestamp
+/// (count 1 when there are no values), or its values at `time` (no millisecond) when there are
+/// no timestamps.
 fn observations<'s>(
     sample: &'s Sample,
     time: i64,
     at: &'s dyn Fn() -> String,
-) -> impl Iterator<Item = Result<(i64, u64), OtlpError>> + 's {
+) -> impl Iterator<Item = Result<(i64, Option<u16>, u64), OtlpError>> + 's {
     let (values, stamps) = (&sample.values, &sample.timestamps_unix_nano);
     let shape = match (values.len(), stamps.len()) {
         (0, 0) => Err(OtlpError::field(
@@ -297,6 +330,9 @@ fn observations<'s>(
                 OtlpError::field(format!("{}.values[{j}]", at()), format!("{v} is negative"))
             })?,
         };
+        let offset_ms = stamps
+            .get(j)
+            .and_then(|&ns| u16::try_from(ns % NS_PER_S / 1_000_000).ok());
         let second = match stamps.get(j) {
             None => time,
             Some(&ns) => match ns / NS_PER_S {
@@ -310,6 +346,6 @@ fn observations<'s>(
                 s => i64::try_from(s).unwrap_or(i64::MAX),
             },
         };
-        Ok((second, value))
+        Ok((second, offset_ms, value))
     }))
 }
