@@ -45,7 +45,31 @@ fn decode(bytes: &[u8]) -> Result<Vec<FineRow>, StoreError> {
     Ok(out)
 }
 
+#[derive(Debug, clickhouse::Row, serde::Deserialize)]
+struct Hour {
+    id: String,
+}
+
 impl ClickHouseStore {
+    /// The partition ids (an hour's start in Unix seconds, as 18.16 and later name the
+    /// partitions of `toStartOfHour(time)`) of `table`'s rows before `before` that still have
+    /// events: only those are cleared, not every older hour again. Were the ids named
+    /// otherwise, nothing would match and the mutation would empty the rows instead.
+    async fn timed_hours(
+        &self,
+        node: &clickhouse::Client,
+        table: &str,
+        before: i64,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut sql = ChSql::new("SELECT toString(toUInt32(toStartOfHour(time))) AS id FROM ");
+        sql.push(table)
+            .push(" WHERE events != '' AND time < ")
+            .bind(before)
+            .push(" GROUP BY id");
+        let rows: Vec<Hour> = sql.query(node).fetch_all().await.map_err(ch_err)?;
+        Ok(rows.into_iter().map(|h| h.id).collect())
+    }
+
     /// The rows of `sel` with their events; `app_service: None` reads the processes
     /// ProfileTracing would find (1 to 10, else its error). The names read come back too.
     pub fn fine_rows(
@@ -93,10 +117,9 @@ impl ClickHouseStore {
                     continue;
                 }
                 total += n;
-                for id in self
-                    .partitions_before(node, (local, HOUR), before, 1)
-                    .await?
-                {
+                let timed = self.timed_hours(node, &table, before).await?;
+                let expired = self.partitions_before(node, (local, HOUR), before, 1);
+                for id in expired.await?.into_iter().filter(|id| timed.contains(id)) {
                     let mut clear = ChSql::new("ALTER TABLE ");
                     clear
                         .push(&table)
