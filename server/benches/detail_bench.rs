@@ -273,10 +273,11 @@ fn main() {
             }
         }
     }
-    let plain = best
+    // Only a run that includes the plain variant (always first) compares against it.
+    let plain = variants
         .first()
-        .copied()
-        .flatten()
+        .filter(|v| !v.times && !v.lines)
+        .and(best.first().copied().flatten())
         .map(|m| rate(m.samples, m.cpu));
     for (v, m) in variants.iter().zip(best) {
         let Some(m) = m else { continue };
