@@ -16,8 +16,8 @@
 
 use rustc_hash::FxHashMap;
 
+use super::clock::Clock;
 use super::names::{stack_frames, thread_frame};
-use super::timed::{Raw, Sink};
 use super::tree::{Nodes, Tree};
 use super::types::Types;
 use super::values::{Chunk, Value};
@@ -97,33 +97,25 @@ pub fn kind_of(kinds: &[(i64, Kind)], class: i64) -> Option<Kind> {
 /// bucket ([`Clock::bucket`]).
 type Key = (Option<i64>, Option<i64>, i64);
 
-/// A chunk's time: its ticks as Unix seconds, cut into buckets when asked.
-#[derive(Clone, Copy, Debug)]
-pub struct Clock {
-    pub start_nanos: i64,
-    pub start_ticks: i64,
-    pub ticks_per_second: i64,
-    /// Seconds per bucket; `None` puts every event in one (bucket 0).
-    pub bucket: Option<i64>,
+/// One event's value as read one by one: its event type (an index in [`EVENT_TYPES`]), pooled
+/// stack and thread, and its time in ticks.
+pub struct Raw {
+    pub output: usize,
+    pub stack: Option<i64>,
+    pub thread: Option<i64>,
+    pub ticks: i64,
+    pub value: u64,
 }
 
-impl Clock {
-    /// An event's time at `ticks` in Unix nanoseconds.
-    pub fn unix_nanos(&self, ticks: i64) -> i64 {
-        let since = i128::from(ticks) - i128::from(self.start_ticks);
-        let nanos = i128::from(self.start_nanos)
-            + since * 1_000_000_000 / i128::from(self.ticks_per_second.max(1));
-        i64::try_from(nanos).unwrap_or(0)
-    }
-
-    /// The bucket of an event at `ticks`: the Unix second its bucket starts at.
-    fn bucket(&self, ticks: i64) -> i64 {
-        let Some(size) = self.bucket.filter(|&s| s > 0) else {
-            return 0;
-        };
-        let seconds = self.unix_nanos(ticks).div_euclid(1_000_000_000);
-        seconds - seconds.rem_euclid(size)
-    }
+/// What a recording's chunks are read into: the trees ([`Builder`]) or the
+/// events one by one ([`super::timed::TimedBuilder`]).
+pub trait Sink {
+    /// The `event` setting of the chunks read so far ([`ChunkSums`]).
+    fn mode(&self) -> Option<String>;
+    /// Whether events are kept one by one ([`ChunkSums::raw`]) instead of summed.
+    fn timed(&self) -> bool;
+    /// Adds a chunk's values.
+    fn add(&mut self, sums: ChunkSums<'_>) -> Result<(), JfrError>;
 }
 
 /// One chunk's values, summed per event type, stack and thread (or kept one by one).

@@ -14,6 +14,7 @@
 //! Gzip is not read here, as for pprof: callers gunzip first.
 
 mod bytes;
+mod clock;
 mod events;
 mod names;
 mod timed;
@@ -167,7 +168,7 @@ pub fn read_timed(bytes: &[u8], budget: &Budget) -> Result<TimedRecording, JfrEr
 fn read_chunks(
     bytes: &[u8],
     bucket: Option<i64>,
-    sink: &mut impl timed::Sink,
+    sink: &mut impl events::Sink,
     budget: &Budget,
 ) -> Result<Option<i64>, JfrError> {
     let (mut at, mut start) = (0, None);
@@ -198,7 +199,7 @@ fn read_chunk(
     chunk: &[u8],
     h: &Header,
     bucket: Option<i64>,
-    out: &mut impl timed::Sink,
+    out: &mut impl events::Sink,
     budget: &Budget,
 ) -> Result<(), JfrError> {
     let mut c = Chunk::default();
@@ -233,7 +234,7 @@ fn read_chunk(
         |f: &&EventAt| events::kind_of(&kinds, f.class).is_some_and(|k| k.is_setting());
     let settings = found.iter().filter(is_setting);
     let ordered = settings.chain(found.iter().filter(|f| !is_setting(f)));
-    let clock = events::Clock {
+    let clock = clock::Clock {
         start_nanos: h.start_nanos,
         start_ticks: h.start_ticks,
         ticks_per_second: h.ticks_per_second,
@@ -242,7 +243,7 @@ fn read_chunk(
     if out.timed() {
         // Kept one by one, each event costs its record.
         budget
-            .charge_items::<timed::Raw>(found.len().saturating_mul(2), "JFR events")
+            .charge_items::<events::Raw>(found.len().saturating_mul(2), "JFR events")
             .map_err(|e| JfrError::TooLarge(e.to_string()))?;
     }
     let mut sums = events::ChunkSums::new(&c, &kinds, clock, out.mode(), out.timed());

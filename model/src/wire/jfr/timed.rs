@@ -6,32 +6,11 @@
 
 use rustc_hash::FxHashMap;
 
-use super::events::{ChunkSums, EVENT_TYPES};
+use super::events::{ChunkSums, Sink, EVENT_TYPES};
 use super::names::{stack_frames, stack_lines, thread_frame};
 use super::JfrError;
 use crate::budget::Budget;
 use crate::contract::detail::SourceLine;
-
-/// One event's value as read one by one: its event type (an index in [`EVENT_TYPES`]), pooled
-/// stack and thread, and its time in ticks.
-pub struct Raw {
-    pub output: usize,
-    pub stack: Option<i64>,
-    pub thread: Option<i64>,
-    pub ticks: i64,
-    pub value: u64,
-}
-
-/// What a recording's chunks are read into: the trees ([`super::events::Builder`]) or the
-/// events one by one ([`TimedBuilder`]).
-pub trait Sink {
-    /// The `event` setting of the chunks read so far ([`ChunkSums`]).
-    fn mode(&self) -> Option<String>;
-    /// Whether events are kept one by one ([`ChunkSums::raw`]) instead of summed.
-    fn timed(&self) -> bool;
-    /// Adds a chunk's values.
-    fn add(&mut self, sums: ChunkSums<'_>) -> Result<(), JfrError>;
-}
 
 /// A stack of a recording: its frames below the root (`[t] thread` first, then outermost
 /// first) and their source lines (one per frame, or none when no frame has one).
