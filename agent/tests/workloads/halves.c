@@ -1,6 +1,6 @@
 /* halves.c: issue 37's clock workload. For argv[1] seconds it spins in first_half() during the
  * first half of every wall-clock second and in second_half() during the second half, where it
- * runs about half the time (1 ms of work, 1 ms of sleep), so a heatmap of the process shows the
+ * runs about a fifth of the time (1 ms of work, 4 ms of sleep), so a heatmap of the process shows the
  * halves apart and a millisecond window shows which function ran. */
 #include <stdlib.h>
 #include <time.h>
@@ -36,7 +36,10 @@ __attribute__((noinline)) void first_half(void)
 
 __attribute__((noinline)) void second_half(void)
 {
-	struct timespec nap = {0, 1000000L};
+	/* 1 ms of work, 4 ms of sleep: a fifth of a CPU at most, so the halves stay apart on a
+	 * busy machine too, where the busy half gets only its fair share (a third of a CPU at a
+	 * load of 6 on 2 cores): with 1 ms of sleep both halves got about that share. */
+	struct timespec nap = {0, 4000000L};
 	while (in_second_half()) {
 		double until = monotonic() + 0.001;
 		while (monotonic() < until)

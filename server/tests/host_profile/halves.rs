@@ -1,6 +1,6 @@
 //! Time inside a range from the collector, end to end (issue 37): `agent/tests/workloads/halves.c`
 //! spins in `first_half` during the first half of every wall-clock second and in `second_half`
-//! (at about half the CPU) during the second half, profiled live by `serve --profile-host`. A
+//! (at most a fifth of a CPU) during the second half, profiled live by `serve --profile-host`. A
 //! ProfileTracing window [S+50 ms, S+450 ms) of each whole second holds `first_half` (at least
 //! 90%), the heatmap's first-half slots hold more samples than its second-half slots, and the
 //! samples endpoint's stacks follow the clock.

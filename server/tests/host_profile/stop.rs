@@ -38,7 +38,8 @@ impl Sink for HoldFirst {
     }
 }
 
-/// The microseconds `thread` of `app` waited off-CPU in `batches`.
+/// The microseconds `thread` of `app` waited off-CPU in nanosleep in `batches` (what it
+/// measured; its other waits, such as its exit's, it did not).
 fn off_cpu_us(batches: &[BatchInput], app: &str, thread: &str) -> u64 {
     let prefix = format!("[t] {thread};");
     batches
@@ -46,6 +47,10 @@ fn off_cpu_us(batches: &[BatchInput], app: &str, thread: &str) -> u64 {
         .filter(|b| b.app_service == app && b.profile_event_type == "off-cpu")
         .flat_map(|b| b.folded.lines())
         .filter(|l| l.starts_with(&prefix))
+        .filter(|l| {
+            l.split(';')
+                .any(|f| f.starts_with("[k] ") && f.contains("nanosleep"))
+        })
         .filter_map(|l| l.rsplit_once(' ')?.1.parse::<u64>().ok())
         .sum()
 }
