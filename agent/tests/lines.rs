@@ -149,7 +149,7 @@ fn named(symbols: &Symbols, modules: &Modules, frames: &[Frame]) -> Vec<Vec<Plac
         .iter()
         .map(|f| {
             let mut out = Vec::new();
-            symbols.expand(f, &modules, &mut out);
+            symbols.expand(f, modules, &mut out);
             out.into_iter()
                 .map(|(name, line)| (name, line.map(|l| format!("{}:{}", l.file, l.line))))
                 .collect()
