@@ -4,7 +4,7 @@
 #
 #   scripts/fuzz.sh              same as --short
 #   scripts/fuzz.sh --short      ~7 s per target, ~60 s in all (after the first build)
-#   scripts/fuzz.sh --long 600   600 s per target
+#   scripts/fuzz.sh --long 600   600 s per target, optimized build
 #   scripts/fuzz.sh --long 600 folded ingest    only these targets
 #   scripts/fuzz.sh --build      only builds the targets (scripts/test.sh builds them beside the
 #                                release build, whose last minutes use one core)
@@ -22,11 +22,19 @@ CARGO_FUZZ_VERSION=0.13.2
 TARGETS=(response shape_a shape_b folded tag_filter tag_filter_render ingest otlp pprof jfr perf pyroscope)
 seconds=7
 build_only=false
+# --short and --build (CI's fuzz steps) build the targets unoptimized (cargo fuzz --dev): a
+# 7-second run is a smoke run, where reaching the parsers' branches matters, not executions per
+# second, and the unoptimized build of the service's dependencies costs far less CPU than the
+# optimized one (docs/development.md, Cold run). --long builds them optimized.
+build_profile=(--dev)
+profile_dir=debug
 case "${1:-}" in
   "" | --short) shift $(($# > 0)) ;;
   --build) build_only=true; shift ;;
   --long)
     seconds=${2:?"--long needs a number of seconds per target"}
+    build_profile=()
+    profile_dir=release
     shift 2
     ;;
   *)
@@ -52,13 +60,13 @@ cd fuzz
 # -a: debug assertions, hence overflow checks: arithmetic overflow is a crash here.
 echo "[fuzz] building (the first build takes a few minutes)"
 mkdir -p logs
-if ! nice -n 19 cargo fuzz build --sanitizer none --debug-assertions >logs/build.log 2>&1; then
+if ! nice -n 19 cargo fuzz build "${build_profile[@]}" --sanitizer none --debug-assertions >logs/build.log 2>&1; then
   tail -n 30 logs/build.log
   exit 1
 fi
 $build_only && { echo "[fuzz] built"; exit 0; }
 # cargo fuzz builds into $CARGO_TARGET_DIR when it is set (a target directory shared by worktrees).
-bin=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/release
+bin=${CARGO_TARGET_DIR:-target}/x86_64-unknown-linux-gnu/$profile_dir
 
 # Per target: dictionary and largest input.
 options() {

@@ -113,7 +113,14 @@ step bundle-size build       node bench/bundle-size.mjs
 # the fuzz targets build beside it (fuzz/target, nice 19: nothing shared, no lock between them);
 # the fuzz step then finds them built, and builds again, failing there, if this build failed.
 release_and_fuzz_build() {
-  bash scripts/fuzz.sh --build >"$log_dir/fuzz-build.log" 2>&1 &
+  # Its own duration at the end of its log: the build is not a step of its own.
+  (
+    start=$SECONDS
+    bash scripts/fuzz.sh --build
+    status=$?
+    echo "[fuzz] build took $((SECONDS - start)) s (exit $status)"
+    exit "$status"
+  ) >"$log_dir/fuzz-build.log" 2>&1 &
   local fuzz_build=$! status=0
   bash scripts/release.sh --viewer dist || status=$?
   wait "$fuzz_build"
