@@ -100,10 +100,16 @@ pub fn python() -> Option<PathBuf> {
 
 /// Run the Python client with `args`; its JSON output (`answer`, `expected`).
 pub async fn client(python: &PathBuf, args: &[&str]) -> Value {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/otlp_py/otlp_client.py");
+    script(python, "otlp_client.py", args).await
+}
+
+/// Run `name` of `tests/otlp_py/` (from that directory) with `args`; its JSON output.
+pub async fn script(python: &PathBuf, name: &str, args: &[&str]) -> Value {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/otlp_py");
     let out = tokio::process::Command::new(python)
-        .arg(&script)
+        .arg(dir.join(name))
         .args(args)
+        .current_dir(&dir)
         .output()
         .await
         .expect("run the Python client");

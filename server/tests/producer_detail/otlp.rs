@@ -2,31 +2,10 @@
 //! real HTTP: each `Line` of a location (its function's file and line number) is kept per
 //! frame, each `timestamps_unix_nano` as the sample's millisecond and `thread.id`.
 
-use std::path::PathBuf;
-
 use serde_json::{json, Value};
 
 use super::{body, heatmap, hottest_line, samples};
-use crate::common::otlp::{python, OtlpServer};
-
-/// Run the client against `url`; its answer and what the service must answer.
-async fn client(python: &PathBuf, url: &str) -> Value {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/otlp_py");
-    let out = tokio::process::Command::new(python)
-        .arg(dir.join("otlp_detail.py"))
-        .arg(url)
-        .current_dir(&dir)
-        .output()
-        .await
-        .expect("run the Python client");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "the Python client failed: {}\n{stdout}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"))
-}
+use crate::common::otlp::{python, script, OtlpServer};
 
 #[tokio::test]
 async fn otlp_lines_name_the_hot_loop_and_timestamps_keep_their_millisecond() {
@@ -34,7 +13,7 @@ async fn otlp_lines_name_the_hot_loop_and_timestamps_keep_their_millisecond() {
         return;
     };
     let server = OtlpServer::open().await;
-    let out = client(&python, &server.http.base).await;
+    let out = script(&python, "otlp_detail.py", &[&server.http.base]).await;
     assert_eq!(out["answer"]["status"], 200, "{out}");
     let t0 = out["time_start"].as_i64().expect("time_start");
     let query = |more: Value| body("lines-demo", "eBPF", "on-cpu", t0, t0 + 2, more);
