@@ -298,19 +298,25 @@ fn label_for(bar: &Bar, input: &PaintInput<'_>, width: f64) -> Option<String> {
     shorten(input.profile.name(bar.node), max_chars).map(|t| t.into_owned())
 }
 
-/// Outlines: the selected/highlighted function's frames, the keyboard focus, the hover.
-fn outline_marks(bars: &[Bar], input: &PaintInput<'_>, out: &mut Vec<Outline>) {
-    let marks = &input.marks;
-    let profile = input.profile;
-    let row_h = input.row_height_css;
-    let outline = |bar: &Bar, width: f64, mark: Mark| Outline {
+/// The outline of `width` around `bar` in rows of `row_h`, drawn inside the bar (the flame
+/// graph and the stack chart mark frames alike).
+pub fn outline_around(bar: &Bar, row_h: f64, width: f64, mark: Mark) -> Outline {
+    Outline {
         x: bar.x_css + width / 2.0,
         y: bar.y_css + width / 2.0,
         w: (bar.width_css - width).max(1.0),
         h: row_h - 1.0 - width,
         line_width: width,
         mark,
-    };
+    }
+}
+
+/// Outlines: the selected/highlighted function's frames, the keyboard focus, the hover.
+fn outline_marks(bars: &[Bar], input: &PaintInput<'_>, out: &mut Vec<Outline>) {
+    let marks = &input.marks;
+    let profile = input.profile;
+    let row_h = input.row_height_css;
+    let outline = |bar: &Bar, width: f64, mark: Mark| outline_around(bar, row_h, width, mark);
     let of = |f: Option<u32>, bar: &Bar| {
         bar.is_frame() && f.is_some_and(|f| profile.func(bar.node) == f)
     };

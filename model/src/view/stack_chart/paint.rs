@@ -10,7 +10,8 @@ use crate::view::draw_list::{DrawList, Fill, Mark, Outline, Rect};
 use crate::view::layout::Bar;
 use crate::view::names::shorten;
 use crate::view::paint::{
-    GAP_MIN_WIDTH_CSS, HOVER_WIDTH_CSS, LABEL_PAD_CSS, MARK_WIDTH_CSS, NON_MATCH_ALPHA,
+    outline_around, GAP_MIN_WIDTH_CSS, HOVER_WIDTH_CSS, LABEL_PAD_CSS, MARK_WIDTH_CSS,
+    NON_MATCH_ALPHA,
 };
 use crate::view::stack_chart::layout::ROW_HEIGHT_CSS;
 
@@ -81,12 +82,5 @@ pub fn paint(
 }
 
 fn outline(bar: &Bar, width: f64, mark: Mark) -> Outline {
-    Outline {
-        x: bar.x_css + width / 2.0,
-        y: bar.y_css + width / 2.0,
-        w: (bar.width_css - width).max(1.0),
-        h: ROW_HEIGHT_CSS - 1.0 - width,
-        line_width: width,
-        mark,
-    }
+    outline_around(bar, ROW_HEIGHT_CSS, width, mark)
 }
