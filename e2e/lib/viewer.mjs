@@ -195,6 +195,18 @@ export class Viewer {
   }
 
   /**
+   * Starts recording the on-demand view modules the page asks for (`*_view.js` and
+   * `*_view_bg.wasm`); returns the list of their paths, filled as requests go out.
+   */
+  recordViewModules() {
+    const asked = [];
+    this.page.on('request', (r) => {
+      if (/_view(_bg)?\.(js|wasm)/.test(r.url())) asked.push(new URL(r.url()).pathname);
+    });
+    return asked;
+  }
+
+  /**
    * Asserts that no console error or page error happened, apart from those matching `allow`
    * (each allowance a RegExp for an error the test provoked on purpose).
    */

@@ -180,10 +180,7 @@ test('F4. a trace id or span name opens that trace\'s profile: from the URL and 
 
 test('F9. The lists are an on-demand module: a plain home page asks for none of it; the Functions tab loads it with a note, says so when it cannot load, and loads on Try again', async (t) => {
   const v = await openViewer(t, env, { params: null });
-  const asked = [];
-  v.page.on('request', (r) => {
-    if (/_view(_bg)?\.(js|wasm)/.test(r.url())) asked.push(new URL(r.url()).pathname);
-  });
+  const asked = v.recordViewModules();
   // The module's wasm is held until the loading note has been seen, then refused once.
   let seen;
   const noteSeen = new Promise((resolve) => { seen = resolve; });

@@ -139,10 +139,7 @@ test('H3. keyboard: arrows move the cursor, Enter marks the start and the end', 
 test('H4. the time views are an on-demand module: a plain query page fetches no view module; the Heatmap loads it with a note, the Stack chart needs nothing more', async (t) => {
   ticks ??= await ingestTicks(env.server);
   const v = await openViewer(t, env, { params: null });
-  const asked = [];
-  v.page.on('request', (r) => {
-    if (/_view(_bg)?\.(js|wasm)/.test(r.url())) asked.push(new URL(r.url()).pathname);
-  });
+  const asked = v.recordViewModules();
   // The module's wasm is held until the loading note has been seen.
   let seen;
   const noteSeen = new Promise((resolve) => { seen = resolve; });

@@ -55,10 +55,7 @@ async function openGoFile(v) {
 test('S1. an opened Go pprof file: the hot function\'s lines, hottest (the loop body) first', async (t) => {
   const v = await openViewer(t, env);
   // The panel is an on-demand module: fetched when it first opens, not with the page.
-  const asked = [];
-  v.page.on('request', (r) => {
-    if (/_view(_bg)?\.(js|wasm)/.test(r.url())) asked.push(new URL(r.url()).pathname);
-  });
+  const asked = v.recordViewModules();
   await openGoFile(v);
   await clickFrame(v, 'main.hotLoop');
   assert.deepEqual(asked, [], 'no view module before the panel opens');
